@@ -1,0 +1,17 @@
+/** @type {import('jest').Config} */
+const project = (name, extra = {}) => ({
+  displayName: name,
+  preset: 'ts-jest',
+  testEnvironment: 'node',
+  testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+  ...extra,
+});
+
+module.exports = {
+  projects: [
+    project('unit'),
+    project('integration', { globalSetup: '<rootDir>/test/support/global-setup.ts' }),
+    project('cluster', { globalSetup: '<rootDir>/test/support/global-setup.ts' }),
+  ],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,80 @@
+import { SETTINGS, type Config } from './settings';
+
+/** A setting with a value that is not allowed. The message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    reason: string,
+  ) {
+    super(`${variable}=${JSON.stringify(value)} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** `SLUICE_QUEUE_CAPACITY` → `--queue-capacity`. */
+export function flagOf(variable: string): string {
+  return '--' + variable.replace(/^SLUICE_/, '').toLowerCase().replace(/_/g, '-');
+}
+
+/**
+ * Reads `--flag value` / `--flag=value` pairs into variable names. Unknown
+ * flags are an error: a typo must not silently fall back to a default.
+ */
+export function flagsToEnv(args: readonly string[]): Record<string, string> {
+  const byFlag = new Map(Object.values(SETTINGS).map((s) => [flagOf(s.env), s.env]));
+  const out: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const variable = byFlag.get(flag);
+    if (variable === undefined) throw new ConfigError(flag, arg, 'is not a known option (see sluice --help)');
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new ConfigError(variable, '', `needs a value (${flag} VALUE)`);
+    out[variable] = value;
+  }
+  return out;
+}
+
+/**
+ * Parses and validates every setting once. Flags win over the environment.
+ * Throws `ConfigError` on the first bad value.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): Config {
+  const source = { ...env, ...flagsToEnv(args) };
+  const config: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS)) {
+    const given = source[s.env];
+    const raw = given === undefined || given === '' ? ('default' in s ? s.default : undefined) : given;
+    if (raw === undefined) {
+      config[key] = null;
+      continue;
+    }
+    try {
+      config[key] = s.parse(raw);
+    } catch (err) {
+      throw new ConfigError(s.env, raw, (err as Error).message);
+    }
+  }
+  const result = config as Config;
+  if (result.batchSize > result.queueCapacity) {
+    throw new ConfigError(
+      'SLUICE_BATCH_SIZE',
+      String(result.batchSize),
+      `must not exceed SLUICE_QUEUE_CAPACITY (${result.queueCapacity})`,
+    );
+  }
+  return Object.freeze(result);
+}
+
+/** The `--help` text: every variable, its flag, default and meaning. */
+export function helpText(): string {
+  const rows = Object.values(SETTINGS).map((s) => {
+    const def = 'default' in s ? s.default : '(unset)';
+    return `  ${s.env.padEnd(30)} ${flagOf(s.env).padEnd(26)} default ${def}\n      ${s.doc}`;
+  });
+  return rows.join('\n');
+}
+
+export type { Config } from './settings';

@@ -1,0 +1,73 @@
+import type { EventType, TelemetryEvent } from '../events/types';
+
+/** Result of writing one batch. */
+export interface WriteResult {
+  /** Rows newly stored; the rest of the batch were duplicates of `(id, ts)` already stored. */
+  readonly inserted: number;
+}
+
+/** Filters of `GET /v1/events`. Times are epoch milliseconds; `from` inclusive, `to` exclusive. */
+export interface EventQuery {
+  readonly app?: string;
+  readonly type?: EventType;
+  readonly name?: string;
+  readonly from?: number;
+  readonly to?: number;
+  /** Page size, already validated (1..1000). */
+  readonly limit: number;
+  /** Keyset position: return only events strictly older than this `(ts, id)`. */
+  readonly before?: { readonly ts: number; readonly id: string };
+}
+
+/** One page, newest first. `next` is the keyset position of the last row when more may follow. */
+export interface EventPage {
+  readonly events: TelemetryEvent[];
+  readonly next: { readonly ts: number; readonly id: string } | null;
+}
+
+export type MetricResolution = 'raw' | '1m' | '1h';
+
+/** Filters of `GET /v1/metrics`. */
+export interface MetricQuery {
+  readonly name: string;
+  readonly app?: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly resolution: MetricResolution;
+  /** Maximum points returned, already validated. */
+  readonly limit: number;
+}
+
+/** A raw sample (count 1) or a summary, oldest first. */
+export interface MetricPoint {
+  readonly ts: number;
+  readonly app: string;
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+  readonly sum: number;
+  readonly avg: number;
+}
+
+/**
+ * The storage port: the only thing the pipeline and the read API know about
+ * the database. PostgreSQL and SQLite implement it with the same behaviour.
+ */
+export interface Storage {
+  /** `postgres` or `sqlite`: for logs and metrics labels. */
+  readonly kind: 'postgres' | 'sqlite';
+  /** Applies pending migrations; safe to call from many processes at once. */
+  migrate(): Promise<void>;
+  /**
+   * Stores a batch in one transaction: all rows or none. `(id, ts)` already
+   * present is skipped, not an error. Rejects on any storage failure; the
+   * caller keeps the batch and retries.
+   */
+  writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult>;
+  queryEvents(query: EventQuery): Promise<EventPage>;
+  queryMetrics(query: MetricQuery): Promise<MetricPoint[]>;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Idempotent. Waits for queries in flight, then releases connections. */
+  close(): Promise<void>;
+}
