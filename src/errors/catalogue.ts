@@ -1,0 +1,42 @@
+/**
+ * Every request-level error the collector answers with: a stable code (the
+ * `error` field of the JSON body), its HTTP status and a default message.
+ * Codes are part of the wire contract; test/unit/error-catalogue.test.ts
+ * keeps this table and the README in step.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, message: 'Body is not valid JSON.' },
+  invalid_gzip: { status: 400, message: 'Body is not valid gzip.' },
+  invalid_body: { status: 400, message: 'Body must be a JSON object with an "events" array.' },
+  too_deep: { status: 400, message: 'Body nests arrays or objects deeper than allowed.' },
+  invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
+  unauthorized: { status: 401, message: 'API key missing or not valid.' },
+  not_found: { status: 404, message: 'No such route.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this route.' },
+  body_too_large: { status: 413, message: 'Body is larger than allowed (after decompression).' },
+  too_many_events: { status: 413, message: 'Request carries more events than allowed.' },
+  unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
+  unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or identity.' },
+  rate_limited: { status: 429, message: 'Rate limit exceeded; retry the throttled events after Retry-After.' },
+  queue_full: { status: 429, message: 'Write queue is full; retry the throttled events after Retry-After.' },
+  draining: { status: 503, message: 'Collector is shutting down; retry on another instance.' },
+  storage_unavailable: { status: 503, message: 'Storage is unreachable; retry after Retry-After.' },
+  internal: { status: 500, message: 'Internal error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error that maps to one catalogue entry. Thrown by parsers and services, mapped to HTTP in one place. */
+export class SluiceError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** Seconds for a `Retry-After` header, when the client should come back. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'SluiceError';
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}

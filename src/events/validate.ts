@@ -1,0 +1,174 @@
+import type { EventLimits } from './limits';
+import type { Rejection, RejectionReason } from './rejection';
+import {
+  EVENT_TYPES,
+  type AttributeValue,
+  type ErrorDetail,
+  type EventType,
+  type MetricSummary,
+  type TelemetryEvent,
+} from './types';
+
+export type Validation =
+  | { readonly ok: true; readonly event: TelemetryEvent; readonly bytes: number }
+  | { readonly ok: false; readonly rejection: Rejection };
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
+/** Keys that would reach an object's prototype chain if ever merged into a plain object. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const TRUNCATED = '…[truncated]';
+/** Fixed per-event overhead of the in-memory representation (bytes), for lane accounting. */
+const EVENT_OVERHEAD_BYTES = 256;
+const ATTRIBUTE_OVERHEAD_BYTES = 48;
+
+class Reject {
+  constructor(readonly rejection: Rejection) {}
+}
+
+function fail(reason: RejectionReason, field?: string): never {
+  throw new Reject(field === undefined ? { reason } : { reason, field });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** PostgreSQL text and jsonb cannot hold U+0000: such a string would poison a whole batch. */
+function hasNul(s: string): boolean {
+  return s.includes('\u0000');
+}
+
+function optionalString(v: unknown, max: number, reason: RejectionReason, field: string): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || v.length > max || hasNul(v)) fail(reason, field);
+  return v;
+}
+
+function parseSummary(v: unknown): MetricSummary {
+  if (!isRecord(v)) fail('summary_invalid', 'summary');
+  const { count, min, max, sum, avg } = v;
+  const finite = [min, max, sum, avg].every((x) => typeof x === 'number' && Number.isFinite(x));
+  if (!finite || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1) {
+    fail('summary_invalid', 'summary');
+  }
+  const s = { count, min: min as number, max: max as number, sum: sum as number, avg: avg as number };
+  if (s.min > s.max) fail('summary_invalid', 'summary');
+  return s;
+}
+
+function parseError(v: unknown, limits: EventLimits): ErrorDetail {
+  if (
+    !isRecord(v) ||
+    typeof v.message !== 'string' ||
+    v.message.length > limits.maxStringLength ||
+    hasNul(v.message)
+  ) {
+    fail('error_invalid', 'error');
+  }
+  const kind = optionalString(v.kind, limits.maxSourceLength, 'error_invalid', 'error.kind');
+  let stack = optionalString(v.stack, Number.MAX_SAFE_INTEGER, 'error_invalid', 'error.stack');
+  // A long stack is cut, not rejected: losing the error would cost more than its tail.
+  if (stack !== null && stack.length > limits.maxStackLength) {
+    stack = stack.slice(0, Math.max(0, limits.maxStackLength - TRUNCATED.length)) + TRUNCATED;
+  }
+  return { message: v.message, kind, stack };
+}
+
+function parseAttributes(v: unknown, limits: EventLimits): [Record<string, AttributeValue>, number] {
+  const out: Record<string, AttributeValue> = Object.create(null);
+  if (v === undefined || v === null) return [out, 0];
+  if (!isRecord(v)) fail('attributes_invalid', 'attributes');
+  const keys = Object.keys(v);
+  if (keys.length > limits.maxAttributes) fail('attributes_too_many', 'attributes');
+  let bytes = 0;
+  for (const key of keys) {
+    if (key.length === 0 || key.length > limits.maxAttributeKeyLength || RESERVED_KEYS.has(key) || hasNul(key)) {
+      fail('attribute_key_invalid', `attributes.${key}`);
+    }
+    const value = v[key];
+    if (typeof value === 'string') {
+      if (value.length > limits.maxStringLength || hasNul(value)) {
+        fail('attribute_value_invalid', `attributes.${key}`);
+      }
+      bytes += value.length * 2;
+    } else if (!(typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+      fail('attribute_value_invalid', `attributes.${key}`);
+    }
+    out[key] = value;
+    bytes += key.length * 2 + ATTRIBUTE_OVERHEAD_BYTES;
+  }
+  return [out, bytes];
+}
+
+function validateOrThrow(raw: unknown, limits: EventLimits, now: number): { event: TelemetryEvent; bytes: number } {
+  if (!isRecord(raw)) fail('not_an_object');
+  const { id, type, name, ts, source } = raw;
+  if (typeof id !== 'string' || !UUID.test(id)) fail('id_invalid', 'id');
+  if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) fail('type_invalid', 'type');
+  if (typeof name !== 'string' || !DOTTED_NAME.test(name)) fail('name_invalid', 'name');
+  if (name.length > limits.maxNameLength) fail('name_too_long', 'name');
+  if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) fail('ts_invalid', 'ts');
+  if (ts < now - limits.maxAgeMs || ts > now + limits.maxFutureMs) fail('ts_out_of_range', 'ts');
+  if (!isRecord(source) || typeof source.app !== 'string' || source.app.length === 0) {
+    fail('source_invalid', 'source');
+  }
+  if (source.app.length > limits.maxSourceLength || hasNul(source.app)) fail('source_invalid', 'source.app');
+  const version = optionalString(source.version, limits.maxSourceLength, 'source_field_invalid', 'source.version');
+  const env = optionalString(source.env, limits.maxSourceLength, 'source_field_invalid', 'source.env');
+
+  const eventType = type as EventType;
+  let value: number | null = null;
+  let summary: MetricSummary | null = null;
+  if (eventType === 'metric') {
+    if (raw.summary !== undefined && raw.summary !== null) {
+      if (raw.value !== undefined && raw.value !== null) fail('value_invalid', 'value');
+      summary = parseSummary(raw.summary);
+    } else if (typeof raw.value === 'number' && Number.isFinite(raw.value)) {
+      value = raw.value;
+    } else {
+      fail('value_invalid', 'value');
+    }
+  }
+  const error = eventType === 'error' ? parseError(raw.error, limits) : null;
+  const message = optionalString(raw.message, limits.maxStringLength, 'message_invalid', 'message');
+  const [attributes, attributeBytes] = parseAttributes(raw.attributes, limits);
+
+  const strings =
+    name.length +
+    source.app.length +
+    (version?.length ?? 0) +
+    (env?.length ?? 0) +
+    (message?.length ?? 0) +
+    (error ? error.message.length + (error.kind?.length ?? 0) + (error.stack?.length ?? 0) : 0);
+  const event: TelemetryEvent = {
+    id: id.toLowerCase(),
+    type: eventType,
+    name,
+    ts,
+    app: source.app,
+    version,
+    env,
+    value,
+    summary,
+    error,
+    message,
+    attributes,
+  };
+  return { event, bytes: EVENT_OVERHEAD_BYTES + strings * 2 + attributeBytes };
+}
+
+/**
+ * Validates and normalises one event of the wire contract (DESIGN.md, v1).
+ * Never throws: an invalid event yields a stable rejection reason.
+ * `bytes` is an estimate of the event's in-memory size, used to bound lanes.
+ */
+export function validateEvent(raw: unknown, limits: EventLimits, now: number): Validation {
+  try {
+    const { event, bytes } = validateOrThrow(raw, limits, now);
+    return { ok: true, event, bytes };
+  } catch (err) {
+    if (err instanceof Reject) return { ok: false, rejection: err.rejection };
+    throw err;
+  }
+}

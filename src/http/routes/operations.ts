@@ -1,0 +1,31 @@
+import type { Request, Response } from 'express';
+import type { Registry } from 'prom-client';
+import type { Readiness } from '../../lifecycle/readiness';
+
+/** `GET /livez`: the process is alive and its event loop turns. */
+export function livez() {
+  return (_req: Request, res: Response): void => {
+    res.json({ status: 'ok' });
+  };
+}
+
+/** `GET /readyz`: answered from memory (background storage check), HAProxy's health check. */
+export function readyz(readiness: Readiness) {
+  return (_req: Request, res: Response): void => {
+    const reason = readiness.notReadyReason();
+    if (reason === null) {
+      res.json({ status: 'ready' });
+      return;
+    }
+    res.setHeader('Retry-After', '5');
+    res.status(503).json({ status: reason });
+  };
+}
+
+/** `GET /metrics`: Prometheus text format. */
+export function metricsText(registry: Registry) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  };
+}

@@ -1,0 +1,55 @@
+import type { Request, Response } from 'express';
+import { SluiceError } from '../../errors/catalogue';
+import type { IngestService } from '../../ingest/ingest-service';
+import { exceedsJsonDepth } from '../json-depth';
+import { isJsonContentType, readBody } from '../read-body';
+
+export interface PostEventsOptions {
+  readonly ingest: Pick<IngestService, 'ingest'>;
+  /** Largest body after decompression (bytes). */
+  readonly maxBodyBytes: number;
+  /** Deepest array/object nesting accepted. */
+  readonly maxJsonDepth: number;
+}
+
+/** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (DESIGN.md answers table). */
+export function postEvents(o: PostEventsOptions) {
+  return async (req: Request, res: Response): Promise<void> => {
+    if (!isJsonContentType(req.headers['content-type'])) {
+      throw new SluiceError('unsupported_media_type');
+    }
+    const body = await readBody(req, o.maxBodyBytes);
+    const text = body.toString('utf8');
+    if (exceedsJsonDepth(text, o.maxJsonDepth)) {
+      throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new SluiceError('invalid_json');
+    }
+    const events = (parsed as { events?: unknown } | null)?.events;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
+      throw new SluiceError('invalid_body');
+    }
+
+    const outcome = await o.ingest.ingest(events);
+    switch (outcome.kind) {
+      case 'taken':
+        res.status(202).json({ accepted: outcome.accepted, rejected: outcome.rejected });
+        return;
+      case 'throttled':
+        res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+        res.status(429).json({
+          accepted: outcome.accepted,
+          rejected: outcome.rejected,
+          throttled: outcome.throttled,
+          error: outcome.reason,
+        });
+        return;
+      case 'unavailable':
+        throw new SluiceError('storage_unavailable', undefined, outcome.retryAfterSeconds);
+    }
+  };
+}

@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
+import type { Logger } from '../log/logger';
+
+/** The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. */
+export function sendError(res: Response, err: unknown, log: Logger): void {
+  const e = err instanceof SluiceError ? err : bodyParserError(err);
+  if (e === null) {
+    log.error({ err }, 'unhandled error in request');
+    res.status(500).json({ error: 'internal', message: ERROR_CATALOGUE.internal.message });
+    return;
+  }
+  if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+  if (e.status === 413) res.setHeader('Connection', 'close');
+  res.status(e.status).json({ error: e.code, message: e.message });
+}
+
+/** Errors raised by Node while reading a request (aborted, bad framing) are the client's problem. */
+function bodyParserError(err: unknown): SluiceError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    return new SluiceError('invalid_body', 'Request body was cut off.');
+  }
+  return null;
+}

@@ -1,0 +1,31 @@
+import type { RejectionReason } from '../events/rejection';
+
+export interface RejectedEntry {
+  readonly index: number;
+  readonly reason: RejectionReason;
+  readonly field?: string;
+}
+
+/** Why valid events were not taken. */
+export type ThrottleReason = 'rate_limited' | 'queue_full';
+
+/** What one ingest request came to; the HTTP layer only maps it. Wire contract: DESIGN.md, answers table. */
+export type IngestOutcome =
+  | {
+      readonly kind: 'taken';
+      readonly accepted: number;
+      readonly rejected: readonly RejectedEntry[];
+    }
+  | {
+      readonly kind: 'throttled';
+      readonly accepted: number;
+      readonly rejected: readonly RejectedEntry[];
+      readonly throttled: readonly number[];
+      readonly reason: ThrottleReason;
+      readonly retryAfterSeconds: number;
+    }
+  | {
+      /** `SLUICE_ACK=stored` and the commit did not come in time (or storage is known down). */
+      readonly kind: 'unavailable';
+      readonly retryAfterSeconds: number;
+    };

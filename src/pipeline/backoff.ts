@@ -1,0 +1,15 @@
+/** Capped exponential backoff with full jitter. */
+export interface BackoffOptions {
+  /** First delay (milliseconds). Default 50. */
+  readonly baseMs: number;
+  /** Largest delay (milliseconds). Default 5000. */
+  readonly maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 50, maxMs: 5000 };
+
+/** Delay before retry number `attempt` (0-based): uniform in [cap/2, cap], cap = min(max, base·2^attempt). */
+export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
+  const cap = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(attempt, 30));
+  return Math.round(cap / 2 + (random() * cap) / 2);
+}

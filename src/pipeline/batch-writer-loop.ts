@@ -1,0 +1,209 @@
+import type { Clock } from '../clock';
+import type { Logger } from '../log/logger';
+import type { Metrics } from '../metrics/instruments';
+import type { Storage } from '../storage/port';
+import { isPermanentWriteError } from '../storage/write-errors';
+import { backoffDelay, type BackoffOptions } from './backoff';
+import { DrainRate } from './drain-rate';
+import type { BoundedLane, LaneItem } from './lane';
+
+export interface BatchWriterOptions {
+  /** Drained first. */
+  readonly errorLane: BoundedLane;
+  readonly standardLane: BoundedLane;
+  readonly storage: Storage;
+  /** Most events per storage transaction. */
+  readonly batchSize: number;
+  /** Longest an admitted event waits for its batch to fill (milliseconds). */
+  readonly flushIntervalMs: number;
+  /** Delay between retries of a failed write. */
+  readonly backoff: BackoffOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * The single writer of a process: takes batches from the lanes (error lane
+ * first) when a batch is full or its oldest event has waited the flush
+ * interval, writes each in one transaction, and releases the room only after
+ * the commit. A transient failure is retried with backoff, keeping the batch;
+ * a permanent one is bisected so that only the rows the database refuses are
+ * dropped (and counted).
+ */
+export class BatchWriterLoop {
+  readonly drainRate: DrainRate;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private aborted = false;
+  private wake: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private cancelBackoff: (() => void) | null = null;
+
+  constructor(private readonly o: BatchWriterOptions) {
+    this.drainRate = new DrainRate(o.clock);
+  }
+
+  /** Idempotent. */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop().catch((err: unknown) => {
+      this.o.logger.fatal({ err }, 'writer loop crashed');
+      throw err;
+    });
+  }
+
+  /** Tells the loop that events were admitted. Cheap; call after every admission. */
+  notify(): void {
+    if (this.wake && this.queued() >= this.o.batchSize) this.wakeUp();
+    else if (this.wake && this.timer === null) this.armTimer();
+  }
+
+  /** Events admitted but not yet committed, over both lanes. */
+  held(): number {
+    return this.o.errorLane.heldEvents + this.o.standardLane.heldEvents;
+  }
+
+  /**
+   * Flushes everything queued, then ends the loop. Idempotent; resolves when
+   * the lanes are empty, or when `abort` was called.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp();
+    await this.running;
+    this.running = null;
+  }
+
+  /** Gives up on retries (forced shutdown); `stop` then resolves with events still held. */
+  abort(): void {
+    this.aborted = true;
+    this.stopping = true;
+    this.cancelBackoff?.();
+    this.wakeUp();
+  }
+
+  private queued(): number {
+    return this.o.errorLane.queued + this.o.standardLane.queued;
+  }
+
+  private async loop(): Promise<void> {
+    const { errorLane, standardLane, batchSize, flushIntervalMs, clock } = this.o;
+    while (!this.aborted) {
+      const queued = this.queued();
+      if (queued === 0) {
+        if (this.stopping) return;
+        await this.sleep(null);
+        continue;
+      }
+      if (queued < batchSize && !this.stopping) {
+        const oldest = Math.min(
+          errorLane.oldestAdmittedAt ?? Infinity,
+          standardLane.oldestAdmittedAt ?? Infinity,
+        );
+        const waitMs = oldest + flushIntervalMs - clock.now();
+        if (waitMs > 0) {
+          await this.sleep(waitMs);
+          continue;
+        }
+      }
+      const fromError = errorLane.take(batchSize);
+      const fromStandard = standardLane.take(batchSize - fromError.length);
+      await this.write([...fromError, ...fromStandard]);
+      errorLane.release(fromError);
+      standardLane.release(fromStandard);
+      this.o.metrics.eventsStored.inc({ lane: 'error' }, fromError.length);
+      this.o.metrics.eventsStored.inc({ lane: 'standard' }, fromStandard.length);
+      this.drainRate.record(fromError.length + fromStandard.length);
+    }
+  }
+
+  /** Writes until committed, retrying transient failures; returns only when every item is settled. */
+  private async write(items: LaneItem[]): Promise<void> {
+    const { storage, metrics, logger, backoff } = this.o;
+    for (let attempt = 0; ; attempt++) {
+      const started = process.hrtime.bigint();
+      try {
+        const result = await storage.writeBatch(items.map((i) => i.event));
+        metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+        metrics.batchSize.observe(items.length);
+        metrics.eventsDeduplicated.inc(items.length - result.inserted);
+        for (const item of items) item.ticket?.settle();
+        return;
+      } catch (err) {
+        if (isPermanentWriteError(err)) {
+          metrics.writeErrors.inc({ kind: 'permanent' });
+          await this.bisect(items, err);
+          return;
+        }
+        metrics.writeErrors.inc({ kind: 'transient' });
+        if (this.aborted) {
+          logger.error({ err, events: items.length }, 'write failed during forced shutdown; batch not stored');
+          return;
+        }
+        const delay = backoffDelay(attempt, backoff);
+        logger.warn({ err, attempt, events: items.length, retryInMs: delay }, 'storage write failed; retrying');
+        metrics.writeRetries.inc();
+        await this.sleepUninterrupted(delay);
+      }
+    }
+  }
+
+  private async bisect(items: LaneItem[], err: unknown): Promise<void> {
+    if (items.length === 1) {
+      const item = items[0] as LaneItem;
+      this.o.logger.error(
+        { err, eventId: item.event.id, app: item.event.app, type: item.event.type },
+        'storage refused an event; dropped',
+      );
+      this.o.metrics.eventsDropped.inc({ reason: 'storage_rejected' });
+      item.ticket?.settle();
+      return;
+    }
+    const mid = items.length >> 1;
+    await this.write(items.slice(0, mid));
+    await this.write(items.slice(mid));
+  }
+
+  /** Sleeps until `notify`/`stop` wakes the loop or `ms` passes (null: no timeout). */
+  private sleep(ms: number | null): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      if (ms !== null) this.timer = setTimeout(() => this.wakeUp(), ms);
+    });
+  }
+
+  /** Backoff sleep: only `abort` cuts it short. */
+  private sleepUninterrupted(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.cancelBackoff = null;
+        resolve();
+      }, ms);
+      this.cancelBackoff = () => {
+        clearTimeout(t);
+        this.cancelBackoff = null;
+        resolve();
+      };
+    });
+  }
+
+  private armTimer(): void {
+    const oldest = Math.min(
+      this.o.errorLane.oldestAdmittedAt ?? Infinity,
+      this.o.standardLane.oldestAdmittedAt ?? Infinity,
+    );
+    if (!Number.isFinite(oldest)) return;
+    const ms = Math.max(0, oldest + this.o.flushIntervalMs - this.o.clock.now());
+    this.timer = setTimeout(() => this.wakeUp(), ms);
+  }
+
+  private wakeUp(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+}

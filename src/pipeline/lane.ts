@@ -1,0 +1,88 @@
+import type { TelemetryEvent } from '../events/types';
+import type { CommitTicket } from './commit-ticket';
+
+export type LaneName = 'error' | 'standard';
+
+export interface LaneItem {
+  readonly event: TelemetryEvent;
+  /** Estimated in-memory size (bytes). */
+  readonly bytes: number;
+  readonly ticket: CommitTicket | null;
+  /** When it was admitted (clock milliseconds): drives the flush interval. */
+  readonly admittedAt: number;
+}
+
+/** Capacity of one lane. */
+export interface LaneLimits {
+  /** Most events held (queued plus in flight to storage). */
+  readonly maxEvents: number;
+  /** Most estimated bytes held. */
+  readonly maxBytes: number;
+}
+
+/**
+ * A bounded FIFO of admitted events. Invariant: `heldEvents ≤ maxEvents` and
+ * `heldBytes ≤ maxBytes`, where "held" counts events until storage has
+ * committed them — a batch in flight still occupies its room, so memory stays
+ * bounded even while writes fail and are retried.
+ */
+export class BoundedLane {
+  private items: LaneItem[] = [];
+  private head = 0;
+  private events = 0;
+  private bytesHeld = 0;
+
+  constructor(
+    readonly name: LaneName,
+    readonly limits: LaneLimits,
+  ) {}
+
+  /** Events held: queued plus taken but not yet released. */
+  get heldEvents(): number {
+    return this.events;
+  }
+
+  get heldBytes(): number {
+    return this.bytesHeld;
+  }
+
+  /** Events waiting to be taken by the writer. */
+  get queued(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Admission time of the oldest queued event, or null when none is queued. */
+  get oldestAdmittedAt(): number | null {
+    return this.items[this.head]?.admittedAt ?? null;
+  }
+
+  /** Admits all of `batch` or none of it; never waits. */
+  tryAdmit(batch: readonly LaneItem[], batchBytes: number): boolean {
+    if (this.events + batch.length > this.limits.maxEvents) return false;
+    if (this.bytesHeld + batchBytes > this.limits.maxBytes) return false;
+    for (const item of batch) this.items.push(item);
+    this.events += batch.length;
+    this.bytesHeld += batchBytes;
+    return true;
+  }
+
+  /** Removes up to `max` of the oldest queued events; they stay held until `release`. */
+  take(max: number): LaneItem[] {
+    const end = Math.min(this.items.length, this.head + max);
+    const out = this.items.slice(this.head, end);
+    this.head = end;
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return out;
+  }
+
+  /** Frees the room of events that storage has committed (or that were given up on). */
+  release(items: readonly LaneItem[]): void {
+    let bytes = 0;
+    for (const item of items) bytes += item.bytes;
+    this.events -= items.length;
+    this.bytesHeld -= bytes;
+  }
+}
