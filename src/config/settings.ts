@@ -138,6 +138,12 @@ export const SETTINGS = {
     doc: 'PostgreSQL: daily partitions created ahead of today.',
     parse: integer(1, 60),
   }),
+  pgWriteMethod: setting({
+    env: 'SLUICE_PG_WRITE_METHOD',
+    default: 'unnest',
+    doc: 'PostgreSQL write path: unnest (INSERT … SELECT FROM unnest arrays) or copy (COPY to a staging table); both dedupe.',
+    parse: oneOf(['unnest', 'copy'] as const),
+  }),
   poolSize: setting({
     env: 'SLUICE_PG_POOL_SIZE',
     default: '8',

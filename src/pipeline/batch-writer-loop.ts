@@ -110,17 +110,20 @@ export class BatchWriterLoop {
       }
       const fromError = errorLane.take(batchSize);
       const fromStandard = standardLane.take(batchSize - fromError.length);
-      await this.write([...fromError, ...fromStandard]);
+      // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
+      if (!(await this.write([...fromError, ...fromStandard]))) return;
       errorLane.release(fromError);
       standardLane.release(fromStandard);
-      this.o.metrics.eventsStored.inc({ lane: 'error' }, fromError.length);
-      this.o.metrics.eventsStored.inc({ lane: 'standard' }, fromStandard.length);
       this.drainRate.record(fromError.length + fromStandard.length);
     }
   }
 
-  /** Writes until committed, retrying transient failures; returns only when every item is settled. */
-  private async write(items: LaneItem[]): Promise<void> {
+  /**
+   * Writes until committed, retrying transient failures. Returns true once
+   * every item is settled (stored, or refused by the database and dropped);
+   * false only when `abort` ended the retries.
+   */
+  private async write(items: LaneItem[]): Promise<boolean> {
     const { storage, metrics, logger, backoff } = this.o;
     for (let attempt = 0; ; attempt++) {
       const started = process.hrtime.bigint();
@@ -129,18 +132,23 @@ export class BatchWriterLoop {
         metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
         metrics.batchSize.observe(items.length);
         metrics.eventsDeduplicated.inc(items.length - result.inserted);
-        for (const item of items) item.ticket?.settle();
-        return;
+        let errors = 0;
+        for (const item of items) {
+          item.ticket?.settle();
+          if (item.event.type === 'error') errors++;
+        }
+        metrics.eventsStored.inc({ lane: 'error' }, errors);
+        metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
+        return true;
       } catch (err) {
         if (isPermanentWriteError(err)) {
           metrics.writeErrors.inc({ kind: 'permanent' });
-          await this.bisect(items, err);
-          return;
+          return this.bisect(items, err);
         }
         metrics.writeErrors.inc({ kind: 'transient' });
         if (this.aborted) {
           logger.error({ err, events: items.length }, 'write failed during forced shutdown; batch not stored');
-          return;
+          return false;
         }
         const delay = backoffDelay(attempt, backoff);
         logger.warn({ err, attempt, events: items.length, retryInMs: delay }, 'storage write failed; retrying');
@@ -150,7 +158,7 @@ export class BatchWriterLoop {
     }
   }
 
-  private async bisect(items: LaneItem[], err: unknown): Promise<void> {
+  private async bisect(items: LaneItem[], err: unknown): Promise<boolean> {
     if (items.length === 1) {
       const item = items[0] as LaneItem;
       this.o.logger.error(
@@ -159,11 +167,10 @@ export class BatchWriterLoop {
       );
       this.o.metrics.eventsDropped.inc({ reason: 'storage_rejected' });
       item.ticket?.settle();
-      return;
+      return true;
     }
     const mid = items.length >> 1;
-    await this.write(items.slice(0, mid));
-    await this.write(items.slice(mid));
+    return (await this.write(items.slice(0, mid))) && (await this.write(items.slice(mid)));
   }
 
   /** Sleeps until `notify`/`stop` wakes the loop or `ms` passes (null: no timeout). */

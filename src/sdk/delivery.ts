@@ -1,0 +1,339 @@
+import { PriorityBuffer, type BufferEntry } from './buffer';
+import type { TimerHandle } from './clock';
+import { canGzip, encodeBatch, gzip, GZIP_MIN_BYTES, utf8Length } from './encode';
+import type { ResolvedOptions } from './options';
+import { classify, retryDelay, type Outcome } from './retry';
+import type { DynamicSampler } from './sampler';
+import type { DropReason } from './stats';
+import { KEEPALIVE_MAX_BYTES, type TransportRequest, type TransportResponse } from './transport';
+import type { WireEvent } from './types';
+
+/** Counters the delivery side feeds into `stats()`. */
+export interface DeliveryCounters {
+  sent: number;
+  succeeded: number;
+  throttled: number;
+  failed: number;
+}
+
+/** Someone waiting in `flush()` or `close()`. */
+interface Waiter {
+  /** Resolved once no entry with `seq ≤ mark` is buffered or in flight… */
+  readonly mark: number;
+  /** …or, with `stopOnFailure`, once a request started after it (number > `afterSend`) failed… */
+  readonly afterSend: number;
+  readonly stopOnFailure: boolean;
+  /** …or at this time (ms since the epoch). */
+  readonly deadline: number;
+  readonly resolve: () => void;
+}
+
+/** A keepalive body smaller than this is not worth a request of its own. */
+const MIN_KEEPALIVE_BUDGET = 1024;
+
+/**
+ * Moves buffered events to the collector: batches by size and time, one
+ * request at a time (plus keepalive requests when the page hides), honours
+ * `Retry-After` and backs off, resends only throttled events, and tells the
+ * sampler how each request went. Nothing here throws or rejects: every
+ * failure ends as a counted outcome.
+ */
+export class Delivery {
+  readonly buffer: PriorityBuffer;
+  readonly counters: DeliveryCounters = { sent: 0, succeeded: 0, throttled: 0, failed: 0 };
+  private readonly inFlight = new Set<readonly BufferEntry[]>();
+  private inFlightEvents = 0;
+  private keepaliveBytes = 0;
+  /** The batch loop has a request out. */
+  private sending = false;
+  /** Requests started so far; numbers each request. */
+  private sends = 0;
+  private seq = 0;
+  /** When the buffer last went from empty to not empty: its oldest event's wait starts here. */
+  private pendingSince = Infinity;
+  /** Send back to back until the buffer is empty or a request fails. */
+  private draining = false;
+  /** No request starts before this time (ms): `Retry-After` or backoff. */
+  private blockedUntil = 0;
+  private failures = 0;
+  private waiters: Waiter[] = [];
+  private timer: TimerHandle | undefined;
+  private wakeAt = Infinity;
+  /** Sending waits for persisted events to be restored, so they keep their place in the queues. */
+  private ready: boolean;
+  private stopped = false;
+
+  constructor(
+    private readonly o: ResolvedOptions,
+    private readonly sampler: DynamicSampler,
+    private readonly onDrop: (reason: DropReason, count: number) => void,
+    private readonly onInternalError: (err: unknown) => void,
+  ) {
+    this.buffer = new PriorityBuffer({ maxEvents: o.maxEvents, maxBytes: o.maxBytes }, () =>
+      onDrop('buffer_full', 1),
+    );
+    this.ready = o.persistence === undefined;
+  }
+
+  get eventsInFlight(): number {
+    return this.inFlightEvents;
+  }
+
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  get retryAt(): number | null {
+    return this.blockedUntil > this.o.clock.now() ? this.blockedUntil : null;
+  }
+
+  /** Buffers a captured event (`bytes`: its estimated size); sends soon if its batch is full. */
+  enqueue(event: WireEvent, bytes: number, now: number): void {
+    this.buffer.push({ event, bytes, seq: ++this.seq });
+    if (this.pendingSince === Infinity) this.pendingSince = now;
+    this.reschedule(now);
+  }
+
+  /** Puts events a previous run saved in front of everything captured since, then lets sending start. */
+  restore(events: readonly { event: WireEvent; bytes: number }[]): void {
+    // seq 0: older than any capture of this run, so every flush waits for them.
+    this.buffer.requeue(events.map((e) => ({ ...e, seq: 0 })));
+    this.ready = true;
+    const now = this.o.clock.now();
+    if (this.buffer.size > 0 && this.pendingSince === Infinity) this.pendingSince = now;
+    this.reschedule(now);
+  }
+
+  /**
+   * Resolves once every event buffered now has left (taken, rejected or
+   * dropped), or at `deadline`, or — with `stopOnFailure` — when a request
+   * started for it fails (its events stay buffered for the next attempt).
+   * Waits for `Retry-After` and backoff: nothing is sent before them.
+   */
+  drain(deadline: number, stopOnFailure: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stopped) return resolve();
+      const now = this.o.clock.now();
+      this.waiters.push({ mark: this.seq, afterSend: this.sends, stopOnFailure, deadline, resolve });
+      this.trySend(now);
+      this.settleWaiters(now);
+      this.reschedule(now);
+    });
+  }
+
+  /**
+   * The page is being hidden: sends what fits in the keepalive budget now,
+   * synchronously (uncompressed; no later task may run), unless `Retry-After`
+   * forbids it, and saves the rest.
+   */
+  sendOnHide(): void {
+    const now = this.o.clock.now();
+    if (!this.stopped && this.ready && now >= this.blockedUntil) {
+      let budget = KEEPALIVE_MAX_BYTES - this.keepaliveBytes;
+      while (budget >= MIN_KEEPALIVE_BUDGET && this.buffer.size > 0) {
+        const batch = this.buffer.take(this.o.batchSize, Math.min(budget, this.o.maxBatchBytes));
+        let json = encodeBatch(batch.map((e) => e.event));
+        let bytes = utf8Length(json);
+        while (bytes > budget && batch.length > 1) {
+          this.buffer.requeue(batch.splice(Math.ceil(batch.length / 2)));
+          json = encodeBatch(batch.map((e) => e.event));
+          bytes = utf8Length(json);
+        }
+        if (bytes > budget) {
+          this.buffer.requeue(batch);
+          break;
+        }
+        budget -= bytes;
+        void this.send(batch, { json, bytes });
+      }
+    }
+    void this.persist();
+  }
+
+  /** Stops every timer and resolves every waiter; answers still in flight are counted when they come. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+
+  /** Saves everything not yet acknowledged, when a store is configured. Never rejects. */
+  persist(): Promise<void> {
+    const store = this.o.persistence;
+    if (store === undefined || !this.ready) return Promise.resolve();
+    try {
+      const events: WireEvent[] = [];
+      for (const batch of this.inFlight) for (const e of batch) events.push(e.event);
+      for (const e of this.buffer.events()) events.push(e);
+      return Promise.resolve(store.save(events)).catch(this.onInternalError);
+    } catch (err) {
+      this.onInternalError(err);
+      return Promise.resolve();
+    }
+  }
+
+  private wake = (): void => {
+    try {
+      this.timer = undefined;
+      this.wakeAt = Infinity;
+      if (this.stopped) return;
+      const now = this.o.clock.now();
+      this.trySend(now);
+      this.settleWaiters(now);
+      this.reschedule(now);
+    } catch (err) {
+      this.onInternalError(err);
+    }
+  };
+
+  /** Arms the one timer for the next moment anything is due: a send, or a waiter's deadline. */
+  private reschedule(now: number): void {
+    if (this.stopped) return;
+    let at = Infinity;
+    if (this.buffer.size > 0 && !this.sending && this.ready) {
+      const due =
+        this.draining || this.waiters.length > 0 || this.buffer.size >= this.o.batchSize
+          ? now
+          : this.pendingSince + this.o.flushIntervalMs;
+      at = Math.max(due, this.blockedUntil);
+    }
+    for (const w of this.waiters) if (w.deadline < at) at = w.deadline;
+    if (at >= this.wakeAt) return; // the armed timer fires first and re-evaluates
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.wakeAt = at;
+    this.timer = this.o.clock.setTimeout(this.wake, Math.max(0, at - now));
+  }
+
+  private trySend(now: number): void {
+    if (this.sending || !this.ready || this.stopped || this.buffer.size === 0 || now < this.blockedUntil) return;
+    const due =
+      this.draining ||
+      this.waiters.length > 0 ||
+      this.buffer.size >= this.o.batchSize ||
+      now >= this.pendingSince + this.o.flushIntervalMs;
+    if (!due) return;
+    this.draining = true;
+    this.sending = true;
+    void this.send(this.buffer.take(this.o.batchSize, this.o.maxBatchBytes));
+  }
+
+  /**
+   * One request for `batch`. With `keepalive` the body is given and the
+   * transport is called before the first `await`, i.e. synchronously.
+   */
+  private async send(batch: BufferEntry[], keepalive?: { json: string; bytes: number }): Promise<void> {
+    const number = ++this.sends;
+    this.inFlight.add(batch);
+    this.inFlightEvents += batch.length;
+    if (keepalive) this.keepaliveBytes += keepalive.bytes;
+    let outcome: Outcome;
+    try {
+      const request = keepalive ? this.request(batch, keepalive.json, false, true) : await this.encode(batch);
+      let response: TransportResponse | undefined;
+      try {
+        response = await this.o.transport.send(request);
+      } catch {
+        response = undefined; // a network error
+      }
+      outcome = classify(response, batch.length, this.o.clock.now());
+    } catch (err) {
+      this.onInternalError(err);
+      outcome = { kind: 'retryable', retryAfterMs: undefined };
+    }
+    this.inFlight.delete(batch);
+    this.inFlightEvents -= batch.length;
+    if (keepalive) this.keepaliveBytes -= keepalive.bytes;
+    else this.sending = false;
+    try {
+      this.settle(batch, outcome, number, keepalive !== undefined);
+    } catch (err) {
+      this.onInternalError(err);
+    }
+  }
+
+  private async encode(batch: readonly BufferEntry[]): Promise<TransportRequest> {
+    const json = encodeBatch(batch.map((e) => e.event));
+    const compress = this.o.gzip && json.length >= GZIP_MIN_BYTES && canGzip();
+    return this.request(batch, compress ? await gzip(json) : json, compress, false);
+  }
+
+  private request(
+    batch: readonly BufferEntry[],
+    body: string | Uint8Array<ArrayBuffer>,
+    gzipped: boolean,
+    keepalive: boolean,
+  ): TransportRequest {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (gzipped) headers['content-encoding'] = 'gzip';
+    if (this.o.apiKey !== undefined) headers['x-api-key'] = this.o.apiKey;
+    return { events: batch.map((e) => e.event), body, headers, keepalive };
+  }
+
+  /** Applies one answer: counts, sampler, requeue, wait; then continues the drain or waits. */
+  private settle(batch: readonly BufferEntry[], outcome: Outcome, number: number, keepalive: boolean): void {
+    const now = this.o.clock.now();
+    let failed = true;
+    switch (outcome.kind) {
+      case 'accepted':
+        failed = false;
+        this.failures = 0;
+        this.counters.succeeded++;
+        if (!outcome.unconfirmed) this.sampler.onSuccess();
+        this.counters.sent += batch.length - outcome.rejected.length;
+        if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
+        break;
+      case 'throttled':
+        this.failures++;
+        this.counters.throttled++;
+        this.sampler.onThrottled();
+        this.counters.sent += batch.length - outcome.rejected.length - outcome.throttled.length;
+        if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
+        this.buffer.requeue(outcome.throttled.map((i) => batch[i]!));
+        this.block(now, outcome.retryAfterMs);
+        break;
+      case 'retryable':
+        this.failures++;
+        this.counters.failed++;
+        this.sampler.onFailure();
+        this.buffer.requeue(batch);
+        this.block(now, outcome.retryAfterMs);
+        break;
+      case 'failed':
+        // The collector answered: it is not overloaded, so no backoff; this batch can never pass.
+        this.failures = 0;
+        this.counters.failed++;
+        this.sampler.onFailure();
+        this.onDrop('client_error', batch.length);
+        break;
+    }
+    if (this.buffer.size === 0) this.pendingSince = Infinity;
+    if (failed || this.buffer.size === 0) {
+      this.draining = false;
+      if (!keepalive) void this.persist(); // end of a round: save what is left
+    }
+    this.settleWaiters(now, failed ? number : undefined);
+    this.trySend(now);
+    this.reschedule(now);
+  }
+
+  private block(now: number, retryAfterMs: number | undefined): void {
+    const delay = retryDelay(this.failures, retryAfterMs, this.o.retry, this.o.random);
+    this.blockedUntil = Math.max(this.blockedUntil, now + delay);
+  }
+
+  private settleWaiters(now: number, failedRequest?: number): void {
+    if (this.waiters.length === 0) return;
+    let pending = this.buffer.minSeq();
+    for (const batch of this.inFlight) for (const e of batch) if (e.seq < pending) pending = e.seq;
+    this.waiters = this.waiters.filter((w) => {
+      const done =
+        pending > w.mark ||
+        now >= w.deadline ||
+        (w.stopOnFailure && failedRequest !== undefined && failedRequest > w.afterSend);
+      if (done) w.resolve();
+      return !done;
+    });
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Sluice SDK (`sluice/sdk`): captures errors, lifecycle events, metrics and
+ * logs, and sends them politely to a Sluice collector. Runs in browsers and
+ * Node ≥ 18; Node extras (file persistence, exit hooks) are in `./node`.
+ */
+export { createClient, type CaptureAttributes, type Client } from './client';
+export type {
+  AggregatedMetrics,
+  AggregationOptions,
+  BufferOptions,
+  ClientOptions,
+  RetryOptions,
+} from './options';
+export type { ClientStats, DropReason } from './stats';
+export type { Attributes, AttributeValue, EventType, MetricSummary, Source, WireError, WireEvent } from './types';
+export { fetchTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
+export type { BufferStore } from './store';
+export { localStorageStore } from './local-storage-store';
+export { systemClock, type Clock, type TimerHandle } from './clock';

@@ -1,0 +1,35 @@
+/**
+ * Bounds the SDK applies at capture, equal to the collector's defaults
+ * (src/config/settings.ts): an event the collector would reject is cut or
+ * dropped at the source instead of crossing the network.
+ */
+export const CAPTURE_LIMITS = {
+  /** Most attributes kept on one event; the rest are dropped. */
+  maxAttributes: 32,
+  /** Longest attribute key kept (characters). */
+  maxAttributeKeyLength: 64,
+  /** Attribute strings, log and error messages are cut to this length (characters). */
+  maxStringLength: 1024,
+  /** Error stacks are cut to this length (characters). */
+  maxStackLength: 16384,
+  /** Longest event name (characters); a longer name drops the event. */
+  maxNameLength: 128,
+  /** `error.kind` is cut to this length (characters). */
+  maxKindLength: 128,
+} as const;
+
+/** The collector's rule for `name`: dotted identifier of letters, digits, `_` and `-`. */
+export const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
+
+/** Whether `name` would be accepted by the collector (after `suffix` is appended). */
+export function isValidName(name: unknown, suffix = ''): name is string {
+  return (
+    typeof name === 'string' &&
+    name.length + suffix.length <= CAPTURE_LIMITS.maxNameLength &&
+    DOTTED_NAME.test(name)
+  );
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max) : s;
+}

@@ -1,0 +1,60 @@
+import type { Client } from '../client';
+
+export interface ExitHookOptions {
+  /** Signals that flush and close the client before the process ends. Default `['SIGTERM', 'SIGINT']`. */
+  readonly signals?: readonly NodeJS.Signals[];
+  /** Longest the exit flush may take (milliseconds); what is left is saved to persistence. Default 2000. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Flushes the client when the process is about to end (Node only):
+ *
+ * - `beforeExit` (the event loop ran dry): flushes, bounded by `timeoutMs`,
+ *   and again on a later `beforeExit` only if new events were captured —
+ *   so a collector that is down cannot keep the process alive forever;
+ * - each of `signals`: closes the client (flush bounded by `timeoutMs`,
+ *   persist the rest), then, when no other listener handles that signal,
+ *   re-raises it so the process ends as it would have without the SDK.
+ *   When the host has its own handler, the host decides when to exit.
+ *
+ * Returns the function that removes the hooks.
+ */
+export function installExitHooks(client: Client, options: ExitHookOptions = {}): () => void {
+  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  const timeoutMs = options.timeoutMs ?? 2000;
+  let flushedAt = -1;
+  let flushing = false;
+
+  const onBeforeExit = (): void => {
+    const s = client.stats();
+    if (flushing || s.captured === flushedAt || (s.buffered.total === 0 && s.aggregating === 0)) return;
+    flushing = true;
+    flushedAt = s.captured;
+    // A ref'd timer keeps the loop alive while the flush (whose timers are unref'd) runs.
+    const keepAlive = setTimeout(() => {}, timeoutMs);
+    void client.flush({ timeoutMs }).finally(() => {
+      clearTimeout(keepAlive);
+      flushing = false;
+    });
+  };
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const keepAlive = setTimeout(() => {}, timeoutMs + 1000);
+    void client.close({ timeoutMs }).finally(() => {
+      clearTimeout(keepAlive);
+      if (process.listenerCount(signal) === 1) {
+        remove();
+        process.kill(process.pid, signal);
+      }
+    });
+  };
+
+  process.on('beforeExit', onBeforeExit);
+  for (const signal of signals) process.on(signal, onSignal);
+  const remove = (): void => {
+    process.off('beforeExit', onBeforeExit);
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  return remove;
+}

@@ -1,0 +1,45 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parseSavedEvents, type BufferStore } from '../store';
+import type { WireEvent } from '../types';
+
+/**
+ * A `BufferStore` in one JSON file (Node). Each save writes a temporary file
+ * and renames it over `path`, so a crash mid-write leaves the previous
+ * snapshot intact. Saves are serialised; when several are asked for while one
+ * runs, only the newest snapshot is written next. The folder is created.
+ */
+export function fileStore(path: string): BufferStore {
+  let writing: Promise<void> | undefined;
+  let next: readonly WireEvent[] | undefined;
+
+  const write = async (events: readonly WireEvent[]): Promise<void> => {
+    const tmp = `${path}.${process.pid}.tmp`;
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(tmp, JSON.stringify(events));
+    await rename(tmp, path);
+  };
+
+  const drain = async (): Promise<void> => {
+    while (next !== undefined) {
+      const events = next;
+      next = undefined;
+      await write(events);
+    }
+  };
+
+  return {
+    async load() {
+      try {
+        return parseSavedEvents(JSON.parse(await readFile(path, 'utf8')));
+      } catch {
+        return []; // no file yet, or a corrupt one: start empty
+      }
+    },
+    save(events) {
+      next = events;
+      writing ??= drain().finally(() => (writing = undefined));
+      return writing;
+    },
+  };
+}

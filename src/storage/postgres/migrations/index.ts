@@ -1,0 +1,10 @@
+import { sql as events001 } from './001_events';
+
+export interface Migration {
+  /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'events', sql: events001 }];

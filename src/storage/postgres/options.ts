@@ -1,0 +1,44 @@
+import type { Clock } from '../../clock';
+import type { Logger } from '../../log/logger';
+import type { Storage } from '../port';
+
+/** How `writeBatch` sends rows; both dedupe with `ON CONFLICT DO NOTHING`. */
+export type WriteMethod = 'unnest' | 'copy';
+
+export interface PostgresStorageOptions {
+  /** `postgres://` URL of the database. */
+  readonly connectionString: string;
+  /** Most connections this storage opens. Config default 8 (`SLUICE_PG_POOL_SIZE`). */
+  readonly poolSize: number;
+  /**
+   * Bound of every call (milliseconds): connect timeout, server-side `statement_timeout`, and a
+   * client-side read timeout slightly above it for a server that stopped answering.
+   * Config default 5000 (`SLUICE_STORAGE_TIMEOUT_MS`).
+   */
+  readonly timeoutMs: number;
+  /** Daily partitions kept ahead of today (days). Config default 3 (`SLUICE_PARTITIONS_AHEAD_DAYS`). */
+  readonly partitionsAheadDays: number;
+  /**
+   * Raw retention (milliseconds): `migrate` creates daily partitions back to now − retention.
+   * Config default 7 days (`SLUICE_RETENTION_RAW`).
+   */
+  readonly retentionRawMs: number;
+  /**
+   * `unnest`: one `INSERT … SELECT FROM unnest($1::uuid[], …)` per table. `copy`: `COPY` into a
+   * per-connection temporary staging table, then `INSERT … SELECT`. Default `unnest`.
+   */
+  readonly writeMethod?: WriteMethod;
+  /** Drives "today" for partitions and `schema_migrations.applied_at`. */
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface PostgresStorage extends Storage {
+  readonly kind: 'postgres';
+  /**
+   * Creates missing daily partitions from today (UTC) to today + `partitionsAheadDays`. Idempotent
+   * and safe from many processes at once. Inserts never depend on it: the default partition takes
+   * rows no daily partition covers.
+   */
+  ensurePartitions(): Promise<void>;
+}

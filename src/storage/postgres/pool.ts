@@ -1,0 +1,71 @@
+import pg from 'pg';
+import type { Logger } from '../../log/logger';
+
+/** Client read timeout above `statement_timeout`, so a live server's own cancel normally wins. */
+const READ_TIMEOUT_MARGIN_MS = 250;
+
+export interface PoolOptions {
+  readonly connectionString: string;
+  /** Most connections. */
+  readonly poolSize: number;
+  /** Connect and statement timeout (milliseconds). */
+  readonly timeoutMs: number;
+}
+
+/** A pool whose every connection and statement is bounded by `timeoutMs`; errors are logged, never thrown. */
+export function createPool(options: PoolOptions, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.timeoutMs,
+    statement_timeout: options.timeoutMs,
+    query_timeout: options.timeoutMs + READ_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    application_name: 'sluice',
+  });
+  // An idle connection that dies (server restart, pg_terminate_backend) is emitted here; without a
+  // listener the EventEmitter would throw and take the process down.
+  pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection failed; it was discarded'));
+  return pool;
+}
+
+/**
+ * Runs `fn` on one checked-out connection. On any error the connection is destroyed rather than
+ * reused: after a client-side timeout it may still be busy, and closing it makes the server roll
+ * back whatever transaction it had open.
+ */
+export async function withClient<T>(
+  pool: pg.Pool,
+  logger: Logger,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  // While checked out the pool no longer listens for this client's errors: a socket failure between
+  // queries would otherwise be an unhandled 'error' event.
+  const onError = (err: Error): void => logger.warn({ err }, 'PostgreSQL connection failed while in use');
+  client.on('error', onError);
+  try {
+    const result = await fn(client);
+    client.removeListener('error', onError);
+    client.release();
+    return result;
+  } catch (err) {
+    client.removeListener('error', onError);
+    client.release(err instanceof Error ? err : true);
+    throw err;
+  }
+}
+
+/** `withClient` inside `BEGIN … COMMIT`: all of `fn`'s statements commit, or none. */
+export function withTransaction<T>(
+  pool: pg.Pool,
+  logger: Logger,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return withClient(pool, logger, async (client) => {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  });
+}

@@ -1,0 +1,27 @@
+import type pg from 'pg';
+import type { MetricPoint, MetricQuery } from '../port';
+import { toMetricPoint, type MetricPointRow } from './row-mapping';
+
+interface PgRow extends Omit<MetricPointRow, 'ts' | 'count'> {
+  readonly ts: string;
+  readonly count: string | null;
+}
+
+/** Raw resolution only: rollups come with the downsample job. Oldest first. */
+export async function queryMetrics(pool: pg.Pool, q: MetricQuery): Promise<MetricPoint[]> {
+  if (q.resolution !== 'raw') throw new Error('resolution not available yet');
+  const values: unknown[] = [q.name];
+  const where = ['name = $1'];
+  if (q.app !== undefined) where.push(`app = $${values.push(q.app)}`);
+  if (q.from !== undefined) where.push(`ts >= $${values.push(q.from)}`);
+  if (q.to !== undefined) where.push(`ts < $${values.push(q.to)}`);
+  const limit = `$${values.push(q.limit)}`;
+  const { rows } = await pool.query<PgRow>(
+    `SELECT ts, app, value, count, min, max, sum FROM metric_samples
+      WHERE ${where.join(' AND ')} ORDER BY ts ASC, id ASC LIMIT ${limit}`,
+    values,
+  );
+  return rows.map((r) =>
+    toMetricPoint({ ...r, ts: Number(r.ts), count: r.count === null ? null : Number(r.count) }),
+  );
+}

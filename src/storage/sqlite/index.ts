@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Clock } from '../../clock';
+import type { Logger } from '../../log/logger';
+import type { Storage } from '../port';
+import { applySqliteMigrations } from './migrate';
+import { queryEvents } from './query-events';
+import { queryMetrics } from './query-metrics';
+import { statementCache } from './statements';
+import { batchWriter } from './write';
+
+export interface SqliteStorageOptions {
+  /** Database file; its folder is created if missing. Config default `./data/sluice.db` (`SLUICE_SQLITE_PATH`). */
+  readonly path: string;
+  /** Not read today; kept so both adapters take the same dependencies. */
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** How long a statement waits for another connection's lock before failing (milliseconds). Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The `Storage` port on one SQLite file (tier 1), with the same behaviour as PostgreSQL. The file
+ * is opened here; better-sqlite3 is synchronous, so each call runs to completion and its result
+ * or error is returned as a settled promise.
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+  const logger = options.logger.child({ component: 'storage', storage: 'sqlite' });
+  fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
+  const prepare = statementCache(db);
+  const write = batchWriter(db, prepare);
+
+  return {
+    kind: 'sqlite',
+    migrate: async () => applySqliteMigrations(db, logger),
+    writeBatch: async (events) => ({ inserted: events.length === 0 ? 0 : write(events) }),
+    queryEvents: async (query) => queryEvents(prepare, query),
+    queryMetrics: async (query) => queryMetrics(prepare, query),
+    async ping(): Promise<void> {
+      prepare('SELECT 1').get();
+    },
+    async close(): Promise<void> {
+      if (db.open) db.close();
+    },
+  };
+}

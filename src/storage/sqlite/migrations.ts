@@ -1,0 +1,52 @@
+/** A schema step; `version` is stored in `PRAGMA user_version`. Never renumber or edit a released one. */
+export interface SqliteMigration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+/**
+ * The same two-table layout as PostgreSQL (see postgres/migrations/001_events.ts), so both adapters
+ * dedupe and order identically: `(id, ts)` unique per table; ids are lower-case UUID text, whose
+ * byte order equals PostgreSQL's uuid order. STRICT makes SQLite enforce the column types.
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE events (
+  id TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  app TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version TEXT,
+  env TEXT,
+  message TEXT,
+  error_message TEXT,
+  error_kind TEXT,
+  error_stack TEXT,
+  attributes TEXT NOT NULL,
+  PRIMARY KEY (id, ts)
+) STRICT;
+CREATE INDEX events_app_ts_id ON events (app, ts DESC, id DESC);
+
+CREATE TABLE metric_samples (
+  id TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  app TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version TEXT,
+  env TEXT,
+  value REAL,
+  count INTEGER,
+  min REAL,
+  max REAL,
+  sum REAL,
+  message TEXT,
+  attributes TEXT NOT NULL,
+  PRIMARY KEY (id, ts)
+) STRICT;
+CREATE INDEX metric_samples_name_ts ON metric_samples (name, ts);
+`,
+  },
+];

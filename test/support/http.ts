@@ -1,0 +1,52 @@
+import { gzipSync } from 'node:zlib';
+
+export interface IngestAnswer {
+  readonly status: number;
+  readonly body: {
+    accepted?: number;
+    rejected?: Array<{ index: number; reason: string; field?: string }>;
+    throttled?: number[];
+    error?: string;
+    message?: string;
+  };
+  readonly headers: Headers;
+}
+
+/** POSTs `{"events": …}` (or a raw body) to a collector. */
+export async function postEvents(
+  baseUrl: string,
+  events: unknown,
+  opts: { gzip?: boolean; headers?: Record<string, string>; raw?: Buffer | string } = {},
+): Promise<IngestAnswer> {
+  const json = opts.raw ?? JSON.stringify({ events });
+  const body = opts.gzip ? gzipSync(json) : json;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+  if (opts.gzip) headers['content-encoding'] = 'gzip';
+  const res = await fetch(`${baseUrl}/v1/events`, { method: "POST", headers, body: body as unknown as BodyInit });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
+}
+
+export async function getJson(url: string): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url);
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
+export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,42 @@
+import { startCollector, type RunningCollector } from '../../src/collector';
+import { loadConfig } from '../../src/config/load';
+import { createLogger } from '../../src/log/logger';
+
+export interface InProcessCollector {
+  readonly url: string;
+  readonly collector: RunningCollector;
+  /** Resolves with the code the shutdown sequence ended with. */
+  readonly exited: Promise<number>;
+  /** Runs the real shutdown sequence and waits for its end. */
+  stop(): Promise<number>;
+}
+
+/** A collector in the test process, from the same assembly as `sluice serve`, on a free port. */
+export async function startInProcess(env: Record<string, string>): Promise<InProcessCollector> {
+  const config = loadConfig({
+    SLUICE_HOST: '127.0.0.1',
+    SLUICE_PORT: '0',
+    SLUICE_DRAIN_DELAY_MS: '0',
+    SLUICE_LOG_LEVEL: 'silent',
+    ...env,
+  });
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((r) => (resolveExit = r));
+  const collector = await startCollector(config, {
+    logger: createLogger(config.logLevel),
+    exit: (code) => resolveExit(code),
+  });
+  let stopping: Promise<number> | null = null;
+  return {
+    url: collector.url,
+    collector,
+    exited,
+    stop() {
+      if (!stopping) {
+        collector.shutdown('test');
+        stopping = exited;
+      }
+      return stopping;
+    },
+  };
+}

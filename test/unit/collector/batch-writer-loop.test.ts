@@ -1,0 +1,123 @@
+import type { TelemetryEvent } from '../../../src/events/types';
+import { createLogger } from '../../../src/log/logger';
+import { createMetrics } from '../../../src/metrics/instruments';
+import { BatchWriterLoop } from '../../../src/pipeline/batch-writer-loop';
+import { CommitTicket } from '../../../src/pipeline/commit-ticket';
+import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
+import type { Storage, WriteResult } from '../../../src/storage/port';
+
+/**
+ * The writer's scheduling and retry logic, against a scripted transport-level
+ * fake (the real databases are exercised in test/integration).
+ */
+class ScriptedStorage {
+  batches: string[][] = [];
+  failures: Array<Error & { code?: string }> = [];
+  poison = new Set<string>();
+  async writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult> {
+    const next = this.failures.shift();
+    if (next) throw next;
+    if (events.some((e) => this.poison.has(e.id))) {
+      throw Object.assign(new Error('invalid input'), { code: '22P02' });
+    }
+    this.batches.push(events.map((e) => e.id));
+    return { inserted: events.length };
+  }
+}
+
+function setup(batchSize = 3, flushIntervalMs = 20) {
+  const storage = new ScriptedStorage();
+  const errorLane = new BoundedLane('error', { maxEvents: 100, maxBytes: 1e6 });
+  const standardLane = new BoundedLane('standard', { maxEvents: 100, maxBytes: 1e6 });
+  const metrics = createMetrics();
+  const writer = new BatchWriterLoop({
+    errorLane,
+    standardLane,
+    storage: storage as unknown as Storage,
+    batchSize,
+    flushIntervalMs,
+    backoff: { baseMs: 1, maxMs: 5 },
+    clock: { now: () => Date.now() },
+    logger: createLogger('silent'),
+    metrics,
+  });
+  const admit = (lane: BoundedLane, ids: string[], ticket: CommitTicket | null = null) => {
+    const items: LaneItem[] = ids.map((id) => ({
+      event: { id } as TelemetryEvent,
+      bytes: 10,
+      ticket,
+      admittedAt: Date.now(),
+    }));
+    expect(lane.tryAdmit(items, items.length * 10)).toBe(true);
+    writer.notify();
+  };
+  return { storage, errorLane, standardLane, writer, admit, metrics };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in 5 s');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+describe('BatchWriterLoop', () => {
+  it('drains the error lane first and batches by size', async () => {
+    const { storage, errorLane, standardLane, writer, admit } = setup(3, 10_000);
+    admit(standardLane, ['s1', 's2']);
+    admit(errorLane, ['e1', 'e2']);
+    writer.start();
+    await until(() => storage.batches.length >= 1);
+    expect(storage.batches[0]).toEqual(['e1', 'e2', 's1']);
+    await writer.stop();
+    expect(storage.batches.flat()).toEqual(['e1', 'e2', 's1', 's2']);
+    expect(errorLane.heldEvents + standardLane.heldEvents).toBe(0);
+  });
+
+  it('flushes a partial batch after the flush interval', async () => {
+    const { storage, standardLane, writer, admit } = setup(100, 30);
+    writer.start();
+    const t0 = Date.now();
+    admit(standardLane, ['a']);
+    await until(() => storage.batches.length === 1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
+    await writer.stop();
+  });
+
+  it('retries a transient failure and keeps the batch (and its room) until committed', async () => {
+    const { storage, standardLane, writer, admit, metrics } = setup(2, 1);
+    storage.failures.push(new Error('connection reset'), new Error('timeout'));
+    const ticket = new CommitTicket();
+    admit(standardLane, ['a', 'b'], ticket);
+    ticket.arm(2);
+    writer.start();
+    await ticket.committed;
+    expect(storage.batches).toEqual([['a', 'b']]);
+    expect((await metrics.writeRetries.get()).values[0]?.value).toBe(2);
+    await writer.stop();
+    expect(standardLane.heldEvents).toBe(0);
+  });
+
+  it('isolates a row the database refuses and stores the rest', async () => {
+    const { storage, standardLane, writer, admit, metrics } = setup(8, 1);
+    storage.poison.add('p');
+    admit(standardLane, ['a', 'b', 'c', 'p', 'd', 'e', 'f', 'g']);
+    writer.start();
+    await writer.stop();
+    expect(storage.batches.flat().sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    expect((await metrics.eventsDropped.get()).values[0]?.value).toBe(1);
+  });
+
+  it('abort ends retries of a storage that never comes back', async () => {
+    const { storage, standardLane, writer, admit } = setup(1, 1);
+    for (let i = 0; i < 1e4; i++) storage.failures.push(new Error('down'));
+    admit(standardLane, ['a']);
+    writer.start();
+    await until(() => storage.failures.length < 1e4 - 2);
+    const stopped = writer.stop();
+    writer.abort();
+    await stopped;
+    expect(writer.held()).toBe(1);
+  });
+});

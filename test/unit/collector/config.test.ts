@@ -1,0 +1,56 @@
+import { ConfigError, flagsToEnv, helpText, loadConfig } from '../../../src/config/load';
+import { SETTINGS } from '../../../src/config/settings';
+
+describe('loadConfig', () => {
+  it('gives tier 1 defaults with no configuration at all', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.databaseUrl).toBeNull();
+    expect(c.sqlitePath).toBe('./data/sluice.db');
+    expect(c.queueCapacity).toBe(10_000);
+    expect(c.maxBodyBytes).toBe(1024 * 1024);
+    expect(c.maxEventsPerRequest).toBe(1000);
+    expect(c.ack).toBe('queued');
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('parses units and lets flags win over the environment', () => {
+    const c = loadConfig({ SLUICE_QUEUE_MAX_BYTES: '64MiB', SLUICE_RETENTION_RAW: '30d', SLUICE_PORT: '1' }, [
+      '--port',
+      '9000',
+      '--flush-interval-ms=250',
+    ]);
+    expect(c.queueMaxBytes).toBe(64 * 1024 * 1024);
+    expect(c.retentionRawMs).toBe(30 * 86_400_000);
+    expect(c.port).toBe(9000);
+    expect(c.flushIntervalMs).toBe(250);
+  });
+
+  it.each([
+    ['SLUICE_PORT', 'abc'],
+    ['SLUICE_PORT', '70000'],
+    ['SLUICE_QUEUE_CAPACITY', '0'],
+    ['SLUICE_QUEUE_MAX_BYTES', '12 parsecs'],
+    ['SLUICE_ACK', 'maybe'],
+    ['SLUICE_DATABASE_URL', 'mysql://x'],
+    ['SLUICE_LOG_LEVEL', 'loud'],
+    ['SLUICE_FLUSH_INTERVAL_MS', '-5'],
+  ])('rejects %s=%s naming the variable', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}=`));
+  });
+
+  it('rejects a batch larger than the queue', () => {
+    expect(() => loadConfig({ SLUICE_QUEUE_CAPACITY: '10', SLUICE_BATCH_SIZE: '20' })).toThrow(/SLUICE_BATCH_SIZE/);
+  });
+
+  it('rejects unknown flags and flags without a value', () => {
+    expect(() => flagsToEnv(['--prot', '1'])).toThrow(/not a known option/);
+    expect(() => flagsToEnv(['--port'])).toThrow(/needs a value/);
+  });
+
+  it('lists every variable in --help', () => {
+    const text = helpText();
+    for (const s of Object.values(SETTINGS)) expect(text).toContain(s.env);
+  });
+});
