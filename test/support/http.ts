@@ -34,7 +34,11 @@ export async function getJson(url: string): Promise<{ status: number; body: any;
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
