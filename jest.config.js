@@ -10,8 +10,14 @@ const project = (name, extra = {}) => ({
 module.exports = {
   projects: [
     project('unit'),
-    project('integration', { globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' }),
-    project('cluster', { globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' }),
+    project('integration', {
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    }),
+    project('cluster', {
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    }),
   ],
   testTimeout: 60_000,
 };

@@ -14,7 +14,13 @@ export class ConfigError extends Error {
 
 /** `SLUICE_QUEUE_CAPACITY` → `--queue-capacity`. */
 export function flagOf(variable: string): string {
-  return '--' + variable.replace(/^SLUICE_/, '').toLowerCase().replace(/_/g, '-');
+  return (
+    '--' +
+    variable
+      .replace(/^SLUICE_/, '')
+      .toLowerCase()
+      .replace(/_/g, '-')
+  );
 }
 
 /**
@@ -41,7 +47,10 @@ export function flagsToEnv(args: readonly string[]): Record<string, string> {
  * Parses and validates every setting once. Flags win over the environment.
  * Throws `ConfigError` on the first bad value.
  */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): Config {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  args: readonly string[] = [],
+): Config {
   const source = { ...env, ...flagsToEnv(args) };
   const config: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS)) {

@@ -49,7 +49,11 @@ const DURATION_UNITS: Record<string, number> = {
 };
 
 /** A duration in milliseconds: `250ms`, `30s`, `15m`, `12h`, `7d`, or a plain number of `defaultUnit`. */
-export function duration(minMs: number, maxMs: number, defaultUnit: keyof typeof DURATION_UNITS): Parser<number> {
+export function duration(
+  minMs: number,
+  maxMs: number,
+  defaultUnit: keyof typeof DURATION_UNITS,
+): Parser<number> {
   return (raw) => {
     const m = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
     const ms = m ? Number(m[1]) * (DURATION_UNITS[m[2] ?? defaultUnit] ?? NaN) : NaN;

@@ -17,7 +17,10 @@ export const ERROR_CATALOGUE = {
   too_many_events: { status: 413, message: 'Request carries more events than allowed.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
   unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or identity.' },
-  rate_limited: { status: 429, message: 'Rate limit exceeded; retry the throttled events after Retry-After.' },
+  rate_limited: {
+    status: 429,
+    message: 'Rate limit exceeded; retry the throttled events after Retry-After.',
+  },
   queue_full: { status: 429, message: 'Write queue is full; retry the throttled events after Retry-After.' },
   draining: { status: 503, message: 'Collector is shutting down; retry on another instance.' },
   storage_unavailable: { status: 503, message: 'Storage is unreachable; retry after Retry-After.' },

@@ -83,7 +83,12 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
   if (keys.length > limits.maxAttributes) fail('attributes_too_many', 'attributes');
   let bytes = 0;
   for (const key of keys) {
-    if (key.length === 0 || key.length > limits.maxAttributeKeyLength || RESERVED_KEYS.has(key) || hasNul(key)) {
+    if (
+      key.length === 0 ||
+      key.length > limits.maxAttributeKeyLength ||
+      RESERVED_KEYS.has(key) ||
+      hasNul(key)
+    ) {
       fail('attribute_key_invalid', `attributes.${key}`);
     }
     const value = v[key];
@@ -101,11 +106,16 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
   return [out, bytes];
 }
 
-function validateOrThrow(raw: unknown, limits: EventLimits, now: number): { event: TelemetryEvent; bytes: number } {
+function validateOrThrow(
+  raw: unknown,
+  limits: EventLimits,
+  now: number,
+): { event: TelemetryEvent; bytes: number } {
   if (!isRecord(raw)) fail('not_an_object');
   const { id, type, name, ts, source } = raw;
   if (typeof id !== 'string' || !UUID.test(id)) fail('id_invalid', 'id');
-  if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) fail('type_invalid', 'type');
+  if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))
+    fail('type_invalid', 'type');
   if (typeof name !== 'string' || !DOTTED_NAME.test(name)) fail('name_invalid', 'name');
   if (name.length > limits.maxNameLength) fail('name_too_long', 'name');
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) fail('ts_invalid', 'ts');
@@ -114,7 +124,12 @@ function validateOrThrow(raw: unknown, limits: EventLimits, now: number): { even
     fail('source_invalid', 'source');
   }
   if (source.app.length > limits.maxSourceLength || hasNul(source.app)) fail('source_invalid', 'source.app');
-  const version = optionalString(source.version, limits.maxSourceLength, 'source_field_invalid', 'source.version');
+  const version = optionalString(
+    source.version,
+    limits.maxSourceLength,
+    'source_field_invalid',
+    'source.version',
+  );
   const env = optionalString(source.env, limits.maxSourceLength, 'source_field_invalid', 'source.env');
 
   const eventType = type as EventType;

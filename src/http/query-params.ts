@@ -47,7 +47,8 @@ export class QueryParams {
   oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
     const v = this.string(name, 64);
     if (v === undefined) return undefined;
-    if (!(values as readonly string[]).includes(v)) throw invalid(name, `must be one of: ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(v))
+      throw invalid(name, `must be one of: ${values.join(', ')}`);
     return v as T;
   }
 }

@@ -10,7 +10,10 @@ import { SluiceError } from '../errors/catalogue';
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip') {
-    throw new SluiceError('unsupported_encoding', `Content-Encoding "${encoding}" is not supported; use gzip or identity.`);
+    throw new SluiceError(
+      'unsupported_encoding',
+      `Content-Encoding "${encoding}" is not supported; use gzip or identity.`,
+    );
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);

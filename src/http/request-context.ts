@@ -33,7 +33,10 @@ export function requestContext(logger: Logger, metrics: Metrics, closing: () => 
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       metrics.httpDuration.observe({ route, method: req.method, status: String(res.statusCode) }, seconds);
       if (res.statusCode >= 500) {
-        req.log.error({ method: req.method, route, status: res.statusCode, ms: seconds * 1000 }, 'request failed');
+        req.log.error(
+          { method: req.method, route, status: res.statusCode, ms: seconds * 1000 },
+          'request failed',
+        );
       } else {
         req.log.debug({ method: req.method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
       }

@@ -90,7 +90,8 @@ export class IngestService {
       const items = candidates.map((c) => c.item);
       if (lane.tryAdmit(items, bytes)) {
         accepted += items.length;
-        for (const c of candidates) o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane: lane.name });
+        for (const c of candidates)
+          o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane: lane.name });
         continue;
       }
       for (const c of candidates) {
@@ -116,7 +117,14 @@ export class IngestService {
     }
     if (throttled.length > 0) {
       throttled.sort((a, b) => a - b);
-      return { kind: 'throttled', accepted, rejected, throttled, reason: 'queue_full', retryAfterSeconds: retryAfter };
+      return {
+        kind: 'throttled',
+        accepted,
+        rejected,
+        throttled,
+        reason: 'queue_full',
+        retryAfterSeconds: retryAfter,
+      };
     }
     return { kind: 'taken', accepted, rejected };
   }

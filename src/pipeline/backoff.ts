@@ -9,7 +9,11 @@ export interface BackoffOptions {
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 50, maxMs: 5000 };
 
 /** Delay before retry number `attempt` (0-based): uniform in [cap/2, cap], cap = min(max, base·2^attempt). */
-export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
   const cap = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(attempt, 30));
   return Math.round(cap / 2 + (random() * cap) / 2);
 }

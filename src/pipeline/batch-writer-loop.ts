@@ -147,11 +147,17 @@ export class BatchWriterLoop {
         }
         metrics.writeErrors.inc({ kind: 'transient' });
         if (this.aborted) {
-          logger.error({ err, events: items.length }, 'write failed during forced shutdown; batch not stored');
+          logger.error(
+            { err, events: items.length },
+            'write failed during forced shutdown; batch not stored',
+          );
           return false;
         }
         const delay = backoffDelay(attempt, backoff);
-        logger.warn({ err, attempt, events: items.length, retryInMs: delay }, 'storage write failed; retrying');
+        logger.warn(
+          { err, attempt, events: items.length, retryInMs: delay },
+          'storage write failed; retrying',
+        );
         metrics.writeRetries.inc();
         await this.sleepUninterrupted(delay);
       }

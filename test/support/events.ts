@@ -28,7 +28,14 @@ export function errorEvent(app: string, overrides: WireEvent = {}): WireEvent {
 }
 
 export function lifecycle(app: string, overrides: WireEvent = {}): WireEvent {
-  return { id: randomUUID(), type: 'lifecycle', name: 'app.start', ts: Date.now(), source: { app }, ...overrides };
+  return {
+    id: randomUUID(),
+    type: 'lifecycle',
+    name: 'app.start',
+    ts: Date.now(),
+    source: { app },
+    ...overrides,
+  };
 }
 
 export function log(app: string, overrides: WireEvent = {}): WireEvent {

@@ -22,7 +22,11 @@ export async function postEvents(
   const body = opts.gzip ? gzipSync(json) : json;
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.gzip) headers['content-encoding'] = 'gzip';
-  const res = await fetch(`${baseUrl}/v1/events`, { method: "POST", headers, body: body as unknown as BodyInit });
+  const res = await fetch(`${baseUrl}/v1/events`, {
+    method: 'POST',
+    headers,
+    body: body as unknown as BodyInit,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
 }
@@ -49,7 +53,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }

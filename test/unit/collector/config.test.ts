@@ -41,7 +41,9 @@ describe('loadConfig', () => {
   });
 
   it('rejects a batch larger than the queue', () => {
-    expect(() => loadConfig({ SLUICE_QUEUE_CAPACITY: '10', SLUICE_BATCH_SIZE: '20' })).toThrow(/SLUICE_BATCH_SIZE/);
+    expect(() => loadConfig({ SLUICE_QUEUE_CAPACITY: '10', SLUICE_BATCH_SIZE: '20' })).toThrow(
+      /SLUICE_BATCH_SIZE/,
+    );
   });
 
   it('rejects unknown flags and flags without a value', () => {
