@@ -6,6 +6,7 @@
  *   sluice migrate   apply storage migrations and exit
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config/load';
+import { runClusterCommand } from './cluster';
 import { migrateStorage, startCollector } from './collector';
 import { createLogger } from './log/logger';
 const USAGE = `Usage: sluice <command> [--option value ...]
@@ -13,6 +14,7 @@ const USAGE = `Usage: sluice <command> [--option value ...]
 Commands:
   serve     run a collector (default)
   migrate   apply storage migrations, then exit
+  cluster   N collectors behind a real HAProxy on loopback (see README)
   help      show this text
 
 Every option is an environment variable or the flag shown beside it; flags win.
@@ -28,6 +30,13 @@ async function main(argv: readonly string[]): Promise<void> {
   const args = first === undefined || first.startsWith('--') ? argv : rest;
   if (command === 'help' || args.includes('--help') || args.includes('-h')) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === 'cluster') {
+    await runClusterCommand(args, process.env).catch((err: unknown) => {
+      process.stderr.write(`sluice cluster: ${(err as Error).message}\n`);
+      process.exit(1);
+    });
     return;
   }
   if (command !== 'serve' && command !== 'migrate') {
