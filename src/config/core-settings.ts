@@ -1,0 +1,175 @@
+import { LOG_LEVELS } from '../log/logger';
+import { bytes, duration, integer, nonEmpty, oneOf, postgresUrl } from './parsers';
+import { setting } from './setting';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Settings of the collector core (HTTP, storage, lanes, writer, lifecycle), in
+ * the order `--help` lists them. All defaults live in the settings files. Units: `_MS` milliseconds, `_BYTES` bytes.
+ */
+export const CORE_SETTINGS = {
+  host: setting({ env: 'SLUICE_HOST', default: '0.0.0.0', doc: 'Address to listen on.', parse: nonEmpty() }),
+  port: setting({ env: 'SLUICE_PORT', default: '8080', doc: 'HTTP port.', parse: integer(0, 65535) }),
+  databaseUrl: setting({
+    env: 'SLUICE_DATABASE_URL',
+    doc: 'PostgreSQL URL (postgres://…). Unset: SQLite at SLUICE_SQLITE_PATH (tier 1).',
+    parse: postgresUrl(),
+  }),
+  sqlitePath: setting({
+    env: 'SLUICE_SQLITE_PATH',
+    default: './data/sluice.db',
+    doc: 'SQLite file used when SLUICE_DATABASE_URL is unset; its folder is created.',
+    parse: nonEmpty(),
+  }),
+  queueCapacity: setting({
+    env: 'SLUICE_QUEUE_CAPACITY',
+    default: '10000',
+    doc: 'Standard lane capacity (events) for metric, log and lifecycle events.',
+    parse: integer(1, 10_000_000),
+  }),
+  queueMaxBytes: setting({
+    env: 'SLUICE_QUEUE_MAX_BYTES',
+    default: '32MiB',
+    doc: 'Standard lane capacity (bytes of events held in memory).',
+    parse: bytes(1024, 64 * 1024 * MiB),
+  }),
+  errorQueueCapacity: setting({
+    env: 'SLUICE_ERROR_QUEUE_CAPACITY',
+    default: '2000',
+    doc: 'Error lane capacity (events); drained before the standard lane.',
+    parse: integer(1, 10_000_000),
+  }),
+  errorQueueMaxBytes: setting({
+    env: 'SLUICE_ERROR_QUEUE_MAX_BYTES',
+    default: '16MiB',
+    doc: 'Error lane capacity (bytes).',
+    parse: bytes(1024, 64 * 1024 * MiB),
+  }),
+  batchSize: setting({
+    env: 'SLUICE_BATCH_SIZE',
+    default: '1000',
+    doc: 'Most events written in one storage transaction.',
+    parse: integer(1, 100_000),
+  }),
+  flushIntervalMs: setting({
+    env: 'SLUICE_FLUSH_INTERVAL_MS',
+    default: '50',
+    doc: 'Longest an event waits for its batch to fill before it is written.',
+    parse: duration(1, 60_000, 'ms'),
+  }),
+  ack: setting({
+    env: 'SLUICE_ACK',
+    default: 'queued',
+    doc: '202 means: queued = in this collector’s bounded queue; stored = committed (group commit).',
+    parse: oneOf(['queued', 'stored'] as const),
+  }),
+  ackTimeoutMs: setting({
+    env: 'SLUICE_ACK_TIMEOUT_MS',
+    default: '10000',
+    doc: 'With SLUICE_ACK=stored: longest a request waits for its commit before 503.',
+    parse: duration(1, 600_000, 'ms'),
+  }),
+  maxBodyBytes: setting({
+    env: 'SLUICE_MAX_BODY_BYTES',
+    default: '1MiB',
+    doc: 'Largest request body, after decompression.',
+    parse: bytes(1024, 256 * MiB),
+  }),
+  maxEventsPerRequest: setting({
+    env: 'SLUICE_MAX_EVENTS_PER_REQUEST',
+    default: '1000',
+    doc: 'Most events in one request.',
+    parse: integer(1, 100_000),
+  }),
+  maxAttributes: setting({
+    env: 'SLUICE_MAX_ATTRIBUTES',
+    default: '32',
+    doc: 'Most attributes on one event.',
+    parse: integer(0, 1000),
+  }),
+  maxStringLength: setting({
+    env: 'SLUICE_MAX_STRING_LENGTH',
+    default: '1024',
+    doc: 'Longest attribute value, error message or log message (characters).',
+    parse: integer(16, 1_000_000),
+  }),
+  maxStackLength: setting({
+    env: 'SLUICE_MAX_STACK_LENGTH',
+    default: '16384',
+    doc: 'Longest error stack (characters).',
+    parse: integer(16, 10_000_000),
+  }),
+  maxJsonDepth: setting({
+    env: 'SLUICE_MAX_JSON_DEPTH',
+    default: '8',
+    doc: 'Deepest nesting of arrays and objects in a body.',
+    parse: integer(4, 64),
+  }),
+  maxFutureMs: setting({
+    env: 'SLUICE_MAX_FUTURE_MS',
+    default: '300000',
+    doc: 'How far ahead of the collector clock an event ts may be (clock skew allowance).',
+    parse: duration(0, 86_400_000, 'ms'),
+  }),
+  retentionRawMs: setting({
+    env: 'SLUICE_RETENTION_RAW',
+    default: '7d',
+    doc: 'Raw event retention; older events are rejected at intake.',
+    parse: duration(3_600_000, 3650 * 86_400_000, 'd'),
+  }),
+  partitionsAheadDays: setting({
+    env: 'SLUICE_PARTITIONS_AHEAD_DAYS',
+    default: '3',
+    doc: 'PostgreSQL: daily partitions created ahead of today.',
+    parse: integer(1, 60),
+  }),
+  pgWriteMethod: setting({
+    env: 'SLUICE_PG_WRITE_METHOD',
+    default: 'unnest',
+    doc: 'PostgreSQL write path: unnest (INSERT … SELECT FROM unnest arrays) or copy (COPY to a staging table); both dedupe.',
+    parse: oneOf(['unnest', 'copy'] as const),
+  }),
+  poolSize: setting({
+    env: 'SLUICE_PG_POOL_SIZE',
+    default: '8',
+    doc: 'PostgreSQL connections per collector (one is the writer’s).',
+    parse: integer(2, 200),
+  }),
+  storageTimeoutMs: setting({
+    env: 'SLUICE_STORAGE_TIMEOUT_MS',
+    default: '5000',
+    doc: 'Connect and statement timeout of every storage call.',
+    parse: duration(100, 600_000, 'ms'),
+  }),
+  healthIntervalMs: setting({
+    env: 'SLUICE_HEALTH_INTERVAL_MS',
+    default: '1000',
+    doc: 'How often storage reachability is checked in the background (drives /readyz).',
+    parse: duration(50, 60_000, 'ms'),
+  }),
+  drainDelayMs: setting({
+    env: 'SLUICE_DRAIN_DELAY_MS',
+    default: '3000',
+    doc: 'After SIGTERM: time /readyz answers 503 before the listener closes (let the load balancer notice).',
+    parse: duration(0, 600_000, 'ms'),
+  }),
+  shutdownTimeoutMs: setting({
+    env: 'SLUICE_SHUTDOWN_TIMEOUT_MS',
+    default: '30000',
+    doc: 'Longest a graceful shutdown may take before the process exits anyway (code 1).',
+    parse: duration(100, 3_600_000, 'ms'),
+  }),
+  keepAliveTimeoutMs: setting({
+    env: 'SLUICE_KEEP_ALIVE_TIMEOUT_MS',
+    default: '65000',
+    doc: 'Idle keep-alive timeout; keep it above the load balancer’s (HAProxy timeout http-keep-alive).',
+    parse: duration(1000, 3_600_000, 'ms'),
+  }),
+  logLevel: setting({
+    env: 'SLUICE_LOG_LEVEL',
+    default: 'info',
+    doc: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: oneOf(LOG_LEVELS),
+  }),
+} as const;
