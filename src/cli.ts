@@ -6,6 +6,7 @@
  *   sluice migrate   apply storage migrations and exit
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config/load';
+import { generateKey } from './auth/api-keys';
 import { runClusterCommand } from './cluster';
 import { migrateStorage, startCollector } from './collector';
 import { createLogger } from './log/logger';
@@ -14,6 +15,7 @@ const USAGE = `Usage: sluice <command> [--option value ...]
 Commands:
   serve     run a collector (default)
   migrate   apply storage migrations, then exit
+  key       make an API key: sluice key ingest <id> <app> | sluice key read <id>
   cluster   N collectors behind a real HAProxy on loopback (see README)
   help      show this text
 
@@ -24,12 +26,30 @@ Options:
 ${helpText()}
 `;
 
+/** `sluice key ingest <id> <app>` / `sluice key read <id>`: a new secret and its keys-file entry. */
+function printNewKey(args: readonly string[]): void {
+  const [kind, id, app] = args;
+  if ((kind !== 'ingest' && kind !== 'read') || !id || (kind === 'ingest' && !app)) {
+    process.stderr.write('usage: sluice key ingest <id> <app> | sluice key read <id>\n');
+    process.exit(2);
+  }
+  const { secret, entry } = generateKey(kind, id, kind === 'ingest' ? app : undefined);
+  process.stdout.write(
+    `secret (give to the client; not stored anywhere): ${secret}\n` +
+      `keys-file entry (add to "keys" in SLUICE_AUTH_KEYS_FILE): ${JSON.stringify(entry)}\n`,
+  );
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [first, ...rest] = argv;
   const command = first === undefined || first.startsWith('--') ? 'serve' : first;
   const args = first === undefined || first.startsWith('--') ? argv : rest;
   if (command === 'help' || args.includes('--help') || args.includes('-h')) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === 'key') {
+    printNewKey(args);
     return;
   }
   if (command === 'cluster') {
@@ -68,6 +88,10 @@ async function main(argv: readonly string[]): Promise<void> {
       process.on('SIGINT', () => collector.shutdown('SIGINT'));
     }
   } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`sluice: invalid configuration: ${err.message}\n`);
+      process.exit(2);
+    }
     logger.fatal({ err }, `${command} failed`);
     logger.flush?.();
     process.stderr.write(`sluice: ${command} failed: ${(err as Error).message}\n`);

@@ -4,6 +4,7 @@
  * it). Nothing else constructs components.
  */
 import type { Server } from 'node:http';
+import { createAdmission } from './admission';
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config/load';
 import type { EventLimits } from './events/limits';
@@ -90,6 +91,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const { logger } = deps;
   const clock = deps.clock ?? systemClock;
   const metrics = createMetrics();
+  const admission = createAdmission(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock);
   await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
 
@@ -142,6 +144,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     errorLane,
     standardLane,
     writer,
+    rateLimiter: admission.rateLimiter,
+    admissionMetrics: admission.metrics,
     storageUp: () => readiness.storageUp,
     clock,
     metrics,
@@ -151,6 +155,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     storage,
     readiness,
     metrics,
+    admissionMetrics: admission.metrics,
+    keyRing: admission.keyRing,
+    corsOrigins: config.corsOrigins ?? [],
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
@@ -178,6 +185,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       { name: 'health', close: () => health.stop() },
       ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
       { name: 'storage', close: () => storage.close() },
+      { name: 'rate limiter', close: () => admission.close() },
     ],
     drainDelayMs: config.drainDelayMs,
     timeoutMs: config.shutdownTimeoutMs,

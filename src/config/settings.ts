@@ -1,3 +1,4 @@
+import { ADMISSION_SETTINGS } from './admission-settings';
 import { CORE_SETTINGS } from './core-settings';
 import type { Setting } from './setting';
 
@@ -7,6 +8,7 @@ import type { Setting } from './setting';
  */
 export const SETTINGS = {
   ...CORE_SETTINGS,
+  ...ADMISSION_SETTINGS,
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -1,10 +1,14 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ApiKeyRing } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
 import type { IngestService } from '../ingest/ingest-service';
 import type { Readiness } from '../lifecycle/readiness';
 import type { Logger } from '../log/logger';
+import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
 import type { MetricResolution, Storage } from '../storage/port';
+import { authenticate } from './authenticate';
+import { cors } from './cors';
 import { requestContext } from './request-context';
 import { getEvents } from './routes/get-events';
 import { getMetrics } from './routes/get-metrics';
@@ -17,7 +21,12 @@ export interface AppDeps {
   readonly storage: Pick<Storage, 'queryEvents' | 'queryMetrics'>;
   readonly readiness: Readiness;
   readonly metrics: Metrics;
+  readonly admissionMetrics: AdmissionMetrics;
   readonly logger: Logger;
+  /** API keys; null: auth off (anyone may write and read). */
+  readonly keyRing: ApiKeyRing | null;
+  /** Origins allowed to POST from a browser (`*` for any); empty: no CORS. */
+  readonly corsOrigins: readonly string[];
   /** Largest body after decompression (bytes). */
   readonly maxBodyBytes: number;
   /** Deepest JSON nesting accepted. */
@@ -34,9 +43,18 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger, deps.metrics, () => deps.readiness.draining));
 
-  app.post('/v1/events', postEvents(deps));
-  app.get('/v1/events', getEvents(deps.storage));
-  app.get('/v1/metrics', getMetrics(deps.storage, deps.metricResolutions ?? ['raw']));
+  const write = authenticate(deps.keyRing, 'ingest', deps.admissionMetrics);
+  const read = authenticate(deps.keyRing, 'read', deps.admissionMetrics);
+  if (deps.corsOrigins.length > 0) {
+    const allowCors = cors(deps.corsOrigins);
+    app.options('/v1/events', allowCors);
+    app.post('/v1/events', allowCors, write, postEvents(deps));
+  } else {
+    app.post('/v1/events', write, postEvents(deps));
+  }
+  // Health and /metrics stay open: the load balancer and Prometheus need them; keep them off the public network.
+  app.get('/v1/events', read, getEvents(deps.storage));
+  app.get('/v1/metrics', read, getMetrics(deps.storage, deps.metricResolutions ?? ['raw']));
   app.get('/livez', livez());
   app.get('/readyz', readyz(deps.readiness));
   app.get('/metrics', metricsText(deps.metrics.registry));

@@ -1,14 +1,17 @@
+import type { Principal } from '../auth/api-keys';
 import type { Clock } from '../clock';
 import { SluiceError } from '../errors/catalogue';
 import type { EventLimits } from '../events/limits';
 import type { TelemetryEvent } from '../events/types';
 import { validateEvent } from '../events/validate';
+import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
 import type { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { CommitTicket } from '../pipeline/commit-ticket';
-import { retryAfterSeconds } from '../pipeline/drain-rate';
+import { retryAfterSeconds, RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
 import type { BoundedLane, LaneItem } from '../pipeline/lane';
-import type { IngestOutcome, RejectedEntry } from './ingest-result';
+import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
+import type { IngestOutcome, RejectedEntry, ThrottleReason } from './ingest-result';
 
 export interface IngestServiceOptions {
   readonly limits: EventLimits;
@@ -21,10 +24,13 @@ export interface IngestServiceOptions {
   readonly errorLane: BoundedLane;
   readonly standardLane: BoundedLane;
   readonly writer: Pick<BatchWriterLoop, 'notify' | 'drainRate'>;
+  /** Per-app (or per-key) limit on non-error events; null: no limit. */
+  readonly rateLimiter: EventRateLimiter | null;
   /** Whether the background check last reached storage. */
   readonly storageUp: () => boolean;
   readonly clock: Clock;
   readonly metrics: Metrics;
+  readonly admissionMetrics: AdmissionMetrics;
 }
 
 interface Candidate {
@@ -32,16 +38,24 @@ interface Candidate {
   readonly item: LaneItem;
 }
 
+interface Throttle {
+  readonly indices: number[];
+  reason: ThrottleReason | null;
+  retryAfter: number;
+}
+
 /**
- * Admission of one request's events: validate each (partial success), then
- * admit errors to the error lane and the rest to the standard lane, each
- * all-or-nothing and without waiting. What a lane cannot take is throttled
- * with a `Retry-After` derived from the writer's drain rate.
+ * Admission of one request's events, in order: validate each (partial
+ * success); errors go straight to the error lane (the fast lane: no rate
+ * limiter, no Redis round trip); other events pass the rate limiter per app
+ * (or API key) and then the standard lane. Each step is all-or-nothing per
+ * group and never waits for room. What is not taken is throttled with a
+ * `Retry-After`.
  */
 export class IngestService {
   constructor(private readonly o: IngestServiceOptions) {}
 
-  async ingest(rawEvents: readonly unknown[]): Promise<IngestOutcome> {
+  async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IngestOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
       throw new SluiceError(
@@ -57,54 +71,32 @@ export class IngestService {
     const ticket = o.ack === 'stored' ? new CommitTicket() : null;
     const rejected: RejectedEntry[] = [];
     const errors: Candidate[] = [];
-    const standard: Candidate[] = [];
-    let errorBytes = 0;
-    let standardBytes = 0;
+    const byApp = new Map<string, Candidate[]>();
     for (let index = 0; index < rawEvents.length; index++) {
       const v = validateEvent(rawEvents[index], o.limits, now);
       if (!v.ok) {
-        rejected.push({ index, ...v.rejection });
-        o.metrics.eventsRejected.inc({ reason: v.rejection.reason });
-        o.metrics.eventsReceived.inc({ type: typeOf(rawEvents[index]) });
+        this.reject(rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        continue;
+      }
+      if (principal?.kind === 'ingest' && v.event.app !== principal.app) {
+        this.reject(rejected, index, 'app_mismatch', 'source.app', v.event.type);
         continue;
       }
       o.metrics.eventsReceived.inc({ type: v.event.type });
-      const item: LaneItem = { event: v.event, bytes: v.bytes, ticket, admittedAt: now };
-      if (v.event.type === 'error') {
-        errors.push({ index, item });
-        errorBytes += v.bytes;
-      } else {
-        standard.push({ index, item });
-        standardBytes += v.bytes;
-      }
+      const c: Candidate = { index, item: { event: v.event, bytes: v.bytes, ticket, admittedAt: now } };
+      if (v.event.type === 'error') errors.push(c);
+      else (byApp.get(v.event.app) ?? byApp.set(v.event.app, []).get(v.event.app))?.push(c);
     }
 
-    const throttled: number[] = [];
-    let retryAfter = 0;
+    const throttle: Throttle = { indices: [], reason: null, retryAfter: 0 };
     let accepted = 0;
-    for (const [lane, candidates, bytes] of [
-      [o.errorLane, errors, errorBytes],
-      [o.standardLane, standard, standardBytes],
-    ] as const) {
-      if (candidates.length === 0) continue;
-      const items = candidates.map((c) => c.item);
-      if (lane.tryAdmit(items, bytes)) {
-        accepted += items.length;
-        for (const c of candidates)
-          o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane: lane.name });
-        continue;
-      }
-      for (const c of candidates) {
-        throttled.push(c.index);
-        o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: c.item.event.type });
-      }
-      const wait = retryAfterSeconds(
-        lane.heldEvents,
-        items.length,
-        lane.limits.maxEvents,
-        o.writer.drainRate.perSecond(),
-      );
-      retryAfter = Math.max(retryAfter, wait);
+    if (errors.length > 0 && this.admit(o.errorLane, errors, throttle)) accepted += errors.length;
+
+    const limited = await this.applyRateLimits(byApp, principal, throttle);
+    const standard = limited.flatMap((g) => g.candidates);
+    if (standard.length > 0) {
+      if (this.admit(o.standardLane, standard, throttle)) accepted += standard.length;
+      else for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
     }
     if (accepted > 0) o.writer.notify();
 
@@ -115,18 +107,95 @@ export class IngestService {
         return { kind: 'unavailable', retryAfterSeconds: 5 };
       }
     }
-    if (throttled.length > 0) {
-      throttled.sort((a, b) => a - b);
+    if (throttle.reason !== null) {
+      throttle.indices.sort((a, b) => a - b);
       return {
         kind: 'throttled',
         accepted,
         rejected,
-        throttled,
-        reason: 'queue_full',
-        retryAfterSeconds: retryAfter,
+        throttled: throttle.indices,
+        reason: throttle.reason,
+        retryAfterSeconds: throttle.retryAfter,
       };
     }
     return { kind: 'taken', accepted, rejected };
+  }
+
+  private reject(
+    rejected: RejectedEntry[],
+    index: number,
+    reason: RejectedEntry['reason'],
+    field: string | undefined,
+    type: string,
+  ): void {
+    rejected.push(field === undefined ? { index, reason } : { index, reason, field });
+    this.o.metrics.eventsRejected.inc({ reason });
+    this.o.metrics.eventsReceived.inc({ type });
+  }
+
+  /** Consults the limiter once per app; returns the groups it let through. */
+  private async applyRateLimits(
+    byApp: Map<string, Candidate[]>,
+    principal: Principal | null,
+    throttle: Throttle,
+  ): Promise<Array<{ subject: LimitSubject; candidates: Candidate[] }>> {
+    const groups = [...byApp].map(([app, candidates]) => ({
+      subject: { key: principal ? `key:${principal.keyId}` : `app:${app}`, app },
+      candidates,
+    }));
+    const limiter = this.o.rateLimiter;
+    if (limiter === null) return groups;
+    const decisions = await Promise.all(groups.map((g) => limiter.consume(g.subject, g.candidates.length)));
+    const passed: typeof groups = [];
+    groups.forEach((g, i) => {
+      const d = decisions[i];
+      if (d === undefined) return;
+      this.o.admissionMetrics.decisions.inc({ result: d.allowed ? 'allowed' : 'limited', store: d.store });
+      if (d.allowed) {
+        passed.push(g);
+        return;
+      }
+      for (const c of g.candidates) {
+        throttle.indices.push(c.index);
+        this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type: c.item.event.type });
+      }
+      throttle.reason = 'rate_limited';
+      const seconds = Math.ceil(d.retryAfterMs / 1000);
+      throttle.retryAfter = Math.max(
+        throttle.retryAfter,
+        Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, seconds)),
+      );
+    });
+    return passed;
+  }
+
+  /** All of `candidates` into `lane`, or none (then they are throttled as queue_full). */
+  private admit(lane: BoundedLane, candidates: Candidate[], throttle: Throttle): boolean {
+    let bytes = 0;
+    for (const c of candidates) bytes += c.item.bytes;
+    if (
+      lane.tryAdmit(
+        candidates.map((c) => c.item),
+        bytes,
+      )
+    ) {
+      for (const c of candidates)
+        this.o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane: lane.name });
+      return true;
+    }
+    for (const c of candidates) {
+      throttle.indices.push(c.index);
+      this.o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: c.item.event.type });
+    }
+    throttle.reason ??= 'queue_full';
+    const wait = retryAfterSeconds(
+      lane.heldEvents,
+      candidates.length,
+      lane.limits.maxEvents,
+      this.o.writer.drainRate.perSecond(),
+    );
+    throttle.retryAfter = Math.max(throttle.retryAfter, wait);
+    return false;
   }
 
   private committedInTime(ticket: CommitTicket): Promise<boolean> {

@@ -84,7 +84,13 @@ export class Delivery {
   }
 
   get retryAt(): number | null {
-    return this.blockedUntil > this.o.clock.now() ? this.blockedUntil : null;
+    let now = 0;
+    try {
+      now = this.o.clock.now();
+    } catch (err) {
+      this.onInternalError(err);
+    }
+    return this.blockedUntil > now ? this.blockedUntil : null;
   }
 
   /** Buffers a captured event (`bytes`: its estimated size); sends soon if its batch is full. */

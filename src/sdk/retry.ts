@@ -26,7 +26,9 @@ export const MAX_RETRY_AFTER_MS = 3_600_000;
  * means every event not rejected is throttled.
  */
 export function classify(response: TransportResponse | undefined, size: number, now: number): Outcome {
-  if (response === undefined) return { kind: 'retryable', retryAfterMs: undefined };
+  if (typeof response !== 'object' || response === null || typeof response.status !== 'number') {
+    return { kind: 'retryable', retryAfterMs: undefined }; // no answer, or a transport that returned nonsense
+  }
   const { status } = response;
   const body = isRecord(response.body) ? response.body : {};
   const retryAfterMs = parseRetryAfter(response.retryAfter, now);

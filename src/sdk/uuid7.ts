@@ -28,6 +28,8 @@ export class Uuid7Generator {
   private pos = POOL_BYTES;
   private lastMs = -1;
   private counter = 0;
+  /** `xxxxxxxx-xxxx-` of `lastMs`: ids of one millisecond share it, so it is built once. */
+  private prefix = '';
 
   constructor(private readonly fill: RandomFill = defaultRandomFill) {}
 
@@ -48,18 +50,22 @@ export class Uuid7Generator {
         this.counter = 0;
       }
     }
+    if (t !== this.lastMs || this.prefix === '') {
+      const high = Math.floor(t / 0x100000000); // top 16 of the 48 bits
+      const low = t >>> 0;
+      this.prefix =
+        HEX[(high >>> 8) & 0xff]! +
+        HEX[high & 0xff]! +
+        HEX[low >>> 24]! +
+        HEX[(low >>> 16) & 0xff]! +
+        '-' +
+        HEX[(low >>> 8) & 0xff]! +
+        HEX[low & 0xff]! +
+        '-';
+    }
     this.lastMs = t;
-    const high = Math.floor(t / 0x100000000); // top 16 of the 48 bits
-    const low = t >>> 0;
     return (
-      HEX[(high >>> 8) & 0xff]! +
-      HEX[high & 0xff]! +
-      HEX[low >>> 24]! +
-      HEX[(low >>> 16) & 0xff]! +
-      '-' +
-      HEX[(low >>> 8) & 0xff]! +
-      HEX[low & 0xff]! +
-      '-' +
+      this.prefix +
       HEX[0x70 | (this.counter >>> 8)]! +
       HEX[this.counter & 0xff]! +
       '-' +

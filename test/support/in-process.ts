@@ -18,6 +18,8 @@ export async function startInProcess(env: Record<string, string>): Promise<InPro
     SLUICE_PORT: '0',
     SLUICE_DRAIN_DELAY_MS: '0',
     SLUICE_LOG_LEVEL: 'silent',
+    // Limits are off unless a test sets them.
+    SLUICE_RATE_LIMIT: '0',
     ...env,
   });
   let resolveExit!: (code: number) => void;

@@ -34,7 +34,7 @@ export function postEvents(o: PostEventsOptions) {
       throw new SluiceError('invalid_body');
     }
 
-    const outcome = await o.ingest.ingest(events);
+    const outcome = await o.ingest.ingest(events, req.principal ?? null);
     switch (outcome.kind) {
       case 'taken':
         res.status(202).json({ accepted: outcome.accepted, rejected: outcome.rejected });

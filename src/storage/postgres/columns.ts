@@ -8,6 +8,7 @@ export interface Column<Row> {
 
 export interface TableColumns<Row> {
   readonly table: 'metric_samples' | 'events';
+  /** Every column a write sets, in table order. */
   readonly columns: readonly Column<Row>[];
 }
 

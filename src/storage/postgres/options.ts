@@ -30,6 +30,7 @@ export interface PostgresStorageOptions {
   readonly writeMethod?: WriteMethod;
   /** Drives "today" for partitions and `schema_migrations.applied_at`. */
   readonly clock: Clock;
+  /** Parent logger; the storage logs through a child tagged `component: storage`. */
   readonly logger: Logger;
 }
 

@@ -13,10 +13,10 @@ const PARTITION_LOCK_TIMEOUT_MS = 1000;
 
 /**
  * Errors that leave the partition for a later run instead of failing the call: a lock not granted
- * in time (55P03, 57014), a deadlock victim (40P01), a row reaching the default partition in a
- * race (23514). Inserts meanwhile land in the default partition, so nothing is lost.
+ * in time (55P03 lock_timeout, 57014 statement_timeout) or a deadlock victim (40P01). Inserts
+ * meanwhile land in the default partition, so nothing is lost.
  */
-const RETRY_LATER = new Set(['55P03', '57014', '40P01', '23514']);
+const RETRY_LATER = new Set(['55P03', '57014', '40P01']);
 
 export interface DailyPartition {
   readonly table: PartitionedTable;

@@ -5,6 +5,7 @@ import type { Logger } from '../../log/logger';
 const READ_TIMEOUT_MARGIN_MS = 250;
 
 export interface PoolOptions {
+  /** `postgres://` URL. */
   readonly connectionString: string;
   /** Most connections. */
   readonly poolSize: number;

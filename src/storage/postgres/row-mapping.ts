@@ -64,10 +64,14 @@ export interface StoredRow {
 // PostgreSQL text cannot hold U+0000, and jsonb rejects unpaired surrogates: either would fail the
 // whole batch on every retry. Both adapters store U+FFFD instead, so they keep behaving alike.
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what must be matched
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+// eslint-disable-next-line no-control-regex -- as above
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** `s` with U+0000 and unpaired surrogates replaced by U+FFFD; `s` itself when it has none. */
 export function storableText(s: string): string {
-  return s.replace(UNSTORABLE, '\uFFFD');
+  // The cheap test first: almost no text has a NUL or a surrogate at all.
+  return SUSPECT.test(s) ? s.replace(UNSTORABLE, '\uFFFD') : s;
 }
 
 function storableOrNull(s: string | null): string | null {
@@ -97,6 +101,7 @@ export function decodeAttributes(json: string): Attributes {
   return out;
 }
 
+/** A metric event as a `metric_samples` row: `value` for a sample, count/min/max/sum for a summary. */
 export function toMetricSampleRow(e: TelemetryEvent): MetricSampleRow {
   return {
     id: e.id,
@@ -115,6 +120,7 @@ export function toMetricSampleRow(e: TelemetryEvent): MetricSampleRow {
   };
 }
 
+/** A non-metric event as an `events` row. */
 export function toEventRow(e: TelemetryEvent): EventRow {
   return {
     id: e.id,
@@ -146,6 +152,7 @@ export function toRows(events: readonly TelemetryEvent[]): {
   return { metrics, others };
 }
 
+/** A row of either table back into the event as written (summary avg derived as sum / count). */
 export function toTelemetryEvent(row: StoredRow): TelemetryEvent {
   const isSummary = row.count !== null;
   return {

@@ -15,6 +15,7 @@ export interface SqliteStorageOptions {
   readonly path: string;
   /** Not read today; kept so both adapters take the same dependencies. */
   readonly clock: Clock;
+  /** Parent logger; the storage logs through a child tagged `component: storage`. */
   readonly logger: Logger;
   /** How long a statement waits for another connection's lock before failing (milliseconds). Default 5000. */
   readonly busyTimeoutMs?: number;

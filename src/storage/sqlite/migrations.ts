@@ -5,9 +5,10 @@ export interface SqliteMigration {
 }
 
 /**
- * The same two-table layout as PostgreSQL (see postgres/migrations/001_events.ts), so both adapters
- * dedupe and order identically: `(id, ts)` unique per table; ids are lower-case UUID text, whose
- * byte order equals PostgreSQL's uuid order. STRICT makes SQLite enforce the column types.
+ * The same two-table layout and keys as PostgreSQL (see postgres/migrations/001_events.ts), so both
+ * adapters dedupe and order identically: `(id, ts)` unique per table, keyed as `(ts, id)`; ids are
+ * lower-case UUID text, whose byte order equals PostgreSQL's uuid order. STRICT makes SQLite
+ * enforce the column types.
  */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -26,7 +27,7 @@ CREATE TABLE events (
   error_kind TEXT,
   error_stack TEXT,
   attributes TEXT NOT NULL,
-  PRIMARY KEY (id, ts)
+  PRIMARY KEY (ts, id)
 ) STRICT;
 CREATE INDEX events_app_ts_id ON events (app, ts DESC, id DESC);
 
@@ -44,7 +45,7 @@ CREATE TABLE metric_samples (
   sum REAL,
   message TEXT,
   attributes TEXT NOT NULL,
-  PRIMARY KEY (id, ts)
+  PRIMARY KEY (ts, id)
 ) STRICT;
 CREATE INDEX metric_samples_name_ts ON metric_samples (name, ts);
 `,

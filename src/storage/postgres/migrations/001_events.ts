@@ -1,8 +1,11 @@
 /**
  * Both tables are partitioned by UTC day on `ts` (epoch milliseconds); partitions are created by
  * `ensurePartitions`, and the DEFAULT partition holds whatever falls outside them, so an insert
- * never fails for want of a partition. `(id, ts)` is the primary key: `ON CONFLICT DO NOTHING`
- * turns a retried batch into a no-op. Indexes are few on purpose: each one is paid on every write.
+ * never fails for want of a partition. The primary key makes `(id, ts)` unique, so
+ * `ON CONFLICT DO NOTHING` turns a retried batch into a no-op; its column order is `(ts, id)` so
+ * the same index also serves the newest-first keyset read `ORDER BY ts DESC, id DESC` and
+ * appends near the right edge as time advances. Indexes are few on purpose: each one is paid on
+ * every write.
  */
 export const sql = `
 CREATE TABLE events (
@@ -18,7 +21,7 @@ CREATE TABLE events (
   error_kind text,
   error_stack text,
   attributes jsonb NOT NULL,
-  PRIMARY KEY (id, ts)
+  PRIMARY KEY (ts, id)
 ) PARTITION BY RANGE (ts);
 CREATE TABLE events_default PARTITION OF events DEFAULT;
 CREATE INDEX events_app_ts_id ON events (app, ts DESC, id DESC);
@@ -39,7 +42,7 @@ CREATE TABLE metric_samples (
   sum double precision,
   message text,
   attributes text NOT NULL,
-  PRIMARY KEY (id, ts)
+  PRIMARY KEY (ts, id)
 ) PARTITION BY RANGE (ts);
 CREATE TABLE metric_samples_default PARTITION OF metric_samples DEFAULT;
 CREATE INDEX metric_samples_name_ts ON metric_samples (name, ts);

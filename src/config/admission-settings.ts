@@ -1,0 +1,117 @@
+import { duration, integer, nonEmpty } from './parsers';
+import { setting } from './setting';
+
+/** `redis://` or `rediss://` URL. */
+function redisUrl() {
+  return (raw: string): string => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error('must be a URL such as redis://127.0.0.1:6379');
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      throw new Error('must start with redis:// or rediss://');
+    }
+    return raw;
+  };
+}
+
+/** `app=limit,app=limit`, limits in events per second. */
+function overrides() {
+  return (raw: string): ReadonlyMap<string, number> => {
+    const out = new Map<string, number>();
+    for (const part of raw
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      const m = /^([^=\s]+)=(\d+)$/.exec(part);
+      if (!m)
+        throw new Error(`must be a comma-separated list of app=events_per_second (bad entry "${part}")`);
+      out.set(m[1] as string, Number(m[2]));
+    }
+    return out;
+  };
+}
+
+/** `*`, or a comma-separated list of origins such as `https://shop.example`. */
+function origins() {
+  return (raw: string): readonly string[] => {
+    const list = raw
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    for (const o of list) {
+      if (o === '*') continue;
+      let url: URL;
+      try {
+        url = new URL(o);
+      } catch {
+        throw new Error(
+          `must be * or a comma-separated list of origins like https://app.example (bad entry "${o}")`,
+        );
+      }
+      if (url.origin !== o) throw new Error(`entry "${o}" is not an origin (scheme://host[:port], no path)`);
+    }
+    return list;
+  };
+}
+
+/** Settings of admission: rate limits (memory or Redis), API keys, CORS. */
+export const ADMISSION_SETTINGS = {
+  rateLimit: setting({
+    env: 'SLUICE_RATE_LIMIT',
+    default: '100',
+    doc: 'Events per second per app (per API key when auth is on); error events are never limited. 0 turns limiting off.',
+    parse: integer(0, 10_000_000),
+  }),
+  rateLimitOverrides: setting({
+    env: 'SLUICE_RATE_LIMIT_OVERRIDES',
+    doc: 'Per-app limits: app=events_per_second,… (wins over SLUICE_RATE_LIMIT).',
+    parse: overrides(),
+  }),
+  rateLimitOverridesFile: setting({
+    env: 'SLUICE_RATE_LIMIT_OVERRIDES_FILE',
+    doc: 'JSON file {"app": events_per_second, …}; read and validated at start.',
+    parse: nonEmpty(),
+  }),
+  redisUrl: setting({
+    env: 'SLUICE_REDIS_URL',
+    doc: 'Redis for cluster-wide rate limits. Unset: limits are counted in this process.',
+    parse: redisUrl(),
+  }),
+  redisTimeoutMs: setting({
+    env: 'SLUICE_REDIS_TIMEOUT_MS',
+    default: '100',
+    doc: 'Longest a rate-limit decision waits for Redis before the insurance limiter answers.',
+    parse: duration(5, 10_000, 'ms'),
+  }),
+  redisRetryMs: setting({
+    env: 'SLUICE_REDIS_RETRY_MS',
+    default: '1000',
+    doc: 'After a Redis failure, decisions stay on the insurance limiter this long before Redis is tried again.',
+    parse: duration(10, 600_000, 'ms'),
+  }),
+  redisKeyPrefix: setting({
+    env: 'SLUICE_REDIS_KEY_PREFIX',
+    default: 'sluice:rl',
+    doc: 'Prefix of rate-limit keys in Redis (collectors sharing limits share it).',
+    parse: nonEmpty(),
+  }),
+  expectedInstances: setting({
+    env: 'SLUICE_EXPECTED_INSTANCES',
+    default: '1',
+    doc: 'Collectors sharing the limit: the insurance limiter allows SLUICE_RATE_LIMIT ÷ this while Redis is away.',
+    parse: integer(1, 10_000),
+  }),
+  authKeysFile: setting({
+    env: 'SLUICE_AUTH_KEYS_FILE',
+    doc: 'JSON file of hashed ingest keys and read tokens; set to turn auth on (see README, "API keys").',
+    parse: nonEmpty(),
+  }),
+  corsOrigins: setting({
+    env: 'SLUICE_CORS_ORIGINS',
+    doc: 'Origins allowed to POST /v1/events from a browser: * or a comma-separated list. Unset: no CORS headers.',
+    parse: origins(),
+  }),
+} as const;
