@@ -1,4 +1,4 @@
-import { POSTGRES, reachable, type ServiceSpec } from './services';
+import { NATS, POSTGRES, REDIS, reachable, type ServiceSpec } from './services';
 
 const started: Array<{ stop(): Promise<unknown> }> = [];
 
@@ -9,7 +9,7 @@ const started: Array<{ stop(): Promise<unknown> }> = [];
  * starts the missing service (instead of every test timing out).
  */
 export default async function globalSetup(): Promise<void> {
-  for (const spec of [POSTGRES]) {
+  for (const spec of [POSTGRES, REDIS, NATS]) {
     const url = process.env[spec.env] ?? spec.defaultUrl;
     if (await reachable(url)) continue;
     const containerUrl = await startContainer(spec).catch(() => null);

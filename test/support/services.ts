@@ -27,6 +27,29 @@ export const POSTGRES: ServiceSpec = {
   startHint: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
 };
 
+export const REDIS: ServiceSpec = {
+  name: 'Redis',
+  env: 'SLUICE_TEST_REDIS_URL',
+  defaultUrl: 'redis://127.0.0.1:6379',
+  image: 'redis:7-alpine',
+  containerPort: 6379,
+  urlFor: (host, port) => `redis://${host}:${port}`,
+  startHint:
+    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
+};
+
+export const NATS: ServiceSpec = {
+  name: 'NATS (JetStream)',
+  env: 'SLUICE_TEST_NATS_URL',
+  defaultUrl: 'nats://127.0.0.1:4222',
+  image: 'nats:2-alpine',
+  containerPort: 4222,
+  command: ['-js'],
+  urlFor: (host, port) => `nats://${host}:${port}`,
+  startHint:
+    'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log',
+};
+
 /** Resolves true when a TCP connection to the URL's host:port opens within `timeoutMs`. */
 export function reachable(url: string, timeoutMs = 1500): Promise<boolean> {
   const u = new URL(url);

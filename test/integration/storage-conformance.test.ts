@@ -1,0 +1,393 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { AttributeValue, Attributes, EventType, TelemetryEvent } from '../../src/events/types';
+import { createLogger } from '../../src/log/logger';
+import type { EventQuery, MetricQuery, Storage } from '../../src/storage/port';
+import { createPostgresStorage } from '../../src/storage/postgres';
+import { createSqliteStorage } from '../../src/storage/sqlite';
+import { createTestDatabase, tempSqlitePath } from '../support/postgres';
+
+const DAY_MS = 86_400_000;
+/** 2026-12-02T12:00:00Z: every event below sits within the partitions migrate creates around it. */
+const NOW = Date.UTC(2026, 11, 2, 12);
+const clock = { now: () => NOW };
+const logger = createLogger('silent');
+
+interface Harness {
+  readonly storage: Storage;
+  /** Another storage on the same data, for lifecycle tests. */
+  open(): Storage;
+  /** Empties both tables between tests. */
+  reset(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+async function postgresHarness(writeMethod: 'unnest' | 'copy'): Promise<Harness> {
+  const db = await createTestDatabase(`conformance_${writeMethod}`);
+  const open = (): Storage =>
+    createPostgresStorage({
+      connectionString: db.url,
+      poolSize: 4,
+      timeoutMs: 5000,
+      partitionsAheadDays: 2,
+      retentionRawMs: 2 * DAY_MS,
+      writeMethod,
+      clock,
+      logger,
+    });
+  const storage = open();
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  return {
+    storage,
+    open,
+    reset: async () => void (await admin.query('TRUNCATE events, metric_samples')),
+    dispose: async () => {
+      await storage.close();
+      await admin.end();
+      await db.drop();
+    },
+  };
+}
+
+async function sqliteHarness(): Promise<Harness> {
+  const file = tempSqlitePath('conformance');
+  const open = (): Storage => createSqliteStorage({ path: file, clock, logger });
+  const storage = open();
+  let admin: Database.Database | null = null;
+  return {
+    storage,
+    open,
+    reset: async () => {
+      admin ??= new Database(file);
+      admin.exec('DELETE FROM events; DELETE FROM metric_samples;');
+    },
+    dispose: async () => {
+      await storage.close();
+      admin?.close();
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    },
+  };
+}
+
+function attrs(entries: Record<string, AttributeValue> = {}): Attributes {
+  const out: Record<string, AttributeValue> = Object.create(null);
+  for (const [k, v] of Object.entries(entries)) out[k] = v;
+  return out;
+}
+
+function event(type: EventType, over: Partial<TelemetryEvent> = {}): TelemetryEvent {
+  return {
+    id: crypto.randomUUID(),
+    type,
+    name: `${type}.thing`,
+    ts: NOW - 60_000,
+    app: 'web-shop',
+    version: null,
+    env: null,
+    value: type === 'metric' ? 1 : null,
+    summary: null,
+    error: type === 'error' ? { message: 'boom', kind: null, stack: null } : null,
+    message: null,
+    attributes: attrs(),
+    ...over,
+  };
+}
+
+function newestFirst(a: TelemetryEvent, b: TelemetryEvent): number {
+  return b.ts - a.ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+const TYPES: readonly EventType[] = ['metric', 'log', 'lifecycle', 'error'];
+
+describe.each([
+  ['postgres (unnest)', () => postgresHarness('unnest')],
+  ['postgres (copy)', () => postgresHarness('copy')],
+  ['sqlite', sqliteHarness],
+])('Storage conformance: %s', (_name, makeHarness) => {
+  let h: Harness;
+  let storage: Storage;
+
+  beforeAll(async () => {
+    h = await makeHarness();
+    storage = h.storage;
+    await storage.migrate();
+    await storage.migrate(); // idempotent
+  });
+  afterAll(() => h?.dispose());
+  beforeEach(() => h.reset());
+
+  const page = (q: Omit<EventQuery, 'limit'> & { limit?: number }) =>
+    storage.queryEvents({ limit: 1000, ...q });
+
+  it('round-trips every event type and field', async () => {
+    const proto = attrs({ route: '/checkout' });
+    (proto as Record<string, AttributeValue>)['__proto__'] = 'plain key';
+    (proto as Record<string, AttributeValue>)['constructor'] = 'also plain';
+    const batch = [
+      event('metric', {
+        name: 'render.frame_drop',
+        version: '1.4.2',
+        env: 'prod',
+        value: 0.1 + 0.2,
+        attributes: attrs({
+          ключ: 'значение 🚀',
+          n: -12.5,
+          big: Number.MAX_SAFE_INTEGER,
+          tiny: 1e-300,
+          ok: true,
+        }),
+      }),
+      event('metric', {
+        name: 'render.frame_drop_summary',
+        ts: NOW - 59_000,
+        value: null,
+        summary: { count: 4, min: 1, max: 7, sum: 12, avg: 3 },
+        message: 'a metric may carry a message',
+      }),
+      event('error', {
+        ts: NOW - 58_000,
+        error: {
+          message: 'card declined',
+          kind: 'PaymentError',
+          stack: 'PaymentError: card declined\n    at pay (a.js:1:2)',
+        },
+        message: 'checkout failed',
+        attributes: proto,
+      }),
+      event('error', { ts: NOW - 57_000, error: { message: '', kind: null, stack: null } }),
+      event('lifecycle', { ts: NOW - 56_000, name: 'app.start', version: '2.0.0', env: 'staging' }),
+      event('log', {
+        ts: NOW - 55_000,
+        message: 'héllo\twörld\n"quoted" \\ back',
+        attributes: attrs({ empty: '' }),
+      }),
+    ];
+
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: batch.length });
+    const { events, next } = await page({});
+
+    expect(events).toEqual([...batch].sort(newestFirst));
+    expect(next).toBeNull();
+    for (const e of events) expect(Object.getPrototypeOf(e.attributes)).toBeNull();
+    const read = events.find((e) => e.id === batch[2]?.id)?.attributes;
+    expect(Object.getOwnPropertyDescriptor(read, '__proto__')?.value).toBe('plain key');
+    expect(Object.keys(read ?? {}).sort()).toEqual(['__proto__', 'constructor', 'route']);
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).route).toBeUndefined();
+  });
+
+  it('stores text PostgreSQL cannot hold (U+0000, lone surrogates) as U+FFFD, identically', async () => {
+    const e = event('error', {
+      message: 'nul\u0000here',
+      error: { message: 'lone \ud800 high', kind: 'K\udc00', stack: 'at\u0000x' },
+      attributes: attrs({ 'k\u0000': 'v\ud83d', pair: '🚀' }),
+    });
+    await storage.writeBatch([e]);
+    const [read] = (await page({})).events;
+
+    expect(read?.message).toBe('nul\uFFFDhere');
+    expect(read?.error).toEqual({ message: 'lone \uFFFD high', kind: 'K\uFFFD', stack: 'at\uFFFDx' });
+    expect(read?.attributes).toEqual(attrs({ 'k\uFFFD': 'v\uFFFD', pair: '🚀' }));
+  });
+
+  it('stores a batch written three times once', async () => {
+    const batch = TYPES.map((t, i) => event(t, { ts: NOW - i }));
+
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: 4 });
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect((await page({})).events).toHaveLength(4);
+  });
+
+  it('counts a duplicate inside one batch once, and an empty batch as nothing', async () => {
+    const a = event('log');
+    const m = event('metric');
+
+    expect(await storage.writeBatch([a, m, a, m, a])).toEqual({ inserted: 2 });
+    expect(await storage.writeBatch([])).toEqual({ inserted: 0 });
+    expect((await page({})).events).toHaveLength(2);
+  });
+
+  it('treats the same id at another ts as another event', async () => {
+    const a = event('log');
+    await storage.writeBatch([a]);
+
+    expect(await storage.writeBatch([{ ...a, ts: a.ts + 1 }])).toEqual({ inserted: 1 });
+  });
+
+  describe('queryEvents filters', () => {
+    const base = NOW - 3_600_000;
+    const all = Array.from({ length: 24 }, (_, i) =>
+      event(TYPES[i % 4] as EventType, {
+        app: i % 2 === 0 ? 'shop' : 'blog',
+        name: i % 3 === 0 ? 'b.y' : 'a.x',
+        ts: base + i * 1000,
+      }),
+    );
+    const cases: [string, Omit<EventQuery, 'limit'>, (e: TelemetryEvent) => boolean][] = [
+      ['none', {}, () => true],
+      ['app', { app: 'shop' }, (e) => e.app === 'shop'],
+      ...TYPES.map((t): [string, Omit<EventQuery, 'limit'>, (e: TelemetryEvent) => boolean] => [
+        `type ${t}`,
+        { type: t },
+        (e) => e.type === t,
+      ]),
+      ['name', { name: 'b.y' }, (e) => e.name === 'b.y'],
+      ['from', { from: base + 10_000 }, (e) => e.ts >= base + 10_000],
+      ['to', { to: base + 10_000 }, (e) => e.ts < base + 10_000],
+      [
+        'app + type + name + from + to',
+        { app: 'shop', type: 'metric', name: 'a.x', from: base + 4000, to: base + 21_000 },
+        (e) =>
+          e.app === 'shop' &&
+          e.type === 'metric' &&
+          e.name === 'a.x' &&
+          e.ts >= base + 4000 &&
+          e.ts < base + 21_000,
+      ],
+      [
+        'app + type error + from',
+        { app: 'blog', type: 'error', from: base + 8000 },
+        (e) => e.app === 'blog' && e.type === 'error' && e.ts >= base + 8000,
+      ],
+      ['name + to', { name: 'a.x', to: base + 12_000 }, (e) => e.name === 'a.x' && e.ts < base + 12_000],
+      ['unknown app', { app: 'nobody' }, () => false],
+    ];
+
+    it.each(cases)('filter: %s', async (_label, query, keep) => {
+      await storage.writeBatch(all);
+      const expected = all.filter(keep).sort(newestFirst);
+
+      const { events, next } = await page(query);
+
+      expect(events).toEqual(expected);
+      expect(next).toBeNull();
+    });
+  });
+
+  it('takes from inclusive and to exclusive', async () => {
+    const from = NOW - 10_000;
+    const to = NOW - 5000;
+    const batch = [from - 1, from, to - 1, to].flatMap((ts) => [
+      event('log', { ts }),
+      event('metric', { ts }),
+    ]);
+    await storage.writeBatch(batch);
+
+    const { events } = await page({ from, to });
+
+    expect(events.map((e) => e.ts).sort((a, b) => a - b)).toEqual([from, from, to - 1, to - 1]);
+  });
+
+  async function allPages(query: Omit<EventQuery, 'limit' | 'before'>, limit: number) {
+    const pages: TelemetryEvent[][] = [];
+    let before: EventQuery['before'];
+    for (;;) {
+      const result = await storage.queryEvents({ ...query, limit, ...(before ? { before } : {}) });
+      pages.push(result.events);
+      if (result.next === null) return pages;
+      const last = result.events[result.events.length - 1];
+      expect(result.next).toEqual({ ts: last?.ts, id: last?.id });
+      before = result.next;
+    }
+  }
+
+  it('pages newest first by (ts, id), every event exactly once, ties on ts broken by id', async () => {
+    // Groups of three share a ts, mixing both tables, so ties cross the UNION.
+    const batch = Array.from({ length: 25 }, (_, i) =>
+      event(TYPES[i % 4] as EventType, { ts: NOW - 100_000 + Math.floor(i / 3) * 1000 }),
+    );
+    await storage.writeBatch(batch);
+
+    const pages = await allPages({}, 7);
+
+    expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 4]);
+    expect(pages.flat().map((e) => e.id)).toEqual([...batch].sort(newestFirst).map((e) => e.id));
+  });
+
+  it('ends with an empty page when the last full page was the end', async () => {
+    const batch = Array.from({ length: 14 }, (_, i) =>
+      event(i % 2 ? 'metric' : 'lifecycle', { ts: NOW - (i % 5) }),
+    );
+    await storage.writeBatch(batch);
+
+    const pages = await allPages({ app: 'web-shop' }, 7);
+
+    expect(pages.map((p) => p.length)).toEqual([7, 7, 0]);
+    expect(new Set(pages.flat().map((e) => e.id)).size).toBe(14);
+  });
+
+  it('pages within filters', async () => {
+    const batch = Array.from({ length: 20 }, (_, i) =>
+      event(i % 2 ? 'metric' : 'error', {
+        name: i % 4 < 2 ? 'keep.me' : 'other',
+        ts: NOW - Math.floor(i / 4) * 10,
+      }),
+    );
+    await storage.writeBatch(batch);
+
+    const pages = await allPages({ name: 'keep.me' }, 3);
+
+    const expected = batch.filter((e) => e.name === 'keep.me').sort(newestFirst);
+    expect(pages.flat().map((e) => e.id)).toEqual(expected.map((e) => e.id));
+  });
+
+  describe('queryMetrics', () => {
+    const metrics = (q: Omit<MetricQuery, 'resolution' | 'limit'> & { limit?: number }) =>
+      storage.queryMetrics({ resolution: 'raw', limit: 1000, ...q });
+
+    it('returns raw samples and summaries oldest first, mapped to points', async () => {
+      const t = NOW - 30_000;
+      const batch = [
+        event('metric', { name: 'latency', ts: t + 2000, value: 7.5 }),
+        event('metric', { name: 'latency', ts: t, value: -3 }),
+        event('metric', {
+          name: 'latency',
+          ts: t + 1000,
+          app: 'blog',
+          value: null,
+          summary: { count: 3, min: 1, max: 5, sum: 9, avg: 3 },
+        }),
+        event('metric', { name: 'other', ts: t + 500, value: 1 }),
+        event('log', { name: 'latency', ts: t + 1500 }),
+      ];
+      await storage.writeBatch(batch);
+
+      expect(await metrics({ name: 'latency' })).toEqual([
+        { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3 },
+        { ts: t + 1000, app: 'blog', count: 3, min: 1, max: 5, sum: 9, avg: 3 },
+        { ts: t + 2000, app: 'web-shop', count: 1, min: 7.5, max: 7.5, sum: 7.5, avg: 7.5 },
+      ]);
+      expect((await metrics({ name: 'latency', app: 'blog' })).map((p) => p.ts)).toEqual([t + 1000]);
+      expect((await metrics({ name: 'latency', from: t + 1000, to: t + 2000 })).map((p) => p.ts)).toEqual([
+        t + 1000,
+      ]);
+      expect((await metrics({ name: 'latency', limit: 2 })).map((p) => p.ts)).toEqual([t, t + 1000]);
+      expect(await metrics({ name: 'nothing' })).toEqual([]);
+    });
+
+    it('rejects rolled-up resolutions for now', async () => {
+      for (const resolution of ['1m', '1h'] as const) {
+        await expect(storage.queryMetrics({ name: 'latency', resolution, limit: 10 })).rejects.toThrow(
+          'resolution not available yet',
+        );
+      }
+    });
+  });
+
+  it('pings while open; close is idempotent; every call rejects after close', async () => {
+    const other = h.open();
+    await expect(other.ping()).resolves.toBeUndefined();
+
+    await other.close();
+    await other.close();
+
+    await expect(other.ping()).rejects.toThrow();
+    await expect(other.writeBatch([event('log')])).rejects.toThrow();
+    await expect(other.queryEvents({ limit: 1 })).rejects.toThrow();
+  });
+});

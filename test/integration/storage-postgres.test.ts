@@ -1,0 +1,372 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+import type { Clock } from '../../src/clock';
+import type { AttributeValue, Attributes, EventType, TelemetryEvent } from '../../src/events/types';
+import { createLogger, type Logger } from '../../src/log/logger';
+import {
+  createPostgresStorage,
+  type PostgresStorage,
+  type PostgresStorageOptions,
+} from '../../src/storage/postgres';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+const DAY_MS = 86_400_000;
+/** 2026-12-02T12:00:00Z */
+const NOW = Date.UTC(2026, 11, 2, 12);
+/** Slack allowed over timeoutMs for a rejection to count as "bounded" (milliseconds). */
+const MARGIN_MS = 1500;
+
+function attrs(entries: Record<string, AttributeValue> = {}): Attributes {
+  const out: Record<string, AttributeValue> = Object.create(null);
+  for (const [k, v] of Object.entries(entries)) out[k] = v;
+  return out;
+}
+
+function event(type: EventType, over: Partial<TelemetryEvent> = {}): TelemetryEvent {
+  return {
+    id: crypto.randomUUID(),
+    type,
+    name: `${type}.thing`,
+    ts: NOW - 60_000,
+    app: 'pg-only',
+    version: null,
+    env: null,
+    value: type === 'metric' ? 1 : null,
+    summary: null,
+    error: type === 'error' ? { message: 'boom', kind: null, stack: null } : null,
+    message: null,
+    attributes: attrs(),
+    ...over,
+  };
+}
+
+/** A logger that keeps its JSON lines, to wait on what the storage reported. */
+function capturingLogger(): { logger: Logger; lines: () => { level: string; msg: string }[] } {
+  const raw: string[] = [];
+  const logger = createLogger('warn', { write: (line: string) => void raw.push(line) });
+  return { logger, lines: () => raw.map((l) => JSON.parse(l) as { level: string; msg: string }) };
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** How long a call took to settle, and what it rejected with (`null` when it resolved). */
+async function elapsed(call: () => Promise<unknown>): Promise<{ ms: number; error: string | null }> {
+  const started = Date.now();
+  const error = await call().then(
+    () => null,
+    // Socket errors come from another realm than jest's sandbox: compare messages, not classes.
+    (err: unknown) => String((err as Error).message),
+  );
+  return { ms: Date.now() - started, error };
+}
+
+function dayName(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+let db: TestDatabase;
+let admin: pg.Client;
+const opened: PostgresStorage[] = [];
+
+function open(over: Partial<PostgresStorageOptions> = {}): PostgresStorage {
+  const storage = createPostgresStorage({
+    connectionString: db.url,
+    poolSize: 4,
+    timeoutMs: 5000,
+    partitionsAheadDays: 3,
+    retentionRawMs: 2 * DAY_MS,
+    clock: { now: () => NOW },
+    logger: createLogger('silent'),
+    ...over,
+  });
+  opened.push(storage);
+  return storage;
+}
+
+async function partitionsOf(table: string, database: pg.Client = admin): Promise<string[]> {
+  const { rows } = await database.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = $1::regclass ORDER BY 1`,
+    [table],
+  );
+  return rows.map((r) => r.name);
+}
+
+async function tableOf(table: 'events' | 'metric_samples', id: string): Promise<string | undefined> {
+  const { rows } = await admin.query<{ part: string }>(
+    `SELECT tableoid::regclass::text AS part FROM ${table} WHERE id = $1`,
+    [id],
+  );
+  return rows[0]?.part;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('storage_pg');
+  admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  await open().migrate();
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  await admin?.end();
+  await db?.drop();
+});
+
+describe('partitions', () => {
+  it('migrate creates daily partitions from now − retention to today + partitionsAheadDays, plus a default', async () => {
+    const days = [-2, -1, 0, 1, 2, 3].map((d) => dayName(NOW + d * DAY_MS));
+
+    for (const table of ['events', 'metric_samples']) {
+      expect(await partitionsOf(table)).toEqual(
+        [...days.map((d) => `${table}_p${d}`), `${table}_default`].sort(),
+      );
+    }
+    const { rows } = await admin.query<{ bound: string }>(
+      `SELECT pg_get_expr(relpartbound, oid) AS bound FROM pg_class WHERE relname = $1`,
+      [`events_p${dayName(NOW)}`],
+    );
+    const midnight = Date.UTC(2026, 11, 2);
+    expect(rows[0]?.bound).toBe(`FOR VALUES FROM ('${midnight}') TO ('${midnight + DAY_MS}')`);
+  });
+
+  it('ensurePartitions follows the clock, is idempotent and safe concurrently', async () => {
+    let now = NOW;
+    const clock: Clock = { now: () => now };
+    const storages = [open({ clock }), open({ clock }), open({ clock })];
+    now = NOW + 2 * DAY_MS;
+
+    await Promise.all(storages.map((s) => s.ensurePartitions()));
+    await storages[0]?.ensurePartitions();
+
+    const names = await partitionsOf('metric_samples');
+    for (const d of [4, 5]) expect(names).toContain(`metric_samples_p${dayName(NOW + d * DAY_MS)}`);
+    expect(names).toHaveLength(6 + 2 + 1);
+  });
+
+  it('an event outside every daily partition lands in the default partition and reads back', async () => {
+    const storage = open();
+    const old = event('log', { ts: Date.UTC(2020, 0, 1) });
+    const far = event('metric', { ts: Date.UTC(2031, 5, 1) });
+
+    expect(await storage.writeBatch([old, far])).toEqual({ inserted: 2 });
+
+    expect(await tableOf('events', old.id)).toBe('events_default');
+    expect(await tableOf('metric_samples', far.id)).toBe('metric_samples_default');
+    const { events } = await storage.queryEvents({ app: 'pg-only', from: Date.UTC(2019, 0, 1), limit: 100 });
+    expect(events.map((e) => e.id)).toEqual(expect.arrayContaining([old.id, far.id]));
+  });
+
+  it('creating a partition whose day the default partition holds moves those rows instead of failing', async () => {
+    const { logger, lines } = capturingLogger();
+    let now = NOW;
+    const storage = open({ clock: { now: () => now }, logger });
+    const day = NOW + 20 * DAY_MS;
+    const batch = [
+      event('error', { ts: day }),
+      event('metric', { ts: day + 1 }),
+      event('lifecycle', { ts: day + 2 }),
+    ];
+    await storage.writeBatch(batch);
+    expect(await tableOf('events', batch[0]?.id ?? '')).toBe('events_default');
+
+    now = day - 2 * DAY_MS;
+    await storage.ensurePartitions();
+
+    expect(await tableOf('events', batch[0]?.id ?? '')).toBe(`events_p${dayName(day)}`);
+    expect(await tableOf('metric_samples', batch[1]?.id ?? '')).toBe(`metric_samples_p${dayName(day)}`);
+    expect(
+      lines().filter((l) => l.level === 'warn' && /default partition held rows/.test(l.msg)),
+    ).toHaveLength(2);
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: 0 });
+    const { events } = await storage.queryEvents({ app: 'pg-only', from: day, to: day + 3, limit: 10 });
+    expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
+  });
+
+  it('leaves a partition it cannot lock in time for the next run, without failing', async () => {
+    const { logger, lines } = capturingLogger();
+    const day = NOW + 30 * DAY_MS;
+    const storage = open({ clock: { now: () => day }, partitionsAheadDays: 0, timeoutMs: 300, logger });
+    const reader = new pg.Client({ connectionString: db.url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT 1 FROM events LIMIT 1');
+
+      const { ms, error } = await elapsed(() => storage.ensurePartitions());
+
+      expect(error).toBeNull();
+      expect(ms).toBeLessThan(300 + MARGIN_MS);
+      expect(lines().some((l) => l.level === 'warn' && /will retry/.test(l.msg))).toBe(true);
+      expect(await partitionsOf('events')).not.toContain(`events_p${dayName(day)}`);
+      expect(await partitionsOf('metric_samples')).toContain(`metric_samples_p${dayName(day)}`);
+    } finally {
+      await reader.query('ROLLBACK');
+      await reader.end();
+    }
+    await storage.ensurePartitions();
+    expect(await partitionsOf('events')).toContain(`events_p${dayName(day)}`);
+  });
+});
+
+describe('migrate', () => {
+  it('five concurrent migrate() calls on a fresh database all succeed and apply each migration once', async () => {
+    const fresh = await createTestDatabase('migrate_race');
+    const storages = Array.from({ length: 5 }, () => open({ connectionString: fresh.url }));
+    const client = new pg.Client({ connectionString: fresh.url });
+    try {
+      await Promise.all(storages.map((s) => s.migrate()));
+
+      await client.connect();
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT version FROM schema_migrations ORDER BY 1',
+      );
+      expect(rows.map((r) => r.version)).toEqual([1]);
+      expect(await partitionsOf('events', client)).toHaveLength(6 + 1);
+    } finally {
+      await client.end();
+      await Promise.all(storages.map((s) => s.close()));
+      await fresh.drop();
+    }
+  });
+});
+
+describe('timeouts', () => {
+  it('rejects ping and writeBatch against a closed port within timeoutMs', async () => {
+    const storage = open({ connectionString: 'postgres://postgres@127.0.0.1:1/postgres', timeoutMs: 500 });
+
+    const calls = [
+      () => storage.ping(),
+      () => storage.writeBatch([event('log')]),
+      () => storage.queryEvents({ limit: 1 }),
+    ];
+    for (const call of calls) {
+      const { ms, error } = await elapsed(call);
+      expect(error).toMatch(/ECONNREFUSED/);
+      expect(ms).toBeLessThan(500 + MARGIN_MS);
+    }
+  });
+
+  it('rejects ping and writeBatch against a server that accepts but never answers within timeoutMs', async () => {
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const storage = open({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      timeoutMs: 400,
+    });
+    try {
+      for (const call of [() => storage.ping(), () => storage.writeBatch([event('metric')])]) {
+        const { ms, error } = await elapsed(call);
+        expect(error).toMatch(/timeout/);
+        expect(ms).toBeGreaterThanOrEqual(350);
+        expect(ms).toBeLessThan(400 + MARGIN_MS);
+      }
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('bounds a blocked statement by timeoutMs, stores nothing of the failed batch, then recovers', async () => {
+    const storage = open({ timeoutMs: 400 });
+    const batch = [event('metric'), event('log')];
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
+
+      const { ms, error } = await elapsed(() => storage.writeBatch(batch));
+
+      expect(error).toMatch(/statement timeout|Query read timeout/);
+      expect(ms).toBeLessThan(400 + MARGIN_MS);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(await tableOf('metric_samples', batch[0]?.id ?? '')).toBeUndefined();
+    expect(await storage.writeBatch(batch)).toEqual({ inserted: 2 });
+  });
+});
+
+it('logs an idle connection the server killed instead of crashing, and reconnects', async () => {
+  const { logger, lines } = capturingLogger();
+  const storage = open({ logger, connectionString: `${db.url}?application_name=sluice_kill_me` });
+  await storage.ping();
+
+  const killed = await admin.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'sluice_kill_me'`,
+  );
+  expect(killed.rowCount).toBe(1);
+
+  await waitFor(() =>
+    lines().some((l) => l.level === 'warn' && /idle PostgreSQL connection failed/.test(l.msg)),
+  );
+  await expect(storage.ping()).resolves.toBeUndefined();
+});
+
+describe('write methods', () => {
+  const tricky = (): TelemetryEvent[] => [
+    event('metric', {
+      name: 'a.b',
+      value: -0.000123,
+      attributes: attrs({ tab: 'a\tb', nl: 'x\ny\r\n', bs: 'C:\\dir\\N', q: '"\'', '\\N': '\\N' }),
+    }),
+    event('metric', {
+      value: null,
+      summary: { count: 2, min: 1, max: 3, sum: 4, avg: 2 },
+      version: '',
+      env: 'e',
+    }),
+    event('log', {
+      message: 'line1\nline2\ttab \\ back \\N end',
+      attributes: attrs({ emoji: '🚀', n: 1e21, f: false }),
+    }),
+    event('error', { error: { message: 'm\r\n', kind: '', stack: '\\\\' }, message: '' }),
+    event('lifecycle', { version: '1.0', env: null }),
+  ];
+
+  async function dump(): Promise<string[]> {
+    const rows: string[] = [];
+    for (const table of ['metric_samples', 'events']) {
+      const result = await admin.query<{ row: string }>(
+        `SELECT row_to_json(t)::text AS row FROM ${table} t WHERE app = 'methods' ORDER BY id`,
+      );
+      rows.push(...result.rows.map((r) => r.row));
+    }
+    return rows;
+  }
+
+  it('unnest and copy store identical rows and dedupe each other', async () => {
+    const copy = open({ writeMethod: 'copy' });
+    const unnest = open({ writeMethod: 'unnest' });
+    const batch = tricky().map((e) => ({ ...e, app: 'methods' }));
+
+    expect(await copy.writeBatch(batch)).toEqual({ inserted: batch.length });
+    const viaCopy = await dump();
+    await admin.query(`DELETE FROM metric_samples WHERE app = 'methods'`);
+    await admin.query(`DELETE FROM events WHERE app = 'methods'`);
+    expect(await unnest.writeBatch(batch)).toEqual({ inserted: batch.length });
+    const viaUnnest = await dump();
+
+    expect(viaCopy).toHaveLength(batch.length);
+    expect(viaUnnest).toEqual(viaCopy);
+    expect(await copy.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect(await copy.writeBatch([...batch, ...batch])).toEqual({ inserted: 0 });
+    expect(await unnest.writeBatch(batch)).toEqual({ inserted: 0 });
+    const { events } = await copy.queryEvents({ app: 'methods', limit: 100 });
+    expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
+  });
+});
