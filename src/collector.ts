@@ -11,6 +11,7 @@ import type { EventLimits } from './events/limits';
 import { createApp } from './http/app';
 import { listen } from './http/server';
 import { IngestService } from './ingest/ingest-service';
+import { LaneSink } from './ingest/lane-sink';
 import { PeriodicTask } from './lifecycle/periodic-task';
 import { Readiness, StorageHealthMonitor } from './lifecycle/readiness';
 import { Shutdown } from './lifecycle/shutdown';
@@ -139,14 +140,16 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const ingest = new IngestService({
     limits: eventLimits(config),
     maxEventsPerRequest: config.maxEventsPerRequest,
-    ack: config.ack,
-    ackTimeoutMs: config.ackTimeoutMs,
-    errorLane,
-    standardLane,
-    writer,
+    sink: new LaneSink({
+      errorLane,
+      standardLane,
+      writer,
+      ack: config.ack,
+      ackTimeoutMs: config.ackTimeoutMs,
+      storageUp: () => readiness.storageUp,
+    }),
     rateLimiter: admission.rateLimiter,
     admissionMetrics: admission.metrics,
-    storageUp: () => readiness.storageUp,
     clock,
     metrics,
   });

@@ -6,28 +6,20 @@ import type { TelemetryEvent } from '../events/types';
 import { validateEvent } from '../events/validate';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
-import type { BatchWriterLoop } from '../pipeline/batch-writer-loop';
-import { CommitTicket } from '../pipeline/commit-ticket';
-import { retryAfterSeconds, RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
-import type { BoundedLane, LaneItem } from '../pipeline/lane';
+import { RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
+import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
+import type { EventSink, SinkItem } from './event-sink';
 import type { IngestOutcome, RejectedEntry, ThrottleReason } from './ingest-result';
 
 export interface IngestServiceOptions {
   readonly limits: EventLimits;
   /** Most events in one request; more is a 413 for the whole request. */
   readonly maxEventsPerRequest: number;
-  /** `queued`: 202 once in a lane. `stored`: 202 once committed (group commit). */
-  readonly ack: 'queued' | 'stored';
-  /** With `ack: 'stored'`, longest wait for the commit (milliseconds) before answering 503. */
-  readonly ackTimeoutMs: number;
-  readonly errorLane: BoundedLane;
-  readonly standardLane: BoundedLane;
-  readonly writer: Pick<BatchWriterLoop, 'notify' | 'drainRate'>;
+  /** Where admitted events go: the lanes, or a JetStream stream in queue mode. */
+  readonly sink: EventSink;
   /** Per-app (or per-key) limit on non-error events; null: no limit. */
   readonly rateLimiter: EventRateLimiter | null;
-  /** Whether the background check last reached storage. */
-  readonly storageUp: () => boolean;
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
@@ -35,13 +27,15 @@ export interface IngestServiceOptions {
 
 interface Candidate {
   readonly index: number;
-  readonly item: LaneItem;
+  readonly item: SinkItem;
 }
 
 interface Throttle {
   readonly indices: number[];
   reason: ThrottleReason | null;
   retryAfter: number;
+  /** Set when the sink could not take events at all (storage or queue unreachable). */
+  unavailable: boolean;
 }
 
 /**
@@ -63,12 +57,11 @@ export class IngestService {
         `Request carries ${rawEvents.length} events; at most ${o.maxEventsPerRequest} are allowed.`,
       );
     }
-    if (o.ack === 'stored' && !o.storageUp()) {
+    if (!o.sink.accepting()) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
       return { kind: 'unavailable', retryAfterSeconds: 5 };
     }
     const now = o.clock.now();
-    const ticket = o.ack === 'stored' ? new CommitTicket() : null;
     const rejected: RejectedEntry[] = [];
     const errors: Candidate[] = [];
     const byApp = new Map<string, Candidate[]>();
@@ -83,29 +76,29 @@ export class IngestService {
         continue;
       }
       o.metrics.eventsReceived.inc({ type: v.event.type });
-      const c: Candidate = { index, item: { event: v.event, bytes: v.bytes, ticket, admittedAt: now } };
+      const c: Candidate = { index, item: { event: v.event, bytes: v.bytes } };
       if (v.event.type === 'error') errors.push(c);
       else (byApp.get(v.event.app) ?? byApp.set(v.event.app, []).get(v.event.app))?.push(c);
     }
 
-    const throttle: Throttle = { indices: [], reason: null, retryAfter: 0 };
-    let accepted = 0;
-    if (errors.length > 0 && this.admit(o.errorLane, errors, throttle)) accepted += errors.length;
-
+    const throttle: Throttle = { indices: [], reason: null, retryAfter: 0, unavailable: false };
+    const durable: Promise<boolean>[] = [];
+    // Errors go first and never wait on the rate limiter (the fast lane).
+    const errorsTaken =
+      errors.length > 0 ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
     const limited = await this.applyRateLimits(byApp, principal, throttle);
     const standard = limited.flatMap((g) => g.candidates);
+    let accepted = await errorsTaken;
     if (standard.length > 0) {
-      if (this.admit(o.standardLane, standard, throttle)) accepted += standard.length;
-      else for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      const taken = await this.offer('standard', standard, now, throttle, durable);
+      if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      accepted += taken;
     }
-    if (accepted > 0) o.writer.notify();
 
-    if (ticket && accepted > 0) {
-      ticket.arm(accepted);
-      if (!(await this.committedInTime(ticket))) {
-        o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
-        return { kind: 'unavailable', retryAfterSeconds: 5 };
-      }
+    const durableInTime = (await Promise.all(durable)).every(Boolean);
+    if (!durableInTime || (throttle.unavailable && accepted === 0)) {
+      o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
+      return { kind: 'unavailable', retryAfterSeconds: Math.max(throttle.retryAfter, 5) };
     }
     if (throttle.reason !== null) {
       throttle.indices.sort((a, b) => a - b);
@@ -169,43 +162,33 @@ export class IngestService {
     return passed;
   }
 
-  /** All of `candidates` into `lane`, or none (then they are throttled as queue_full). */
-  private admit(lane: BoundedLane, candidates: Candidate[], throttle: Throttle): boolean {
-    let bytes = 0;
-    for (const c of candidates) bytes += c.item.bytes;
-    if (
-      lane.tryAdmit(
-        candidates.map((c) => c.item),
-        bytes,
-      )
-    ) {
-      for (const c of candidates)
-        this.o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane: lane.name });
-      return true;
+  /** Offers all of `candidates` to the sink; returns how many were taken (all or none). */
+  private async offer(
+    lane: LaneName,
+    candidates: Candidate[],
+    now: number,
+    throttle: Throttle,
+    durable: Promise<boolean>[],
+  ): Promise<number> {
+    const answer = await this.o.sink.offer(
+      lane,
+      candidates.map((c) => c.item),
+      now,
+    );
+    if (answer.taken) {
+      if (answer.durable) durable.push(answer.durable);
+      for (const c of candidates) this.o.metrics.eventsAccepted.inc({ type: c.item.event.type, lane });
+      return candidates.length;
     }
+    const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
     for (const c of candidates) {
       throttle.indices.push(c.index);
-      this.o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: c.item.event.type });
+      this.o.metrics.eventsThrottled.inc({ reason, type: c.item.event.type });
     }
+    if (answer.reason === 'unavailable') throttle.unavailable = true;
     throttle.reason ??= 'queue_full';
-    const wait = retryAfterSeconds(
-      lane.heldEvents,
-      candidates.length,
-      lane.limits.maxEvents,
-      this.o.writer.drainRate.perSecond(),
-    );
-    throttle.retryAfter = Math.max(throttle.retryAfter, wait);
-    return false;
-  }
-
-  private committedInTime(ticket: CommitTicket): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.o.ackTimeoutMs);
-      void ticket.committed.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+    throttle.retryAfter = Math.max(throttle.retryAfter, answer.retryAfterSeconds);
+    return 0;
   }
 }
 

@@ -1,0 +1,34 @@
+import type { TelemetryEvent } from '../events/types';
+import type { LaneName } from '../pipeline/lane';
+
+export type { LaneName };
+
+export interface SinkItem {
+  readonly event: TelemetryEvent;
+  /** Estimated in-memory size (bytes). */
+  readonly bytes: number;
+}
+
+export type SinkAnswer =
+  | {
+      readonly taken: true;
+      /**
+       * When the events are durable as `SLUICE_ACK` promises, if that is
+       * later than now (group commit): resolves true then, or false if it
+       * cannot happen in time.
+       */
+      readonly durable?: Promise<boolean>;
+    }
+  | { readonly taken: false; readonly reason: 'queue_full'; readonly retryAfterSeconds: number }
+  | { readonly taken: false; readonly reason: 'unavailable'; readonly retryAfterSeconds: number };
+
+/**
+ * Where admitted events go: this process's bounded lanes (tiers 1–3) or a
+ * JetStream stream (tier 4). `offer` takes all of `items` or none and never
+ * waits for room.
+ */
+export interface EventSink {
+  offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer>;
+  /** False when the sink knows it cannot take events now (e.g. storage down with SLUICE_ACK=stored). */
+  accepting(): boolean;
+}

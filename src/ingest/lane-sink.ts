@@ -1,0 +1,59 @@
+import type { BatchWriterLoop } from '../pipeline/batch-writer-loop';
+import { CommitTicket } from '../pipeline/commit-ticket';
+import { retryAfterSeconds } from '../pipeline/drain-rate';
+import type { BoundedLane, LaneItem } from '../pipeline/lane';
+import type { EventSink, LaneName, SinkAnswer, SinkItem } from './event-sink';
+
+export interface LaneSinkOptions {
+  readonly errorLane: BoundedLane;
+  readonly standardLane: BoundedLane;
+  readonly writer: Pick<BatchWriterLoop, 'notify' | 'drainRate'>;
+  /** `queued`: taken once in a lane. `stored`: durable once committed (group commit). */
+  readonly ack: 'queued' | 'stored';
+  /** With `ack: 'stored'`, longest wait for the commit (milliseconds). */
+  readonly ackTimeoutMs: number;
+  /** Whether the background check last reached storage. */
+  readonly storageUp: () => boolean;
+}
+
+/** The in-process sink: bounded lanes drained by the single writer loop. */
+export class LaneSink implements EventSink {
+  constructor(private readonly o: LaneSinkOptions) {}
+
+  accepting(): boolean {
+    return this.o.ack === 'queued' || this.o.storageUp();
+  }
+
+  async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {
+    const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
+    const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
+    let bytes = 0;
+    const laneItems: LaneItem[] = items.map((i) => {
+      bytes += i.bytes;
+      return { event: i.event, bytes: i.bytes, ticket, admittedAt: now };
+    });
+    if (!target.tryAdmit(laneItems, bytes)) {
+      const wait = retryAfterSeconds(
+        target.heldEvents,
+        items.length,
+        target.limits.maxEvents,
+        this.o.writer.drainRate.perSecond(),
+      );
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: wait };
+    }
+    this.o.writer.notify();
+    if (ticket === null) return { taken: true };
+    ticket.arm(items.length);
+    return { taken: true, durable: this.committedInTime(ticket) };
+  }
+
+  private committedInTime(ticket: CommitTicket): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.o.ackTimeoutMs);
+      void ticket.committed.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
