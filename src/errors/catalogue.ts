@@ -12,7 +12,6 @@ export const ERROR_CATALOGUE = {
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
   unauthorized: { status: 401, message: 'API key missing or not valid.' },
   not_found: { status: 404, message: 'No such route.' },
-  method_not_allowed: { status: 405, message: 'Method not allowed on this route.' },
   body_too_large: { status: 413, message: 'Body is larger than allowed (after decompression).' },
   too_many_events: { status: 413, message: 'Request carries more events than allowed.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
@@ -22,7 +21,6 @@ export const ERROR_CATALOGUE = {
     message: 'Rate limit exceeded; retry the throttled events after Retry-After.',
   },
   queue_full: { status: 429, message: 'Write queue is full; retry the throttled events after Retry-After.' },
-  draining: { status: 503, message: 'Collector is shutting down; retry on another instance.' },
   storage_unavailable: { status: 503, message: 'Storage is unreachable; retry after Retry-After.' },
   internal: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
