@@ -1,0 +1,44 @@
+import type { TelemetryEvent } from '../../../src/events/types';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../../../src/storage/postgres/columns';
+import { toRows } from '../../../src/storage/postgres/row-mapping';
+import { copyText } from '../copy-text';
+import { chunked, timeCopy, type CopyChunk, type CopyRunResult } from '../copy-run';
+
+function rowsOf<Row>(t: TableColumns<Row>, rows: readonly Row[]): unknown[][] {
+  return rows.map((row) => t.columns.map((c) => row[c.name]));
+}
+
+/**
+ * The exact rows the collector would write for `events` (its own row mapping), as plain COPY
+ * payloads straight into `metric_samples` and `events`: no staging table, no conflict check.
+ */
+export function sluiceCopyChunks(
+  events: readonly TelemetryEvent[],
+  eventsPerTransaction: number,
+): CopyChunk[] {
+  return chunked(events, eventsPerTransaction).map((slice) => {
+    const { metrics, others } = toRows(slice);
+    return {
+      events: slice.length,
+      parts: [
+        {
+          sql: `COPY ${METRIC_SAMPLES.table} (${columnList(METRIC_SAMPLES)}) FROM STDIN`,
+          payload: copyText(rowsOf(METRIC_SAMPLES, metrics)),
+        },
+        {
+          sql: `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`,
+          payload: copyText(rowsOf(EVENTS, others)),
+        },
+      ],
+    };
+  });
+}
+
+/**
+ * Baseline (a), the storage limit: a local client COPYing the rows of the workload into the
+ * Sluice schema on one connection; `chunks` come from `sluiceCopyChunks`, formatted before the
+ * clock starts.
+ */
+export function rawCopy(url: string, chunks: readonly CopyChunk[], maxMs: number): Promise<CopyRunResult> {
+  return timeCopy(url, chunks, maxMs);
+}

@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { freePort } from './free-port';
+import { startService, type ServiceProcess } from './service-process';
+
+/** The collector's settings a bench run varies; everything else is the collector's default. */
+export interface CollectorSettings {
+  readonly databaseUrl: string;
+  readonly ack: 'queued' | 'stored';
+  /** `SLUICE_QUEUE_CAPACITY` (events); collector default when absent. */
+  readonly queueCapacity?: number;
+  /** `SLUICE_QUEUE_MAX_BYTES`; collector default when absent. */
+  readonly queueMaxBytes?: number;
+  /** `SLUICE_ERROR_QUEUE_CAPACITY` (events). */
+  readonly errorQueueCapacity?: number;
+  /** `SLUICE_ERROR_QUEUE_MAX_BYTES`. */
+  readonly errorQueueMaxBytes?: number;
+  readonly writeMethod?: 'unnest' | 'copy';
+  /** Extra `SLUICE_*` variables, e.g. `SLUICE_BATCH_SIZE`. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Extra Node flags, e.g. `--cpu-prof` when investigating. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** `dist/src/cli.js`, next to this file's compiled `dist/test/bench/`. */
+export const CLI_SCRIPT = path.resolve(__dirname, '..', '..', 'src', 'cli.js');
+
+/** The environment without any `SLUICE_*` the bench itself was started with. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SLUICE_')) env[k] = v;
+  return env;
+}
+
+/** Starts `sluice serve` on a free port of 127.0.0.1 and waits until `/readyz` says 200. */
+export async function startCollector(s: CollectorSettings): Promise<ServiceProcess> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...cleanEnv(),
+    SLUICE_HOST: '127.0.0.1',
+    SLUICE_PORT: String(port),
+    SLUICE_DATABASE_URL: s.databaseUrl,
+    SLUICE_ACK: s.ack,
+    SLUICE_LOG_LEVEL: 'warn',
+    SLUICE_DRAIN_DELAY_MS: '0',
+    // The bench measures capacity: the per-app limit (default 100 events/s) would measure the limiter.
+    SLUICE_RATE_LIMIT: '0',
+    ...(s.queueCapacity !== undefined && { SLUICE_QUEUE_CAPACITY: String(s.queueCapacity) }),
+    ...(s.queueMaxBytes !== undefined && { SLUICE_QUEUE_MAX_BYTES: String(s.queueMaxBytes) }),
+    ...(s.errorQueueCapacity !== undefined && { SLUICE_ERROR_QUEUE_CAPACITY: String(s.errorQueueCapacity) }),
+    ...(s.errorQueueMaxBytes !== undefined && { SLUICE_ERROR_QUEUE_MAX_BYTES: String(s.errorQueueMaxBytes) }),
+    ...(s.writeMethod !== undefined && { SLUICE_PG_WRITE_METHOD: s.writeMethod }),
+    ...s.extraEnv,
+  };
+  return startService({
+    name: `sluice (ack=${s.ack})`,
+    script: CLI_SCRIPT,
+    nodeArgs: s.nodeArgs,
+    args: ['serve'],
+    env,
+    port,
+  });
+}

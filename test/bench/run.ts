@@ -1,0 +1,116 @@
+/**
+ * `npm run bench`: every figure of the README in one run, each compared with limits and a baseline
+ * measured in the same run on the same box. Prints a table, writes bench-results/<ISO>.json and
+ * bench-results/latest.json. Exits 0 when every suite ran (targets may be missed: the table says
+ * so); non-zero only when the bench itself failed. `BENCH_QUICK=1` shortens every window.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { readBenchOptions } from './bench-options';
+import type { BenchContext } from './context';
+import { httpClientKind } from './http-client';
+import { LoadMonitor } from './load-monitor';
+import { BenchDatabases } from './pg-bench-db';
+import { writeReport } from './results-file';
+import { runClusterBench } from './cluster';
+import { runSdkBench } from './sdk';
+import { runHeadline } from './suites/headline';
+import { runLayout } from './suites/layout';
+import { runOpenLoopSuite } from './suites/open-loop';
+import { runOverload } from './suites/overload';
+import { runWritePath } from './suites/write-path';
+import { formatTable } from './table';
+import type { BenchRow } from './types';
+import { BodyCorpus, EventGenerator } from './workload';
+
+const RESULTS_FOLDER = path.resolve(__dirname, '..', '..', '..', 'bench-results');
+
+async function main(): Promise<number> {
+  const options = readBenchOptions();
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const load = new LoadMonitor();
+  const progress = (message: string): void => {
+    const at = ((performance.now() - t0) / 1000).toFixed(1).padStart(5);
+    process.stderr.write(`[bench ${at} s, load ${load.sample().toFixed(2)}] ${message}\n`);
+  };
+  const databases = new BenchDatabases(options.adminUrl);
+  process.once('SIGINT', () => {
+    progress('interrupted: dropping bench databases');
+    void databases.dropAll().finally(() => process.exit(130));
+  });
+
+  progress(`building request bodies${options.quick ? ' (BENCH_QUICK)' : ''}`);
+  const ctx: BenchContext = {
+    options,
+    databases,
+    batches: new BodyCorpus(new EventGenerator(1), 100).ensure(options.quick ? 60_000 : 150_000),
+    singles: new BodyCorpus(new EventGenerator(2), 1).ensure(options.quick ? 20_000 : 40_000),
+    warmup: new BodyCorpus(new EventGenerator(3), 100).ensure(15_000),
+    progress,
+  };
+
+  const rows: BenchRow[] = [];
+  const failures: Array<{ suite: string; error: string }> = [];
+  const step = async <T>(suite: string, fn: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await fn();
+    } catch (err) {
+      const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      failures.push({ suite, error });
+      progress(`suite ${suite} FAILED: ${error}`);
+      return null;
+    }
+  };
+
+  try {
+    const headline = await step('limits+ingest', () => runHeadline(ctx));
+    if (headline) {
+      rows.push(...headline.rows);
+      const saturation = headline.saturationEventsPerSecond;
+      rows.push(...((await step('open-loop', () => runOpenLoopSuite(ctx, saturation))) ?? []));
+      rows.push(...((await step('overload', () => runOverload(ctx, saturation))) ?? []));
+    }
+    rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
+    rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    progress('cluster');
+    rows.push(...((await step('cluster', () => runClusterBench())) ?? []));
+    progress('sdk');
+    rows.push(...((await step('sdk', () => runSdkBench())) ?? []));
+  } finally {
+    await databases.dropAll().catch((err: unknown) => {
+      failures.push({ suite: 'cleanup', error: String(err) });
+    });
+  }
+
+  const loadavg = load.stop();
+  const file = await writeReport(RESULTS_FOLDER, {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    quick: options.quick,
+    host: { cpus: os.cpus().length, node: process.version, httpClient: httpClientKind(), loadavg },
+    rows,
+    failures,
+  });
+  process.stdout.write(`${formatTable(rows)}\n\n`);
+  const missed = rows.filter((r) => r.met === false).length;
+  const withTarget = rows.filter((r) => r.met !== undefined).length;
+  process.stdout.write(
+    `targets met: ${withTarget - missed} of ${withTarget}; ` +
+      `bytes per event in bodies: ${Math.round(ctx.batches.bytesPerEvent)}; ` +
+      `1-min load average ${loadavg.min}–${loadavg.max} (mean ${loadavg.mean}) on ${os.cpus().length} CPUs; ` +
+      `run took ${((performance.now() - t0) / 1000).toFixed(0)} s; results in ${path.relative(process.cwd(), file)}\n`,
+  );
+  for (const f of failures) process.stdout.write(`FAILED ${f.suite}: ${f.error.split('\n')[0]}\n`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(
+      `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,89 @@
+import type { BenchContext } from '../context';
+import { ratePerSecond } from '../load-result';
+import { round, versus } from '../rows';
+import type { BenchRow } from '../types';
+import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
+
+const SUITE = 'ingest';
+
+/** The best run of a concurrency sweep, and every run's stored rate. */
+export interface IngestSweep {
+  readonly best: SluiceClosedRun;
+  readonly tried: Readonly<Record<string, number>>;
+}
+
+function runExtra(r: SluiceClosedRun): Record<string, number | string> {
+  const ok = r.load.latencyByStatus.get(202);
+  return {
+    concurrency: r.concurrency,
+    p50_ms: round(ok?.p50 ?? NaN),
+    p99_ms: round(ok?.p99 ?? NaN),
+    cpu_s_per_M_events: round(r.cpuSecondsPerMillion),
+    peak_rss_MiB: round(r.peakRssMiB),
+    answered_429: `${round(r.throttledShare * 100)}%`,
+    flush_ms: round(r.writer?.meanFlushMs ?? NaN),
+    batch_events: Math.round(r.writer?.meanBatchEvents ?? NaN),
+    all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
+    exit: r.exit.code ?? String(r.exit.signal),
+  };
+}
+
+/** Batched ingest (100-event requests) at each concurrency in turn, each on a fresh collector and database. */
+export async function sweepBatchedIngest(ctx: BenchContext, ack: 'queued' | 'stored'): Promise<IngestSweep> {
+  const concurrencies = ack === 'queued' ? ctx.options.queuedConcurrencies : ctx.options.storedConcurrencies;
+  const runs: SluiceClosedRun[] = [];
+  for (const concurrency of concurrencies) {
+    ctx.progress(`batched ingest, ack=${ack}, concurrency ${concurrency}`);
+    const run = await runSluiceClosed(ctx, {
+      ack,
+      concurrency,
+      bodies: ctx.batches.bodies,
+      label: `ingest_${ack}_${concurrency}`,
+    });
+    runs.push(run);
+    // The corpus is the count bound: grow it (between windows) so the next run is bound by time.
+    const sentPerSecond = ratePerSecond(run.load, run.load.sentEvents);
+    ctx.batches.ensure(Math.ceil(sentPerSecond * (ctx.options.closedMs / 1000) * 1.5));
+  }
+  const best = runs.reduce((a, b) => (b.storedPerSecond > a.storedPerSecond ? b : a));
+  const tried: Record<string, number> = {};
+  for (const r of runs) tried[`c${r.concurrency}_events_s`] = Math.round(r.storedPerSecond);
+  return { best, tried };
+}
+
+/** Rows 4 and 5: the best stored rate against raw COPY (≥ 0.6) and against the naive baseline (≥ 20). */
+export function batchedIngestRows(
+  ack: 'queued' | 'stored',
+  sweep: IngestSweep,
+  rawCopy: BenchRow,
+  naive: BenchRow,
+): BenchRow[] {
+  const name = `batched ingest, ack=${ack}`;
+  const value = sweep.best.storedPerSecond;
+  const extra = { ...runExtra(sweep.best), ...sweep.tried };
+  return [
+    versus(SUITE, name, value, 'events/s stored', rawCopy, 0.6, extra),
+    versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive, 20),
+  ];
+}
+
+/** Single-event requests, closed loop, ack=queued. */
+export function runSingleEventIngest(ctx: BenchContext): Promise<SluiceClosedRun> {
+  const concurrency = ctx.options.singleEventConcurrency;
+  ctx.progress(`single-event requests, ack=queued, concurrency ${concurrency}`);
+  return runSluiceClosed(ctx, {
+    ack: 'queued',
+    concurrency,
+    bodies: ctx.singles.bodies,
+    label: 'ingest_single',
+  });
+}
+
+/** Row 6: single-event requests/s against the null handler's (≥ 0.5). */
+export function singleEventRow(run: SluiceClosedRun, nullSingle: BenchRow): BenchRow {
+  return versus(SUITE, 'single-event requests, ack=queued', run.answeredPerSecond, 'req/s', nullSingle, 0.5, {
+    ...runExtra(run),
+    cpu_us_per_request: Math.round(run.cpuSecondsPerMillion),
+    stored_events_s: Math.round(run.storedPerSecond),
+  });
+}

@@ -1,0 +1,148 @@
+import path from 'node:path';
+import { rawCopy, sluiceCopyChunks } from '../baselines/raw-copy';
+import type { CopyChunk, CopyRunResult } from '../copy-run';
+import { cleanEnv } from '../collector-process';
+import type { BenchContext } from '../context';
+import { freePort } from '../free-port';
+import { createHttpClient } from '../http-client';
+import { runClosedLoop } from '../load-closed';
+import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
+import { RowCounter } from '../pg-bench-db';
+import { figure, round } from '../rows';
+import { startService, type ServiceProcess } from '../service-process';
+import { telemetryEvents } from '../telemetry-events';
+import type { BenchRow } from '../types';
+
+const SUITE = 'limits';
+const BASELINES = path.resolve(__dirname, '..', 'baselines');
+/** Events per COPY transaction of baseline (a). */
+export const RAW_COPY_EVENTS_PER_TRANSACTION = 1000;
+/** Concurrency of the 100-event baseline runs. */
+const BATCH_CONCURRENCY = 8;
+/** Seed of the storage runs' events: the same mix as the HTTP corpus, other ids. */
+export const STORAGE_SEED = 7;
+
+async function startBaseline(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startService({
+    name: script,
+    script: path.join(BASELINES, script),
+    env: { ...cleanEnv(), ...env, BENCH_PORT: String(port) },
+    port,
+  });
+}
+
+function latencyExtra(r: LoadResult): Record<string, number> {
+  return { p50_ms: round(r.latency.p50), p99_ms: round(r.latency.p99), requests: r.requests };
+}
+
+/** The COPY payloads of baseline (a), built once: the workload's rows as the collector maps them. */
+export function rawCopyChunks(ctx: BenchContext): CopyChunk[] {
+  return sluiceCopyChunks(
+    telemetryEvents(ctx.options.copyEvents, STORAGE_SEED),
+    RAW_COPY_EVENTS_PER_TRANSACTION,
+  );
+}
+
+/** One run of baseline (a), into a fresh database. */
+export async function measureRawCopy(
+  ctx: BenchContext,
+  chunks: readonly CopyChunk[],
+): Promise<CopyRunResult> {
+  const db = await ctx.databases.fresh('raw_copy');
+  try {
+    ctx.progress(`(a) raw COPY, ${chunks.length} transactions of ${RAW_COPY_EVENTS_PER_TRANSACTION} events`);
+    return await rawCopy(db.url, chunks, ctx.options.copyMaxMs);
+  } finally {
+    await ctx.databases.drop(db);
+  }
+}
+
+/**
+ * Row (a), the storage limit: the best of its runs (taken at different moments of the bench), so
+ * that a noisy moment on a shared box does not lower the denominator of the storage target.
+ */
+export function rawCopyRow(runs: readonly CopyRunResult[]): BenchRow {
+  const best = runs.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
+  return figure(SUITE, '(a) raw COPY, local client', best.eventsPerSecond, 'events/s', {
+    events: best.events,
+    events_per_tx: RAW_COPY_EVENTS_PER_TRANSACTION,
+    runs_events_s: runs.map((r) => Math.round(r.eventsPerSecond)).join('/'),
+  });
+}
+
+/**
+ * (b) the HTTP limit: Express answering 202 without work, with 1-event requests (req/s) or
+ * 100-event requests (events/s). Bodies are sent again in a cycle: nothing is stored.
+ */
+export async function measureNullExpress(ctx: BenchContext, perRequest: 1 | 100): Promise<BenchRow> {
+  const server = await startBaseline('null-express.js', {});
+  try {
+    const single = perRequest === 1;
+    const concurrency = single ? ctx.options.singleEventConcurrency : BATCH_CONCURRENCY;
+    const bodies = single ? ctx.singles.bodies : ctx.batches.bodies;
+    const client = createHttpClient(server.origin, concurrency);
+    await runClosedLoop({ client, path: '/v1/events', bodies, concurrency, maxMs: 500 });
+    ctx.progress(`(b) null Express, ${perRequest}-event requests, concurrency ${concurrency}`);
+    const cpu0 = server.sample().cpuSeconds;
+    const r = await runClosedLoop({
+      client,
+      path: '/v1/events',
+      bodies,
+      maxRequests: 5_000_000,
+      concurrency,
+      maxMs: ctx.options.baselineMs,
+    });
+    const cpu1 = server.sample().cpuSeconds;
+    await client.close();
+    const answered = statusCount(r, 202);
+    const extra = {
+      ...latencyExtra(r),
+      concurrency,
+      cpu_us_per_request: Math.round(((cpu1 - cpu0) / Math.max(1, r.requests)) * 1e6),
+    };
+    return single
+      ? figure(SUITE, '(b) null Express, 1-event requests', ratePerSecond(r, answered), 'req/s', extra)
+      : figure(
+          SUITE,
+          '(b) null Express, 100-event requests',
+          ratePerSecond(r, answered * 100),
+          'events/s',
+          extra,
+        );
+  } finally {
+    await server.stop();
+  }
+}
+
+/** (c) what a user would write: Express + express.json() + one INSERT per event. */
+export async function measureNaive(ctx: BenchContext): Promise<BenchRow> {
+  const db = await ctx.databases.fresh('naive');
+  const server = await startBaseline('naive-express.js', { BENCH_DATABASE_URL: db.url });
+  const counter = new RowCounter(db.url);
+  try {
+    const client = createHttpClient(server.origin, BATCH_CONCURRENCY);
+    ctx.progress(`(c) naive Express, one INSERT per event, concurrency ${BATCH_CONCURRENCY}`);
+    const r = await runClosedLoop({
+      client,
+      path: '/v1/events',
+      bodies: ctx.batches.bodies,
+      concurrency: BATCH_CONCURRENCY,
+      maxMs: ctx.options.baselineMs,
+    });
+    await client.close();
+    // Every 202 was sent after its INSERTs: the rows are there when the loop ends.
+    const rows = await counter.count();
+    return figure(SUITE, '(c) naive Express, INSERT per event', ratePerSecond(r, rows), 'events/s', {
+      ...latencyExtra(r),
+      concurrency: BATCH_CONCURRENCY,
+      rows,
+      acknowledged: r.accepted,
+      not_202: r.requests - statusCount(r, 202),
+    });
+  } finally {
+    await counter.close();
+    await server.stop();
+    await ctx.databases.drop(db);
+  }
+}

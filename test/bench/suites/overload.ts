@@ -1,0 +1,99 @@
+import type { BenchContext } from '../context';
+import { statusCount } from '../load-result';
+import { MiB } from '../proc-stats';
+import { bounded, figure, round } from '../rows';
+import type { BenchRow } from '../types';
+import { runSluiceOpen } from './sluice-open';
+
+const SUITE = 'overload';
+const LOAD_FACTOR = 3;
+/** Lane bounds of this run, small enough that the offered load fills them within the window. */
+const QUEUE_CAPACITY = 10_000;
+const QUEUE_MAX_BYTES = 16 * MiB;
+const ERROR_QUEUE_CAPACITY = 2_000;
+const ERROR_QUEUE_MAX_BYTES = 4 * MiB;
+/** Target of the 429 answers' p99 (milliseconds). */
+const THROTTLE_P99_TARGET_MS = 10;
+const MAX_IN_FLIGHT = 256;
+
+/**
+ * Row 8: an open loop at three times the saturation rate. The collector must shed with fast 429s,
+ * keep its memory within the configured lane bounds, and store every event it acknowledged.
+ */
+export async function runOverload(ctx: BenchContext, saturationEventsPerSecond: number): Promise<BenchRow[]> {
+  const perRequest = ctx.batches.perRequest;
+  const requestsPerSecond = (saturationEventsPerSecond * LOAD_FACTOR) / perRequest;
+  ctx.batches.ensure(Math.ceil(requestsPerSecond * (ctx.options.overloadMs / 1000) * perRequest * 1.05));
+  ctx.progress(`overload at ${Math.round(requestsPerSecond)} req/s (${LOAD_FACTOR} × saturation)`);
+  const r = await runSluiceOpen(ctx, {
+    label: 'overload',
+    bodies: ctx.batches.bodies,
+    requestsPerSecond,
+    maxMs: ctx.options.overloadMs,
+    maxInFlight: MAX_IN_FLIGHT,
+    settings: {
+      queueCapacity: QUEUE_CAPACITY,
+      queueMaxBytes: QUEUE_MAX_BYTES,
+      errorQueueCapacity: ERROR_QUEUE_CAPACITY,
+      errorQueueMaxBytes: ERROR_QUEUE_MAX_BYTES,
+    },
+  });
+  const name = `${LOAD_FACTOR} × saturation`;
+  const throttled = statusCount(r.load, 429);
+  const answered = r.load.requests - r.load.transportErrors;
+  const lat429 = r.load.latencyByStatus.get(429);
+  const p99 = lat429?.p99 ?? NaN;
+  const laneBoundMiB = (QUEUE_MAX_BYTES + ERROR_QUEUE_MAX_BYTES) / MiB;
+  const rssBoundMiB = r.idleRssMiB + laneBoundMiB;
+  const exitOk = r.exit.code === 0;
+  return [
+    figure(SUITE, `${name}: share answered 429`, (throttled / Math.max(1, answered)) * 100, '%', {
+      offered_req_s: round(r.load.offeredPerSecond),
+      offered_events_s: Math.round(r.load.offeredPerSecond * perRequest),
+      answered_202: statusCount(r.load, 202),
+      answered_429: throttled,
+      other: answered - throttled - statusCount(r.load, 202),
+      transport_errors: r.load.transportErrors,
+      shed_by_generator: r.load.shed,
+      collector_cpu_ms_per_request: round((r.cpuSeconds * 1000) / Math.max(1, answered)),
+    }),
+    bounded(
+      SUITE,
+      `${name}: 429 latency p99`,
+      p99,
+      'ms',
+      `< ${THROTTLE_P99_TARGET_MS} ms`,
+      p99 < THROTTLE_P99_TARGET_MS,
+      {
+        p50_ms: round(lat429?.p50 ?? NaN),
+        max_ms: round(lat429?.max ?? NaN),
+        p99_202_ms: round(r.load.latencyByStatus.get(202)?.p99 ?? NaN),
+        p99_from_schedule_ms: round(r.load.latencyFromSchedule.p99),
+      },
+    ),
+    bounded(
+      SUITE,
+      `${name}: peak RSS`,
+      r.peakRssMiB,
+      'MiB',
+      `≤ idle RSS + lane bytes (${round(rssBoundMiB)} MiB)`,
+      r.peakRssMiB <= rssBoundMiB,
+      {
+        idle_rss_MiB: round(r.idleRssMiB),
+        lane_bytes_MiB: laneBoundMiB,
+        max_requests_in_flight: r.load.maxInFlightSeen,
+        queue_capacity: QUEUE_CAPACITY,
+        error_queue_capacity: ERROR_QUEUE_CAPACITY,
+      },
+    ),
+    bounded(
+      SUITE,
+      `${name}: acknowledged events stored after SIGTERM`,
+      r.storedAfterExit,
+      'events',
+      `= acknowledged (${r.accepted})`,
+      r.storedAfterExit === r.accepted && exitOk,
+      { acknowledged: r.accepted, exit: r.exit.code ?? String(r.exit.signal) },
+    ),
+  ];
+}
