@@ -1,0 +1,64 @@
+import { MAX_COLLECTORS } from './local-cluster';
+
+/** Options of `sluice cluster`. */
+export interface ClusterArgs {
+  /** `--collectors N`: collectors behind HAProxy. Default 3. */
+  readonly collectors: number;
+  /** `--port P`: HAProxy's ingest port on 127.0.0.1. Default 8080. */
+  readonly port: number;
+  /** `--stats-port P`: HAProxy's stats page and Prometheus exporter. Default 8404. */
+  readonly statsPort: number;
+}
+
+export const CLUSTER_USAGE = `Usage: sluice cluster [--collectors N] [--port P] [--stats-port P]
+
+Starts N collectors (default 3) on loopback ports and a real HAProxy in front of
+them on 127.0.0.1:P (default 8080), with a config derived from haproxy.cfg (same
+checks and timeouts, only addresses differ). Stats page and HAProxy's Prometheus
+exporter on --stats-port (default 8404). PostgreSQL: SLUICE_DATABASE_URL
+(default postgres://postgres@127.0.0.1:5432/sluice, created if missing); Redis:
+SLUICE_REDIS_URL (default redis://127.0.0.1:6379). Other SLUICE_* variables
+configure every collector. Ctrl-C drains and stops everything.
+`;
+
+/** Thrown for a bad flag or value; the message says which. */
+export class ClusterArgsError extends Error {
+  override readonly name = 'ClusterArgsError';
+}
+
+function integerIn(flag: string, raw: string | undefined, min: number, max: number): number {
+  const n = Number(raw);
+  if (raw === undefined || raw === '' || !Number.isInteger(n) || n < min || n > max) {
+    throw new ClusterArgsError(
+      `${flag} needs an integer from ${min} to ${max} (got ${JSON.stringify(raw ?? '')})`,
+    );
+  }
+  return n;
+}
+
+/** Parses `--flag value` and `--flag=value`; unknown flags are an error, as for `sluice serve`. */
+export function parseClusterArgs(args: readonly string[]): ClusterArgs {
+  let collectors = 3;
+  let port = 8080;
+  let statsPort = 8404;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const value = (): string | undefined => (eq >= 0 ? arg.slice(eq + 1) : args[++i]);
+    switch (flag) {
+      case '--collectors':
+        collectors = integerIn(flag, value(), 1, MAX_COLLECTORS);
+        break;
+      case '--port':
+        port = integerIn(flag, value(), 0, 65535);
+        break;
+      case '--stats-port':
+        statsPort = integerIn(flag, value(), 0, 65535);
+        break;
+      default:
+        throw new ClusterArgsError(`unknown option "${arg}"\n\n${CLUSTER_USAGE}`);
+    }
+  }
+  return { collectors, port, statsPort };
+}
