@@ -197,7 +197,7 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     ['/v1/events?app=a&app=b', 'app'],
     ['/v1/metrics', 'name'],
     ['/v1/metrics?name=x&resolution=5m', 'resolution'],
-    ['/v1/metrics?name=x&resolution=1h', 'resolution'],
+    ['/v1/metrics?name=x&resolution=1d', 'resolution'],
   ])('GET %s → 400 naming %s', async (path, parameter) => {
     const res = await getJson(`${c.url}${path}`);
     expect(res.status).toBe(400);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
+import { queryRollups } from './rollups';
 import { toMetricPoint, type MetricPointRow } from './row-mapping';
 
 interface PgRow extends Omit<MetricPointRow, 'ts' | 'count'> {
@@ -7,9 +8,12 @@ interface PgRow extends Omit<MetricPointRow, 'ts' | 'count'> {
   readonly count: string | null;
 }
 
-/** Raw resolution only: rollups come with the downsample job. Oldest first. */
+/**
+ * `raw`: every sample and summary, oldest first. `1m` / `1h`: one point per bucket and app from the
+ * rollups the downsample job maintains (empty until it has run).
+ */
 export async function queryMetrics(pool: pg.Pool, q: MetricQuery): Promise<MetricPoint[]> {
-  if (q.resolution !== 'raw') throw new Error('resolution not available yet');
+  if (q.resolution !== 'raw') return queryRollups(pool, q.resolution, q);
   const values: unknown[] = [q.name];
   const where = ['name = $1'];
   if (q.app !== undefined) where.push(`app = $${values.push(q.app)}`);

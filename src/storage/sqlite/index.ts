@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
 import type { Storage } from '../port';
+import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
@@ -23,12 +24,20 @@ export interface SqliteStorageOptions {
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+export type { SqliteMaintenance } from './maintenance';
+
+export interface SqliteStorage extends Storage {
+  readonly kind: 'sqlite';
+  /** The scheduler's jobs on this file (tier 1 runs them in-process); see maintenance.ts. */
+  readonly maintenance: SqliteMaintenance;
+}
+
 /**
  * The `Storage` port on one SQLite file (tier 1), with the same behaviour as PostgreSQL. The file
  * is opened here; better-sqlite3 is synchronous, so each call runs to completion and its result
  * or error is returned as a settled promise.
  */
-export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const logger = options.logger.child({ component: 'storage', storage: 'sqlite' });
   fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
   const db = new Database(options.path);
@@ -40,6 +49,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
   return {
     kind: 'sqlite',
+    maintenance: sqliteMaintenance(db, prepare),
     migrate: async () => applySqliteMigrations(db, logger),
     writeBatch: async (events) => ({ inserted: events.length === 0 ? 0 : write(events) }),
     queryEvents: async (query) => queryEvents(prepare, query),

@@ -50,4 +50,53 @@ CREATE TABLE metric_samples (
 CREATE INDEX metric_samples_name_ts ON metric_samples (name, ts);
 `,
   },
+  {
+    // The scheduler's run history and the metric rollups, as in postgres/migrations/002_scheduler.ts.
+    version: 2,
+    sql: `
+CREATE TABLE scheduler_runs (
+  job TEXT NOT NULL,
+  slot_ms INTEGER NOT NULL,
+  interval_ms INTEGER NOT NULL,
+  instance TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  finished_ms INTEGER,
+  duration_ms REAL,
+  rows INTEGER,
+  error TEXT,
+  claimed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (job, slot_ms)
+) STRICT;
+CREATE INDEX scheduler_runs_job_started ON scheduler_runs (job, started_ms);
+
+CREATE TABLE metric_rollups_1m (
+  name TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  app TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  min REAL NOT NULL,
+  max REAL NOT NULL,
+  sum REAL NOT NULL,
+  PRIMARY KEY (name, bucket, app)
+) STRICT;
+CREATE INDEX metric_rollups_1m_bucket ON metric_rollups_1m (bucket);
+
+CREATE TABLE metric_rollups_1h (
+  name TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  app TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  min REAL NOT NULL,
+  max REAL NOT NULL,
+  sum REAL NOT NULL,
+  PRIMARY KEY (name, bucket, app)
+) STRICT;
+CREATE INDEX metric_rollups_1h_bucket ON metric_rollups_1h (bucket);
+
+CREATE TABLE rollup_watermarks (
+  rollup TEXT PRIMARY KEY,
+  watermark_ms INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];

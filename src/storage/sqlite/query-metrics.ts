@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { MetricPoint, MetricQuery } from '../port';
 import { toMetricPoint, type MetricPointRow } from '../postgres/row-mapping';
+import { queryRollups } from './rollups';
 
-/** Raw resolution only, as in the PostgreSQL adapter. Oldest first. */
+/** As in the PostgreSQL adapter: raw samples, or one point per bucket and app from the rollups. Oldest first. */
 export function queryMetrics(prepare: (sql: string) => Database.Statement, q: MetricQuery): MetricPoint[] {
-  if (q.resolution !== 'raw') throw new Error('resolution not available yet');
+  if (q.resolution !== 'raw') return queryRollups(prepare, q.resolution, q);
   const params: Record<string, unknown> = { name: q.name, limit: q.limit };
   const where = ['name = @name'];
   const add = (clause: string, key: string, value: unknown): void => {

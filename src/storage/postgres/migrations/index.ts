@@ -1,4 +1,5 @@
 import { sql as events001 } from './001_events';
+import { sql as scheduler002 } from './002_scheduler';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -7,4 +8,7 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'events', sql: events001 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'events', sql: events001 },
+  { version: 2, name: 'scheduler', sql: scheduler002 },
+];

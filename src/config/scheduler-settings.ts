@@ -1,0 +1,78 @@
+import { duration, integer, oneOf } from './parsers';
+import { setting } from './setting';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Settings of the scheduler (downsample, purge and partition jobs; see src/scheduler). Raw
+ * retention is `SLUICE_RETENTION_RAW` (core settings); partitions ahead is
+ * `SLUICE_PARTITIONS_AHEAD_DAYS`. Units: `_MS` milliseconds.
+ */
+export const SCHEDULER_SETTINGS = {
+  scheduler: setting({
+    env: 'SLUICE_SCHEDULER',
+    default: 'on',
+    doc: 'Run the maintenance jobs on this instance (each still runs once per interval cluster-wide).',
+    parse: oneOf(['on', 'off'] as const),
+  }),
+  jobDownsampleIntervalMs: setting({
+    env: 'SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS',
+    default: '60000',
+    doc: 'Interval of the downsample job (metric rollups at 1m and 1h); 0 disables it here.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  jobPurgeIntervalMs: setting({
+    env: 'SLUICE_JOB_PURGE_INTERVAL_MS',
+    default: '600000',
+    doc: 'Interval of the purge job (data past its retention); 0 disables it here.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  jobPartitionsIntervalMs: setting({
+    env: 'SLUICE_JOB_PARTITIONS_INTERVAL_MS',
+    default: '3600000',
+    doc: 'PostgreSQL: interval of the job creating daily partitions ahead of time; 0 disables it here.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  jobTimeoutMs: setting({
+    env: 'SLUICE_JOB_TIMEOUT_MS',
+    default: '60000',
+    doc: 'PostgreSQL: statement_timeout and idle-in-transaction timeout of a job run’s transaction.',
+    parse: duration(100, 3_600_000, 'ms'),
+  }),
+  jobLockTimeoutMs: setting({
+    env: 'SLUICE_JOB_LOCK_TIMEOUT_MS',
+    default: '1000',
+    doc: 'PostgreSQL: lock_timeout of a job run (e.g. dropping a partition); writers queue behind such a wait.',
+    parse: duration(10, 60_000, 'ms'),
+  }),
+  latenessMs: setting({
+    env: 'SLUICE_LATENESS_MS',
+    default: '300000',
+    doc: 'Events stored at most this long after their ts still reach the rollups (older buckets are re-folded).',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  retention1mMs: setting({
+    env: 'SLUICE_RETENTION_1M',
+    default: '30d',
+    doc: 'Retention of the 1-minute metric rollups.',
+    parse: duration(3_600_000, 3650 * DAY_MS, 'd'),
+  }),
+  retention1hMs: setting({
+    env: 'SLUICE_RETENTION_1H',
+    default: '400d',
+    doc: 'Retention of the 1-hour metric rollups.',
+    parse: duration(3_600_000, 36500 * DAY_MS, 'd'),
+  }),
+  purgeBatchSize: setting({
+    env: 'SLUICE_PURGE_BATCH_SIZE',
+    default: '5000',
+    doc: 'Rows removed by one purge DELETE statement.',
+    parse: integer(1, 1_000_000),
+  }),
+  purgeMaxRowsPerRun: setting({
+    env: 'SLUICE_PURGE_MAX_ROWS_PER_RUN',
+    default: '100000',
+    doc: 'Most rows one purge run deletes per table (the rest waits for the next run): keeps each run short.',
+    parse: integer(1, 100_000_000),
+  }),
+} as const;

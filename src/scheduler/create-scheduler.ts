@@ -1,0 +1,107 @@
+import type { Clock } from '../clock';
+import type { Logger } from '../log/logger';
+import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
+import type { SqliteStorage } from '../storage/sqlite';
+import type { Job } from './job';
+import { standardJobs } from './jobs';
+import { PostgresRunBackend, defaultInstanceId } from './postgres-runs';
+import type { RunBackend } from './run-backend';
+import { Scheduler } from './scheduler';
+import type { SchedulerConfig } from './scheduler-config';
+import { SqliteRunBackend } from './sqlite-runs';
+
+/** Where the jobs run. */
+export type SchedulerStorage =
+  /** Tier 2+: the scheduler opens its own connections (one per job run) to this database. */
+  | { readonly kind: 'postgres'; readonly connectionString: string }
+  /** Tier 1: in-process, on the storage's own connection. */
+  | { readonly kind: 'sqlite'; readonly storage: SqliteStorage };
+
+export interface SchedulerOptions {
+  readonly storage: SchedulerStorage;
+  readonly config: SchedulerConfig;
+  /** Process clock: when this instance attempts. Whether a job runs is decided on the database clock. */
+  readonly clock: Clock;
+  /**
+   * Tests only: stands in for the database clock (PostgreSQL `now()`) in the claim and in the
+   * jobs' time. Default: the database's own clock on PostgreSQL, `clock` on SQLite.
+   */
+  readonly databaseClock?: Clock;
+  readonly logger: Logger;
+  readonly metrics: SchedulerMetrics;
+  /** Recorded with each run (`scheduler_runs.instance`). Default `hostname:pid`. */
+  readonly instance?: string;
+  /** Tests only: replaces or wraps the standard jobs. */
+  readonly jobs?: (standard: readonly Job[]) => readonly Job[];
+  /** 0..1, spreads attempt times. Default Math.random. */
+  readonly random?: () => number;
+}
+
+export interface SchedulerHandle {
+  /** Idempotent. Starts the job timers (nothing when the config disables the scheduler). */
+  start(): void;
+  /** Idempotent. Clears the timers, waits for a run in flight, closes the scheduler's connections. */
+  close(): Promise<void>;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Each downsample run re-reads raw rows from (last run − lateness) and 1m rollups from the start
+ * of that hour: the retentions must keep them. Throws a message naming the variable.
+ */
+function checkRetentions(config: SchedulerConfig): void {
+  const reread = config.latenessMs + config.intervalsMs.downsample;
+  if (reread + 60_000 > config.retentionRawMs) {
+    throw new Error(
+      'SLUICE_RETENTION_RAW must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 1 minute',
+    );
+  }
+  if (reread + 2 * HOUR_MS > config.retention1mMs) {
+    throw new Error(
+      'SLUICE_RETENTION_1M must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 2 hours (1h rollups are folded from 1m)',
+    );
+  }
+}
+
+/** Builds the scheduler; it does nothing until `start()`. See postgres-runs.ts for the protocol. */
+export function createScheduler(options: SchedulerOptions): SchedulerHandle {
+  const { config } = options;
+  checkRetentions(config);
+  const logger = options.logger.child({ component: 'scheduler' });
+  const instance = options.instance ?? defaultInstanceId();
+  const standard = standardJobs(config, options.storage.kind);
+  const jobs = (options.jobs ? options.jobs(standard) : standard)
+    .map((job) => ({ job, intervalMs: config.intervalsMs[job.name] }))
+    .filter((j) => config.enabled && j.intervalMs > 0);
+
+  let backend: RunBackend;
+  if (options.storage.kind === 'postgres') {
+    backend = new PostgresRunBackend({
+      connectionString: options.storage.connectionString,
+      connectTimeoutMs: config.connectTimeoutMs,
+      jobTimeoutMs: config.jobTimeoutMs,
+      lockTimeoutMs: config.jobLockTimeoutMs,
+      instance,
+      maxConnections: Math.max(1, jobs.length),
+      databaseClock: options.databaseClock,
+      logger,
+    });
+  } else {
+    backend = new SqliteRunBackend({
+      maintenance: options.storage.storage.maintenance,
+      instance,
+      clock: options.databaseClock ?? options.clock,
+      logger,
+    });
+  }
+  const scheduler = new Scheduler({
+    backend,
+    jobs,
+    clock: options.clock,
+    logger,
+    metrics: options.metrics,
+    random: options.random,
+  });
+  return { start: () => scheduler.start(), close: () => scheduler.close() };
+}

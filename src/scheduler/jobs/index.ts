@@ -1,0 +1,30 @@
+import type { Job } from '../job';
+import type { SchedulerConfig } from '../scheduler-config';
+import { downsampleJob } from './downsample';
+import { partitionsJob } from './partitions';
+import { purgeJob } from './purge';
+
+export { downsampleJob, planFold } from './downsample';
+export { purgeCutoffs, purgeJob } from './purge';
+export { partitionsJob } from './partitions';
+
+/**
+ * On SQLite each fold statement blocks the event loop (better-sqlite3 is synchronous): shorter
+ * spans, the same backlog per run.
+ */
+const SQLITE_DOWNSAMPLE = { maxSpanMs: 15 * 60_000, maxSpansPerRun: 24 };
+
+/** The jobs a storage kind runs: SQLite has no partitions. */
+export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite'): Job[] {
+  const jobs = [
+    downsampleJob({ latenessMs: config.latenessMs, ...(kind === 'sqlite' ? SQLITE_DOWNSAMPLE : {}) }),
+    purgeJob({
+      retentionRawMs: config.retentionRawMs,
+      retention1mMs: config.retention1mMs,
+      retention1hMs: config.retention1hMs,
+      limits: { batchSize: config.purgeBatchSize, maxRows: config.purgeMaxRowsPerRun },
+    }),
+  ];
+  if (kind === 'postgres') jobs.push(partitionsJob({ aheadDays: config.partitionsAheadDays }));
+  return jobs;
+}

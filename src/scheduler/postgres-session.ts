@@ -1,0 +1,53 @@
+import type pg from 'pg';
+import type { Logger } from '../log/logger';
+import { dropExpiredPartitions, ensureDailyPartitionsOn } from '../storage/postgres/partitions';
+import {
+  deleteDefaultPartitionRowsBefore,
+  deleteRollupsEndingBy,
+  deleteSchedulerRunsBefore,
+} from '../storage/postgres/purge';
+import {
+  foldRollups,
+  oldestSampleTs,
+  readRollupWatermark,
+  writeRollupWatermark,
+} from '../storage/postgres/rollups';
+import type { MaintenanceSession } from './job';
+
+/**
+ * Most rows the default partition may hold for a day the partitions job is about to create:
+ * moving more would hold ACCESS EXCLUSIVE on the table (blocking the writer) for too long, so the
+ * day keeps its rows in the default partition instead.
+ */
+const MAX_ROWS_TO_MOVE = 50_000;
+
+/** The maintenance port on one PostgreSQL run: every call on the run's transaction client. */
+export function postgresSession(
+  client: pg.ClientBase,
+  logger: Logger,
+  lockTimeoutMs: number,
+): MaintenanceSession {
+  return {
+    kind: 'postgres',
+    rollupWatermark: () => readRollupWatermark(client),
+    setRollupWatermark: (ms) => writeRollupWatermark(client, ms),
+    oldestSampleTs: () => oldestSampleTs(client),
+    foldRollups: (resolution, fromMs, toMs) => foldRollups(client, resolution, fromMs, toMs),
+    async purgeRaw(cutoffMs, limits) {
+      // Stragglers first: dropping takes ACCESS EXCLUSIVE locks, held until the run commits.
+      const stragglers = await deleteDefaultPartitionRowsBefore(client, cutoffMs, limits);
+      const { dropped } = await dropExpiredPartitions(client, logger, cutoffMs, lockTimeoutMs);
+      return { rows: stragglers.rows, partitionsDropped: dropped, done: stragglers.done };
+    },
+    purgeRollups: (resolution, cutoffMs, limits) =>
+      deleteRollupsEndingBy(client, resolution, cutoffMs, limits),
+    purgeRunHistory: (cutoffMs, limits) => deleteSchedulerRunsBefore(client, cutoffMs, limits),
+    ensurePartitions: (fromMs, toMs) =>
+      ensureDailyPartitionsOn(client, logger, {
+        fromMs,
+        toMs,
+        timeoutMs: lockTimeoutMs,
+        maxRowsToMove: MAX_ROWS_TO_MOVE,
+      }),
+  };
+}

@@ -1,0 +1,56 @@
+import type { MetricPoint } from '../port';
+
+/*
+ * The rollup layout both adapters share (pure definitions only, like row-mapping.ts): one table
+ * per resolution, each row one bucket of one (name, app) series.
+ */
+
+export type RollupResolution = '1m' | '1h';
+
+/** Finest first: each resolution is folded from the one before it (1m from raw samples). */
+export const ROLLUP_RESOLUTIONS: readonly RollupResolution[] = ['1m', '1h'];
+
+/** Bucket width (milliseconds). Buckets are aligned on multiples of it from the Unix epoch (UTC). */
+export const ROLLUP_WIDTH_MS: Readonly<Record<RollupResolution, number>> = {
+  '1m': 60_000,
+  '1h': 3_600_000,
+};
+
+export const ROLLUP_TABLE: Readonly<Record<RollupResolution, string>> = {
+  '1m': 'metric_rollups_1m',
+  '1h': 'metric_rollups_1h',
+};
+
+/** Key of the downsample job's row in `rollup_watermarks`. */
+export const ROLLUP_WATERMARK_KEY = 'metric_rollups';
+
+/** Stands for "no upper bound" in fold ranges: larger than any stored ts. */
+export const OPEN_END_MS = Number.MAX_SAFE_INTEGER;
+
+/** A rollup row as read back. */
+export interface RollupRow {
+  readonly bucket: number;
+  readonly app: string;
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+  readonly sum: number;
+}
+
+/** One bucket as a point: `ts` is the bucket start, avg is sum / count. */
+export function toRollupPoint(row: RollupRow): MetricPoint {
+  return {
+    ts: row.bucket,
+    app: row.app,
+    count: row.count,
+    min: row.min,
+    max: row.max,
+    sum: row.sum,
+    avg: row.sum / row.count,
+  };
+}
+
+/** `ms` rounded down to a multiple of `width`. */
+export function floorTo(ms: number, width: number): number {
+  return Math.floor(ms / width) * width;
+}

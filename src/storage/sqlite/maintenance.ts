@@ -1,0 +1,47 @@
+import type Database from 'better-sqlite3';
+import type { RunClaim, RunCompletion } from '../postgres/scheduler-runs';
+import type { RollupResolution } from '../postgres/rollup-tables';
+import { deleteBatch, type PurgeTarget } from './purge';
+import * as rollups from './rollups';
+import * as runs from './scheduler-runs';
+
+/**
+ * The scheduler's handle on a SQLite storage (tier 1: one process, no lock needed). better-sqlite3
+ * is synchronous, so each call is one short `BEGIN IMMEDIATE` transaction on the storage's own
+ * connection and blocks the event loop while it runs: callers keep every call bounded (a batch)
+ * and yield between calls. Callers order their calls so any prefix leaves a consistent state.
+ */
+export interface SqliteMaintenance {
+  claimRun(c: RunClaim): boolean;
+  finishRun(c: RunCompletion): void;
+  readRollupWatermark(): number | null;
+  writeRollupWatermark(watermarkMs: number): void;
+  oldestSampleTs(): number | null;
+  /** See postgres/rollups.ts `foldRollups`. */
+  foldRollups(resolution: RollupResolution, fromMs: number, toMs: number): number;
+  /** See purge.ts `deleteBatch`. */
+  deleteBatch(target: PurgeTarget, cutoffMs: number, limit: number): number;
+}
+
+export function sqliteMaintenance(
+  db: Database.Database,
+  prepare: (sql: string) => Database.Statement,
+): SqliteMaintenance {
+  const inTransaction = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
+    const transaction = db.transaction(fn);
+    return (...args) => transaction.immediate(...args);
+  };
+  return {
+    claimRun: inTransaction((c: RunClaim) => runs.claimRun(prepare, c)),
+    finishRun: inTransaction((c: RunCompletion) => runs.finishRun(prepare, c)),
+    readRollupWatermark: () => rollups.readRollupWatermark(prepare),
+    writeRollupWatermark: inTransaction((ms: number) => rollups.writeRollupWatermark(prepare, ms)),
+    oldestSampleTs: () => rollups.oldestSampleTs(prepare),
+    foldRollups: inTransaction((resolution: RollupResolution, fromMs: number, toMs: number) =>
+      rollups.foldRollups(prepare, resolution, fromMs, toMs),
+    ),
+    deleteBatch: inTransaction((target: PurgeTarget, cutoffMs: number, limit: number) =>
+      deleteBatch(prepare, target, cutoffMs, limit),
+    ),
+  };
+}
