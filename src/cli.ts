@@ -3,6 +3,7 @@
  * The composition root: the only module that reads the environment,
  * constructs components and wires them together.
  *   sluice serve     run a collector
+ *   sluice worker    drain the JetStream stream into PostgreSQL (tier 4)
  *   sluice migrate   apply storage migrations and exit
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config/load';
@@ -10,10 +11,12 @@ import { generateKey } from './auth/api-keys';
 import { runClusterCommand } from './cluster';
 import { migrateStorage, startCollector } from './collector';
 import { createLogger } from './log/logger';
+import { startWorker } from './worker';
 const USAGE = `Usage: sluice <command> [--option value ...]
 
 Commands:
-  serve     run a collector (default)
+  serve     run a collector (default; SLUICE_MODE=ingest publishes to NATS JetStream)
+  worker    drain the JetStream stream into PostgreSQL (needs SLUICE_NATS_URL, SLUICE_DATABASE_URL)
   migrate   apply storage migrations, then exit
   key       make an API key: sluice key ingest <id> <app> | sluice key read <id>
   cluster   N collectors behind a real HAProxy on loopback (see README)
@@ -59,7 +62,7 @@ async function main(argv: readonly string[]): Promise<void> {
     });
     return;
   }
-  if (command !== 'serve' && command !== 'migrate') {
+  if (command !== 'serve' && command !== 'worker' && command !== 'migrate') {
     process.stderr.write(`sluice: unknown command "${command}"\n\n${USAGE}`);
     process.exit(2);
   }
@@ -82,6 +85,10 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     if (command === 'migrate') {
       await migrateStorage(config, logger);
+    } else if (command === 'worker') {
+      const worker = await startWorker(config, { logger });
+      process.on('SIGTERM', () => worker.shutdown('SIGTERM'));
+      process.on('SIGINT', () => worker.shutdown('SIGINT'));
     } else {
       const collector = await startCollector(config, { logger });
       process.on('SIGTERM', () => collector.shutdown('SIGTERM'));

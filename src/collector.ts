@@ -10,6 +10,7 @@ import type { Config } from './config/load';
 import type { EventLimits } from './events/limits';
 import { createApp } from './http/app';
 import { listen } from './http/server';
+import type { EventSink } from './ingest/event-sink';
 import { IngestService } from './ingest/ingest-service';
 import { LaneSink } from './ingest/lane-sink';
 import { PeriodicTask } from './lifecycle/periodic-task';
@@ -18,12 +19,21 @@ import { Shutdown } from './lifecycle/shutdown';
 import { retryUntil } from './lifecycle/startup';
 import type { Logger } from './log/logger';
 import { createMetrics, type Metrics } from './metrics/instruments';
+import { createQueueMetrics } from './metrics/queue-instruments';
 import { DEFAULT_BACKOFF } from './pipeline/backoff';
 import { BatchWriterLoop } from './pipeline/batch-writer-loop';
 import { BoundedLane } from './pipeline/lane';
+import { AsyncPublisher } from './queue/async-publisher';
+import { JetStreamMonitor } from './queue/jetstream-monitor';
+import { JetStreamSink } from './queue/jetstream-sink';
+import { connectNats } from './queue/nats-connection';
+import { queueConfig, type QueueConfig } from './queue/queue-config';
+import { ensureStreams } from './queue/topology';
 import type { Storage } from './storage/port';
 import { createPostgresStorage, type PostgresStorage } from './storage/postgres';
-import { createSqliteStorage } from './storage/sqlite';
+import { createSqliteStorage, type SqliteStorage } from './storage/sqlite';
+import { createSchedulerMetrics } from './metrics/scheduler-instruments';
+import { createScheduler, schedulerConfigFrom } from './scheduler';
 
 export interface CollectorDeps {
   readonly logger: Logger;
@@ -48,7 +58,7 @@ export function openStorage(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
-): Storage | PostgresStorage {
+): SqliteStorage | PostgresStorage {
   if (config.databaseUrl !== null) {
     return createPostgresStorage({
       connectionString: config.databaseUrl,
@@ -88,12 +98,24 @@ export async function migrateStorage(config: Config, logger: Logger): Promise<vo
   }
 }
 
-export async function startCollector(config: Config, deps: CollectorDeps): Promise<RunningCollector> {
-  const { logger } = deps;
-  const clock = deps.clock ?? systemClock;
-  const metrics = createMetrics();
-  const admission = createAdmission(config, metrics.registry, clock, logger);
-  const storage = openStorage(config, logger, clock);
+/** What the collector's intake hands its events to, and how the shutdown sequence drains it. */
+interface Intake {
+  readonly sink: EventSink;
+  /** The shutdown sequence's "flush" step (see src/lifecycle/shutdown.ts). */
+  readonly drain: { stop(): Promise<void>; abort(): void; held(): number };
+  /** Closed after the drain, in order, before storage. */
+  readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
+}
+
+/** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
+async function startLaneIntake(
+  config: Config,
+  storage: SqliteStorage | PostgresStorage,
+  readiness: Readiness,
+  metrics: Metrics,
+  clock: Clock,
+  logger: Logger,
+): Promise<Intake> {
   await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
 
   const errorLane = new BoundedLane('error', {
@@ -126,7 +148,6 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger: logger.child({ component: 'writer' }),
     metrics,
   });
-  const readiness = new Readiness(metrics);
   const health = new StorageHealthMonitor({
     ping: () => storage.ping(),
     readiness,
@@ -137,9 +158,26 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   await health.start();
   writer.start();
 
-  const ingest = new IngestService({
-    limits: eventLimits(config),
-    maxEventsPerRequest: config.maxEventsPerRequest,
+  const schedulerConfig = schedulerConfigFrom(config);
+  const scheduler = createScheduler({
+    storage:
+      storage.kind === 'postgres'
+        ? { kind: 'postgres', connectionString: config.databaseUrl ?? '' }
+        : { kind: 'sqlite', storage },
+    config: schedulerConfig,
+    clock,
+    logger,
+    metrics: createSchedulerMetrics(metrics.registry),
+  });
+  scheduler.start();
+  // With the scheduler off here, partitions are still made ahead (another instance may not exist).
+  const maintenance =
+    storage.kind === 'postgres' && !schedulerConfig.enabled
+      ? new PeriodicTask('partitions', 3_600_000, () => storage.ensurePartitions(), logger)
+      : null;
+  maintenance?.start();
+
+  return {
     sink: new LaneSink({
       errorLane,
       standardLane,
@@ -148,6 +186,103 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       ackTimeoutMs: config.ackTimeoutMs,
       storageUp: () => readiness.storageUp,
     }),
+    drain: writer,
+    closers: [
+      { name: 'health', close: () => health.stop() },
+      { name: 'scheduler', close: () => scheduler.close() },
+      ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
+    ],
+  };
+}
+
+/**
+ * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
+ * them. No lanes, no writer, no migrations here (workers migrate); readiness follows NATS, not
+ * the database, so intake keeps answering while PostgreSQL is away. Storage is still opened for
+ * the read API, which reads the database the workers write (see `queueConfig`).
+ */
+async function startQueueIntake(
+  config: Config,
+  queue: QueueConfig,
+  readiness: Readiness,
+  metrics: Metrics,
+  clock: Clock,
+  logger: Logger,
+): Promise<Intake> {
+  if (config.ack === 'stored') {
+    logger.warn('SLUICE_ACK=stored has no effect with SLUICE_MODE=ingest: 202 means persisted by JetStream');
+  }
+  const queueMetrics = createQueueMetrics(metrics.registry);
+  const startupMs = config.storageTimeoutMs * 6;
+  const nc = await retryUntil(
+    'connect to NATS',
+    () =>
+      connectNats({
+        servers: queue.servers,
+        name: 'sluice-collector',
+        timeoutMs: config.natsPublishTimeoutMs,
+        logger: logger.child({ component: 'nats' }),
+      }),
+    startupMs,
+    logger,
+  );
+  const jsm = await nc.jetstreamManager({ timeout: config.natsPublishTimeoutMs });
+  const ensure = () => ensureStreams(jsm, queue.topology, queue.streamLimits);
+  await retryUntil('create the stream', ensure, startupMs, logger);
+  const monitor = new JetStreamMonitor({
+    nc,
+    jsm,
+    topology: queue.topology,
+    watchConsumers: false,
+    recreate: ensure,
+    onChange: (up) => readiness.setStorageUp(up),
+    intervalMs: config.healthIntervalMs,
+    timeoutMs: config.natsPublishTimeoutMs,
+    clock,
+    metrics: queueMetrics,
+    logger: logger.child({ component: 'jetstream' }),
+  });
+  await monitor.start();
+  const publisher = new AsyncPublisher(nc);
+  const sink = new JetStreamSink({
+    publisher,
+    topology: queue.topology,
+    maxPendingAcks: config.natsMaxPendingAcks,
+    publishTimeoutMs: config.natsPublishTimeoutMs,
+    up: () => monitor.up,
+    drainPerSecond: () => monitor.drainRate.perSecond(),
+    metrics: queueMetrics,
+  });
+  return {
+    sink,
+    // Requests in flight already waited for their acks; nothing is held in this process.
+    drain: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
+    closers: [
+      { name: 'jetstream monitor', close: () => monitor.stop() },
+      { name: 'publisher', close: () => publisher.close() },
+      { name: 'nats', close: () => nc.drain() },
+    ],
+  };
+}
+
+export async function startCollector(config: Config, deps: CollectorDeps): Promise<RunningCollector> {
+  const { logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  // Checked before anything is opened: ingest mode without NATS or PostgreSQL is a ConfigError.
+  const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
+  const metrics = createMetrics();
+  const admission = createAdmission(config, metrics.registry, clock, logger);
+  const storage = openStorage(config, logger, clock);
+  const readiness = new Readiness(metrics);
+  const intake =
+    queue !== null
+      ? await startQueueIntake(config, queue, readiness, metrics, clock, logger)
+      : await startLaneIntake(config, storage, readiness, metrics, clock, logger);
+
+  const ingest = new IngestService({
+    limits: eventLimits(config),
+    maxEventsPerRequest: config.maxEventsPerRequest,
+    sink: intake.sink,
     rateLimiter: admission.rateLimiter,
     admissionMetrics: admission.metrics,
     clock,
@@ -164,6 +299,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
+    // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
+    metricResolutions:
+      config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
   });
   const server: Server = await listen(app, {
     host: config.host,
@@ -171,22 +309,15 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
   });
 
-  const maintenance =
-    'ensurePartitions' in storage
-      ? new PeriodicTask('partitions', 3_600_000, () => storage.ensurePartitions(), logger)
-      : null;
-  maintenance?.start();
-
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
   const shutdown = new Shutdown({
     readiness,
     server,
-    writer,
+    writer: intake.drain,
     closers: [
-      { name: 'health', close: () => health.stop() },
-      ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
+      ...intake.closers,
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
     ],
@@ -196,7 +327,10 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     exit: deps.exit ?? ((code) => process.exit(code)),
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info({ url: `http://${host}:${port}`, storage: storage.kind, ack: config.ack }, 'sluice listening');
+  logger.info(
+    { url: `http://${host}:${port}`, storage: storage.kind, ack: config.ack, mode: config.mode },
+    'sluice listening',
+  );
   return {
     url: `http://${host}:${port}`,
     port,

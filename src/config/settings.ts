@@ -1,5 +1,7 @@
 import { ADMISSION_SETTINGS } from './admission-settings';
 import { CORE_SETTINGS } from './core-settings';
+import { QUEUE_SETTINGS } from './queue-settings';
+import { SCHEDULER_SETTINGS } from './scheduler-settings';
 import type { Setting } from './setting';
 
 /**
@@ -9,6 +11,8 @@ import type { Setting } from './setting';
 export const SETTINGS = {
   ...CORE_SETTINGS,
   ...ADMISSION_SETTINGS,
+  ...QUEUE_SETTINGS,
+  ...SCHEDULER_SETTINGS,
 } as const;
 
 type Settings = typeof SETTINGS;

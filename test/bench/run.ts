@@ -13,6 +13,7 @@ import { LoadMonitor } from './load-monitor';
 import { BenchDatabases } from './pg-bench-db';
 import { writeReport } from './results-file';
 import { runClusterBench } from './cluster';
+import { runQueueBench } from './queue';
 import { runSdkBench } from './sdk';
 import { runHeadline } from './suites/headline';
 import { runLayout } from './suites/layout';
@@ -73,6 +74,8 @@ async function main(): Promise<number> {
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    progress('queue');
+    rows.push(...((await step('queue', () => runQueueBench())) ?? []));
     progress('cluster');
     rows.push(...((await step('cluster', () => runClusterBench())) ?? []));
     progress('sdk');

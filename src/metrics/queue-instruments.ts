@@ -1,0 +1,114 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/**
+ * Instruments of tier 4 (src/queue): the publishing side in ingest-mode collectors, the consuming
+ * side in `sluice worker`. Each process registers all of them; a collector leaves the worker ones
+ * at zero and the other way round. Labels are bounded: `consumer` is `error` or `standard`,
+ * `result` and `reason` come from the fixed sets in their help texts.
+ */
+export function createQueueMetrics(registry: Registry) {
+  const r = [registry];
+  const collectHooks: Array<() => void> = [];
+  return {
+    /** Runs `hook` at every scrape, before the pending-acks gauge is read. */
+    onCollect(hook: () => void): void {
+      collectHooks.push(hook);
+    },
+    natsUp: new Gauge({
+      name: 'sluice_queue_nats_up',
+      help: '1 while NATS is connected and the last JetStream check of the stream answered.',
+      registers: r,
+    }),
+    publishDuration: new Histogram({
+      name: 'sluice_queue_publish_duration_seconds',
+      help: 'From the first publish of a request’s events to the last JetStream ack, by result (ok, stream_full, timeout, error).',
+      labelNames: ['result'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: r,
+    }),
+    pendingAcks: new Gauge({
+      name: 'sluice_queue_publish_pending_acks',
+      help: 'Publishes sent and awaiting their JetStream ack (bounded by SLUICE_NATS_MAX_PENDING_ACKS).',
+      registers: r,
+      collect() {
+        for (const hook of collectHooks) hook();
+      },
+    }),
+    publishRefused: new Counter({
+      name: 'sluice_queue_publish_refused_total',
+      help: 'Events not published, by reason (pending_acks: the local bound; stream_full; timeout; unavailable; error).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    streamMessages: new Gauge({
+      name: 'sluice_queue_stream_messages',
+      help: 'Messages held by the stream (the backlog the workers have not acked yet), at the last check.',
+      registers: r,
+    }),
+    streamBytes: new Gauge({
+      name: 'sluice_queue_stream_bytes',
+      help: 'Bytes held by the stream at the last check.',
+      registers: r,
+    }),
+    streamMaxBytes: new Gauge({
+      name: 'sluice_queue_stream_max_bytes',
+      help: 'Configured size limit of the stream (SLUICE_NATS_MAX_BYTES).',
+      registers: r,
+    }),
+    consumerPending: new Gauge({
+      name: 'sluice_queue_consumer_pending_messages',
+      help: 'Consumer lag: messages of the consumer’s subject not yet delivered (num_pending), by consumer.',
+      labelNames: ['consumer'] as const,
+      registers: r,
+    }),
+    consumerAckPending: new Gauge({
+      name: 'sluice_queue_consumer_ack_pending_messages',
+      help: 'Messages delivered to workers and not yet acked (num_ack_pending), by consumer.',
+      labelNames: ['consumer'] as const,
+      registers: r,
+    }),
+    workerBatchSize: new Histogram({
+      name: 'sluice_queue_worker_batch_size_messages',
+      help: 'Messages per batch a worker fetched and settled.',
+      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+      registers: r,
+    }),
+    workerBatchDuration: new Histogram({
+      name: 'sluice_queue_worker_batch_duration_seconds',
+      help: 'From a batch fetched to every message of it acked (or handed back): decode, write, commit, ack.',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: r,
+    }),
+    messagesAcked: new Counter({
+      name: 'sluice_queue_messages_acked_total',
+      help: 'Messages acked after their batch committed (or after they went to the dead-letter subject), by consumer.',
+      labelNames: ['consumer'] as const,
+      registers: r,
+    }),
+    redeliveries: new Counter({
+      name: 'sluice_queue_redeliveries_total',
+      help: 'Messages fetched that had been delivered before (a worker died, timed out or handed them back), by consumer.',
+      labelNames: ['consumer'] as const,
+      registers: r,
+    }),
+    messagesNaked: new Counter({
+      name: 'sluice_queue_messages_naked_total',
+      help: 'Messages handed back for a later delivery, by reason (failed: this delivery failed; stopping: the worker is shutting down).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    deadLetters: new Counter({
+      name: 'sluice_queue_dead_letters_total',
+      help: 'Messages moved to the dead-letter subject, by reason (unparseable, storage_rejected, max_deliveries).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    fetchErrors: new Counter({
+      name: 'sluice_queue_fetch_errors_total',
+      help: 'Pull requests that failed (NATS away, consumer missing); the worker backs off and tries again.',
+      registers: r,
+    }),
+  };
+}
+
+export type QueueMetrics = ReturnType<typeof createQueueMetrics>;

@@ -1,0 +1,154 @@
+import { Events, type JetStreamManager, type NatsConnection } from 'nats';
+import type { Clock } from '../clock';
+import type { Logger } from '../log/logger';
+import type { QueueMetrics } from '../metrics/queue-instruments';
+import { DrainRate } from '../pipeline/drain-rate';
+import { isStreamNotFound, type QueueTopology } from './topology';
+
+export interface JetStreamMonitorOptions {
+  readonly nc: NatsConnection;
+  readonly jsm: JetStreamManager;
+  readonly topology: QueueTopology;
+  /** Also read both consumers' lag (the worker does; collectors only need the stream). */
+  readonly watchConsumers: boolean;
+  /**
+   * Called when the stream is missing (a NATS server back with an empty store, or someone
+   * deleted it): creates stream and consumers again from config.
+   */
+  readonly recreate: () => Promise<void>;
+  /** Told every change of reachability (`Readiness.setStorageUp`: "the sink's backend is up"). */
+  readonly onChange: (up: boolean) => void;
+  /** Interval between checks (milliseconds). */
+  readonly intervalMs: number;
+  /** A check slower than this counts as failed (milliseconds). */
+  readonly timeoutMs: number;
+  readonly clock: Clock;
+  readonly metrics: QueueMetrics;
+  readonly logger: Logger;
+}
+
+/**
+ * Checks JetStream in the background (one stream-info request per interval), so that admission
+ * and `/readyz` answer from memory: a disconnect is seen at once from the connection's status
+ * events, a server that stopped answering after one failed check. Feeds the stream gauges,
+ * the consumer-lag gauges, and the stream's drain rate (messages removed per second, i.e. acked
+ * by workers or expired), from which a collector derives `Retry-After` when the stream is full.
+ */
+export class JetStreamMonitor {
+  readonly drainRate: DrainRate;
+  private reachable = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private checking: Promise<void> | null = null;
+  private last: { seq: number; messages: number } | null = null;
+
+  constructor(private readonly o: JetStreamMonitorOptions) {
+    this.drainRate = new DrainRate(o.clock);
+  }
+
+  /** Whether NATS answered the last check and has not disconnected since. */
+  get up(): boolean {
+    return this.reachable;
+  }
+
+  /** Runs a first check, then keeps checking. Idempotent. */
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.watchStatus();
+    await this.runCheck();
+  }
+
+  /** Idempotent; waits for a check in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.checking;
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const s of this.o.nc.status()) {
+      if (this.stopped) return;
+      if (s.type === Events.Disconnect) this.set(false, null);
+      // Back: check now rather than at the next tick, so recovery is as quick as the failure.
+      else if (s.type === Events.Reconnect) void this.runCheck();
+    }
+  }
+
+  private runCheck(): Promise<void> {
+    this.checking ??= this.check().finally(() => {
+      this.checking = null;
+      if (this.stopped) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.runCheck(), this.o.intervalMs);
+      this.timer.unref();
+    });
+    return this.checking;
+  }
+
+  private async check(): Promise<void> {
+    const { jsm, topology, metrics } = this.o;
+    if (this.o.nc.isClosed()) {
+      this.set(false, new Error('NATS connection closed'));
+      return;
+    }
+    try {
+      const info = await withTimeout(jsm.streams.info(topology.stream), this.o.timeoutMs);
+      const { messages, bytes, last_seq: seq } = info.state;
+      metrics.streamMessages.set(messages);
+      metrics.streamBytes.set(bytes);
+      metrics.streamMaxBytes.set(info.config.max_bytes);
+      if (this.last !== null) {
+        // Removed since the last check = published (sequence advance) − growth of the backlog.
+        const removed = seq - this.last.seq - (messages - this.last.messages);
+        if (removed > 0) this.drainRate.record(removed);
+      }
+      this.last = { seq, messages };
+      if (this.o.watchConsumers) {
+        for (const lane of ['error', 'standard'] as const) {
+          const c = await withTimeout(
+            jsm.consumers.info(topology.stream, topology.consumers[lane]),
+            this.o.timeoutMs,
+          );
+          metrics.consumerPending.set({ consumer: lane }, c.num_pending);
+          metrics.consumerAckPending.set({ consumer: lane }, c.num_ack_pending);
+        }
+      }
+      this.set(true, null);
+    } catch (err) {
+      this.set(false, err);
+      if (isStreamNotFound(err)) {
+        this.o.logger.warn({ stream: topology.stream }, 'stream missing; creating it again');
+        await this.o
+          .recreate()
+          .catch((e: unknown) => this.o.logger.error({ err: e }, 'cannot create the stream'));
+      }
+    }
+  }
+
+  private set(up: boolean, err: unknown): void {
+    if (up === this.reachable) return;
+    this.reachable = up;
+    if (up) this.o.logger.info({ stream: this.o.topology.stream }, 'JetStream reachable');
+    else this.o.logger.error({ err, stream: this.o.topology.stream }, 'JetStream unreachable');
+    this.o.metrics.natsUp.set(up ? 1 : 0);
+    this.o.onChange(up);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`JetStream did not answer within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

@@ -1,0 +1,135 @@
+import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../ingest/event-sink';
+import type { QueueMetrics } from '../metrics/queue-instruments';
+import { RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
+import type { AsyncPublisher, PublishOutcome } from './async-publisher';
+import { encodeEvent } from './event-codec';
+import type { QueueTopology } from './topology';
+
+export interface JetStreamSinkOptions {
+  readonly publisher: Pick<AsyncPublisher, 'publishAll'>;
+  readonly topology: QueueTopology;
+  /** Most publishes awaiting their ack at once in this process; past it, `offer` answers queue_full. */
+  readonly maxPendingAcks: number;
+  /** Longest wait for the acks of one offer (milliseconds); then it answers unavailable. */
+  readonly publishTimeoutMs: number;
+  /** Whether the background check last reached JetStream (`JetStreamMonitor.up`). */
+  readonly up: () => boolean;
+  /** Messages the workers remove from the stream per second (`JetStreamMonitor.drainRate`). */
+  readonly drainPerSecond: () => number;
+  readonly metrics: QueueMetrics;
+}
+
+/** `Retry-After` when the local bound of pending acks is reached: acks come back within milliseconds. */
+const PENDING_ACKS_RETRY_S = 1;
+/** `Retry-After` when JetStream is unreachable (the same as for unreachable storage). */
+const UNAVAILABLE_RETRY_S = 5;
+/** JetStream's "maximum bytes/messages exceeded" (a discard-new stream at its limit). */
+const STREAM_STORE_FAILED = 10077;
+
+type Failure = 'stream_full' | 'timeout' | 'unavailable' | 'error';
+
+function failureOf(o: PublishOutcome): Failure | null {
+  switch (o.kind) {
+    case 'stored':
+      return null;
+    case 'refused':
+      return o.errCode === STREAM_STORE_FAILED || /maximum (bytes|messages)/i.test(o.description)
+        ? 'stream_full'
+        : 'error';
+    case 'no_stream':
+      return 'unavailable';
+    case 'timeout':
+      return 'timeout';
+    case 'error':
+      return 'error';
+  }
+}
+
+/**
+ * The tier-4 sink: every event is published to the lane's subject with `Nats-Msg-Id` = event id
+ * (JetStream drops a repeat inside the duplicate window, so a retried request costs nothing),
+ * all of a request's events at once — asynchronous publishing, never one round trip per event —
+ * and the answer is `taken` only after every ack arrived: a 202 then means "persisted by
+ * JetStream" (see the README for what that means on power loss).
+ *
+ * Never waits for room: past `maxPendingAcks` publishes in flight, a full stream, or JetStream
+ * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
+ * Events of a refused offer may still have been stored (some acks arrived): the client resends
+ * them, and JetStream and `writeBatch` both dedupe, so all-or-nothing holds for what is stored.
+ */
+export class JetStreamSink implements EventSink {
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly o: JetStreamSinkOptions) {
+    o.metrics.onCollect(() => o.metrics.pendingAcks.set(this.pending));
+  }
+
+  /** Publishes sent and not yet acked. */
+  get pendingAcks(): number {
+    return this.pending;
+  }
+
+  accepting(): boolean {
+    return this.o.up();
+  }
+
+  async offer(lane: LaneName, items: readonly SinkItem[], _now: number): Promise<SinkAnswer> {
+    const { o } = this;
+    const n = items.length;
+    if (!o.up()) {
+      o.metrics.publishRefused.inc({ reason: 'unavailable' }, n);
+      return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_S };
+    }
+    if (this.pending + n > o.maxPendingAcks) {
+      o.metrics.publishRefused.inc({ reason: 'pending_acks' }, n);
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_S };
+    }
+    const subject = o.topology.subjects[lane];
+    const started = process.hrtime.bigint();
+    this.pending += n;
+    let outcomes: PublishOutcome[];
+    try {
+      outcomes = await o.publisher.publishAll(
+        subject,
+        items.map((i) => ({ data: encodeEvent(i.event), msgId: i.event.id })),
+        o.publishTimeoutMs,
+      );
+    } finally {
+      this.pending -= n;
+      if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+    let failure: Failure | null = null;
+    let failed = 0;
+    for (const outcome of outcomes) {
+      const kind = failureOf(outcome);
+      if (kind === null) continue;
+      failed++;
+      // A full stream wins: the client should slow down, not fail over.
+      if (failure === null || kind === 'stream_full') failure = kind;
+    }
+    o.metrics.publishDuration.observe(
+      { result: failure ?? 'ok' },
+      Number(process.hrtime.bigint() - started) / 1e9,
+    );
+    if (failure === null) return { taken: true };
+    o.metrics.publishRefused.inc({ reason: failure }, failed);
+    if (failure === 'stream_full') {
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(n) };
+    }
+    return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_S };
+  }
+
+  /** Resolves once no publish awaits its ack (shutdown: after the listener closed). */
+  drained(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Seconds until the workers have removed `needed` messages at their recent rate: [1, 30]. */
+  private fullRetryAfter(needed: number): number {
+    const rate = this.o.drainPerSecond();
+    if (rate <= 0) return RETRY_AFTER_MAX_S;
+    return Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, Math.ceil(needed / rate)));
+  }
+}

@@ -1,0 +1,53 @@
+import { connect, Events, type NatsConnection } from 'nats';
+import type { Logger } from '../log/logger';
+
+export interface NatsConnectOptions {
+  readonly servers: readonly string[];
+  /** Connection name shown by the server (`sluice-collector`, `sluice-worker`). */
+  readonly name: string;
+  /** Bound of the first connect and of every request on the connection (milliseconds). */
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+}
+
+/**
+ * Interval between client PINGs (milliseconds): a server that stopped answering without closing
+ * the socket (frozen, network cut) is noticed after `PING_INTERVAL_MS × MAX_PINGS_OUT`, where the
+ * client default would take minutes.
+ */
+const PING_INTERVAL_MS = 2000;
+const MAX_PINGS_OUT = 2;
+/** Delay between reconnect attempts (milliseconds); attempts never stop. */
+const RECONNECT_WAIT_MS = 250;
+
+/**
+ * Connects once (rejecting after `timeoutMs`), then reconnects forever by itself; each status
+ * change is logged once. Callers see "disconnected" through `nc.isClosed()` / status events and
+ * answer 503 meanwhile; they never wait on the reconnect.
+ */
+export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: [...o.servers],
+    name: o.name,
+    timeout: o.timeoutMs,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: RECONNECT_WAIT_MS,
+    reconnectJitter: 100,
+    pingInterval: PING_INTERVAL_MS,
+    maxPingOut: MAX_PINGS_OUT,
+    waitOnFirstConnect: false,
+  });
+  const log = o.logger;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === Events.Disconnect) log.warn({ server: s.data }, 'NATS disconnected');
+      else if (s.type === Events.Reconnect) log.info({ server: s.data }, 'NATS reconnected');
+      else if (s.type === Events.Error) log.warn({ err: s.data }, 'NATS connection error');
+    }
+  })().catch(() => undefined);
+  void nc.closed().then((err) => {
+    if (err) log.error({ err }, 'NATS connection closed with an error');
+  });
+  return nc;
+}

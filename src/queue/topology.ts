@@ -1,0 +1,161 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  nanos,
+  type ConsumerConfig,
+  type JetStreamManager,
+  type StreamConfig,
+} from 'nats';
+import type { LaneName } from '../pipeline/lane';
+
+/** Names of the stream, subjects and consumers, all derived from two settings. */
+export interface QueueTopology {
+  /** Work-queue stream the collectors publish to. */
+  readonly stream: string;
+  /** Subject of each lane: `<prefix>.error`, `<prefix>.standard`. */
+  readonly subjects: Readonly<Record<LaneName, string>>;
+  /** Durable pull consumer of each lane: `<stream>_error`, `<stream>_standard`. */
+  readonly consumers: Readonly<Record<LaneName, string>>;
+  /** Limits-retention stream of dead letters, `<stream>_DEAD`. */
+  readonly deadLetterStream: string;
+  /** `<prefix>.dead`. */
+  readonly deadLetterSubject: string;
+}
+
+export function queueTopology(stream: string, subjectPrefix: string): QueueTopology {
+  return {
+    stream,
+    subjects: { error: `${subjectPrefix}.error`, standard: `${subjectPrefix}.standard` },
+    consumers: { error: `${stream}_error`, standard: `${stream}_standard` },
+    deadLetterStream: `${stream}_DEAD`,
+    deadLetterSubject: `${subjectPrefix}.dead`,
+  };
+}
+
+export interface StreamLimits {
+  /** Stream size limit (bytes); discard new beyond it. */
+  readonly maxBytes: number;
+  /** Oldest message kept (milliseconds). */
+  readonly maxAgeMs: number;
+  /** Window in which a repeated `Nats-Msg-Id` is dropped (milliseconds). */
+  readonly duplicateWindowMs: number;
+  /** How long dead letters are kept (milliseconds). */
+  readonly deadLetterMaxAgeMs: number;
+}
+
+export interface ConsumerLimits {
+  /** Redelivery after this long without an ack (milliseconds). */
+  readonly ackWaitMs: number;
+  /** Most messages delivered and not yet acked, over all workers of the consumer. */
+  readonly maxAckPending: number;
+}
+
+/** JetStream API error codes this module acts on. */
+const STREAM_NOT_FOUND = 10059;
+const STREAM_NAME_IN_USE = 10058;
+const CONSUMER_NOT_FOUND = 10014;
+
+export function apiErrorCode(err: unknown): number | null {
+  const code = (err as { api_error?: { err_code?: unknown } } | null)?.api_error?.err_code;
+  return typeof code === 'number' ? code : null;
+}
+
+export function isStreamNotFound(err: unknown): boolean {
+  return apiErrorCode(err) === STREAM_NOT_FOUND;
+}
+
+/**
+ * Creates `config.name`, or updates it to `config` when it exists. Two processes starting at once
+ * may both try to create it: the loser updates instead. A change JetStream cannot make in place
+ * (e.g. another retention policy) rejects with JetStream's own message.
+ */
+async function upsertStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await jsm.streams.info(config.name);
+      return await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!isStreamNotFound(err)) throw err;
+    }
+    try {
+      return await jsm.streams.add(config);
+    } catch (err) {
+      if (apiErrorCode(err) !== STREAM_NAME_IN_USE || attempt >= 2) throw err;
+    }
+  }
+}
+
+/**
+ * The event stream: work-queue retention (a message leaves when a worker acks it, so the size
+ * limit measures the backlog, not history), file storage, discard new (a full stream refuses
+ * publishes, which collectors turn into 429) and the duplicate window that makes retried
+ * publishes free. Plus the dead-letter stream, limits retention, discard old.
+ */
+export async function ensureStreams(
+  jsm: JetStreamManager,
+  topology: QueueTopology,
+  limits: StreamLimits,
+): Promise<void> {
+  await upsertStream(jsm, {
+    name: topology.stream,
+    subjects: [topology.subjects.error, topology.subjects.standard],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    discard: DiscardPolicy.New,
+    max_bytes: limits.maxBytes,
+    max_age: nanos(limits.maxAgeMs),
+    // The duplicate window may not exceed the stream's max age.
+    duplicate_window: nanos(Math.min(limits.duplicateWindowMs, limits.maxAgeMs)),
+    num_replicas: 1,
+  });
+  await upsertStream(jsm, {
+    name: topology.deadLetterStream,
+    subjects: [topology.deadLetterSubject],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_bytes: limits.maxBytes,
+    max_age: nanos(limits.deadLetterMaxAgeMs),
+    duplicate_window: nanos(Math.min(limits.duplicateWindowMs, limits.deadLetterMaxAgeMs)),
+    num_replicas: 1,
+  });
+}
+
+/**
+ * One durable pull consumer per lane, created or updated. `max_deliver` stays unlimited: the
+ * worker counts deliveries itself and moves a message that keeps failing to the dead-letter
+ * subject, where JetStream would only stop delivering it and leave it in the work queue.
+ */
+export async function ensureConsumers(
+  jsm: JetStreamManager,
+  topology: QueueTopology,
+  limits: ConsumerLimits,
+): Promise<void> {
+  for (const lane of ['error', 'standard'] as const) {
+    const durable = topology.consumers[lane];
+    const tunable = {
+      ack_wait: nanos(limits.ackWaitMs),
+      max_ack_pending: limits.maxAckPending,
+      max_deliver: -1,
+    };
+    try {
+      await jsm.consumers.info(topology.stream, durable);
+    } catch (err) {
+      if (apiErrorCode(err) !== CONSUMER_NOT_FOUND) throw err;
+      const config: Partial<ConsumerConfig> = {
+        durable_name: durable,
+        filter_subject: topology.subjects[lane],
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ...tunable,
+      };
+      // A worker starting at the same moment may have created it: adding the same config again is a no-op.
+      await jsm.consumers.add(topology.stream, config);
+      continue;
+    }
+    await jsm.consumers.update(topology.stream, durable, tunable);
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Helpers of the tier-4 tests (test/integration/queue-*.test.ts): unique stream names on the
+ * shared NATS, `sluice worker` processes, a private nats-server for the tests that stop it, and
+ * reads of PostgreSQL and Prometheus text.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import pg from 'pg';
+import { freePort } from '../support/collector-process';
+import { waitFor } from '../support/http';
+import { reachable } from '../support/services';
+
+const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
+const NATS_SERVER = process.env.SLUICE_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+export function sharedNatsUrl(): string {
+  return process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+}
+
+/** A stream and subject prefix of this test alone, and a management connection to clean up with. */
+export interface TestQueue {
+  readonly stream: string;
+  readonly prefix: string;
+  /** `SLUICE_NATS_*` variables naming them, for collectors and workers. */
+  readonly env: Record<string, string>;
+  readonly nc: NatsConnection;
+  readonly jsm: JetStreamManager;
+  /** Messages the stream holds now (0 when it does not exist). */
+  streamMessages(): Promise<number>;
+  /** Deletes the stream and its dead-letter stream, then closes the connection. */
+  cleanup(): Promise<void>;
+}
+
+export async function createTestQueue(label: string, natsUrl = sharedNatsUrl()): Promise<TestQueue> {
+  const suffix = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const stream = `SLUICE_T_${label.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_${suffix}`;
+  const prefix = `sluice-t.${label.replace(/[^a-z0-9]+/gi, '-')}.${suffix}`;
+  const nc = await connect({
+    servers: natsUrl,
+    timeout: 3000,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 200,
+  });
+  const jsm = await nc.jetstreamManager({ timeout: 3000 });
+  return {
+    stream,
+    prefix,
+    env: { SLUICE_NATS_URL: natsUrl, SLUICE_NATS_STREAM: stream, SLUICE_NATS_SUBJECT_PREFIX: prefix },
+    nc,
+    jsm,
+    async streamMessages() {
+      const info = await jsm.streams.info(stream).catch(() => null);
+      return info?.state.messages ?? 0;
+    },
+    async cleanup() {
+      for (const name of [stream, `${stream}_DEAD`]) await jsm.streams.delete(name).catch(() => undefined);
+      await nc.close();
+    },
+  };
+}
+
+/** A `sluice worker` running as its own process (`node dist/src/cli.js worker`). */
+export interface WorkerProcess {
+  /** Of its /livez, /readyz, /metrics. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly output: string[];
+  readonly exited: Promise<number | null>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (kill -9): no shutdown sequence at all. */
+  kill(): Promise<void>;
+}
+
+/** Starts a worker with `env` and waits until its /readyz answers 200. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'worker'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      SLUICE_HOST: '127.0.0.1',
+      SLUICE_LOG_LEVEL: 'warn',
+      ...env,
+      SLUICE_WORKER_PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  for (const s of [child.stdout, child.stderr]) {
+    s?.setEncoding('utf8');
+    s?.on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    `worker on ${url} to be ready`,
+    async () => {
+      if (dead) throw new Error(`worker exited early:\n${output.join('\n')}`);
+      const res = await fetch(`${url}/readyz`).catch(() => null);
+      return res?.status === 200;
+    },
+    20_000,
+  ).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+  return {
+    url,
+    child,
+    output,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A nats-server of this test alone (for tests that stop it), restartable on the same port and store. */
+export interface PrivateNats {
+  readonly url: string;
+  /** SIGKILL: the server vanishes as in a crash. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and store directory. */
+  start(): Promise<void>;
+  /** SIGSTOP / SIGCONT: the socket stays open and nothing is answered (a hung server). */
+  freeze(): void;
+  thaw(): void;
+  /** Stops it and deletes its store. */
+  destroy(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const port = await freePort();
+  const storeDir = mkdtempSync(path.join(os.tmpdir(), 'sluice-t-nats-'));
+  const url = `nats://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  const start = async (): Promise<void> => {
+    const c = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+      stdio: 'ignore',
+    });
+    child = c;
+    const failed = new Promise<never>((_, reject) =>
+      c.once('error', (err) =>
+        reject(new Error(`cannot start ${NATS_SERVER} (${err.message}); apt-get install -y nats-server`)),
+      ),
+    );
+    await Promise.race([waitFor(`nats-server on ${port}`, () => reachable(url, 200), 10_000), failed]);
+  };
+  const stop = async (): Promise<void> => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const gone = new Promise((r) => c.once('exit', r));
+    c.kill('SIGCONT');
+    c.kill('SIGKILL');
+    await gone;
+  };
+  await start();
+  return {
+    url,
+    stop,
+    start,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
+    async destroy() {
+      await stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** How many times each of `ids` is stored, over both tables (ids never stored are absent). */
+export async function storedCounts(dbUrl: string, ids: readonly string[]): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const r = await client.query<{ id: string; n: string }>(
+      `SELECT id::text AS id, count(*) AS n FROM (
+         SELECT id FROM events WHERE id = ANY($1::uuid[])
+         UNION ALL SELECT id FROM metric_samples WHERE id = ANY($1::uuid[])) t
+       GROUP BY id`,
+      [ids],
+    );
+    return new Map(r.rows.map((row) => [row.id, Number(row.n)]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Asserts every id is stored exactly once; returns a description of what is wrong, or null. */
+export async function exactlyOnce(dbUrl: string, ids: readonly string[]): Promise<string | null> {
+  const counts = await storedCounts(dbUrl, ids);
+  const missing = ids.filter((id) => !counts.has(id)).length;
+  const twice = [...counts.values()].filter((n) => n > 1).length;
+  return missing === 0 && twice === 0 ? null : `${missing} missing, ${twice} stored more than once`;
+}
+
+/** The sum of a Prometheus sample over the series whose labels include `labels`. */
+export async function metricValue(baseUrl: string, name: string, labels: Record<string, string> = {}) {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const l = m[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}
