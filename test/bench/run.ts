@@ -14,6 +14,7 @@ import { BenchDatabases } from './pg-bench-db';
 import { writeReport } from './results-file';
 import { runClusterBench } from './cluster';
 import { runQueueBench } from './queue';
+import { runRateLimitBench } from './suites/ratelimit';
 import { runSdkBench } from './sdk';
 import { runHeadline } from './suites/headline';
 import { runLayout } from './suites/layout';
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     progress('queue');
     rows.push(...((await step('queue', () => runQueueBench())) ?? []));
     progress('cluster');
