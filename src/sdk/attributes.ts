@@ -18,7 +18,8 @@ export function sanitizeAttributes(raw: unknown): Attributes | undefined {
   let out: Record<string, AttributeValue> | undefined;
   let n = 0;
   for (const key of Object.keys(raw)) {
-    if (key.length === 0 || key.length > CAPTURE_LIMITS.maxAttributeKeyLength || RESERVED_KEYS.has(key)) continue;
+    if (key.length === 0 || key.length > CAPTURE_LIMITS.maxAttributeKeyLength || RESERVED_KEYS.has(key))
+      continue;
     let value = (raw as Record<string, unknown>)[key];
     if (typeof value === 'string') value = truncate(value, CAPTURE_LIMITS.maxStringLength);
     else if (!(typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) continue;
@@ -47,7 +48,8 @@ export function seriesKey(name: string, attributes: Attributes | undefined): str
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
     const v = attributes[k];
-    key += (typeof v === 'string' ? '\u0000s' : typeof v === 'number' ? '\u0000n' : '\u0000b') + k + '\u0001' + v;
+    key +=
+      (typeof v === 'string' ? '\u0000s' : typeof v === 'number' ? '\u0000n' : '\u0000b') + k + '\u0001' + v;
   }
   return key;
 }

@@ -103,13 +103,19 @@ export class PriorityBuffer {
 
   /** Buffered events per type. */
   countsByType(): Record<EventType, number> {
-    return { metric: this.queues[0]!.size, log: this.queues[1]!.size, lifecycle: this.queues[2]!.size, error: this.queues[3]!.size };
+    return {
+      metric: this.queues[0]!.size,
+      log: this.queues[1]!.size,
+      lifecycle: this.queues[2]!.size,
+      error: this.queues[3]!.size,
+    };
   }
 
   /** Every buffered event, highest priority first (what persistence saves). */
   events(): WireEvent[] {
     const out: WireEvent[] = [];
-    for (let p = this.queues.length - 1; p >= 0; p--) for (const e of this.queues[p]!.toArray()) out.push(e.event);
+    for (let p = this.queues.length - 1; p >= 0; p--)
+      for (const e of this.queues[p]!.toArray()) out.push(e.event);
     return out;
   }
 

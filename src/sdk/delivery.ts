@@ -56,6 +56,15 @@ export class Delivery {
   /** No request starts before this time (ms): `Retry-After` or backoff. */
   private blockedUntil = 0;
   private failures = 0;
+  /**
+   * Most events in the next request: `batchSize`, halved by each 429 (down
+   * to 1), grown back by a quarter of `batchSize` per success (AIMD). The
+   * collector admits each lane and each app's rate-limit share
+   * all-or-nothing, so a batch larger than the room left is throttled whole,
+   * every time; a smaller one fits. Growing additively rather than doubling
+   * keeps the SDK from overshooting a rate limit right after each wait.
+   */
+  private batchLimit: number;
   private waiters: Waiter[] = [];
   private timer: TimerHandle | undefined;
   private wakeAt = Infinity;
@@ -73,10 +82,16 @@ export class Delivery {
       onDrop('buffer_full', 1),
     );
     this.ready = o.persistence === undefined;
+    this.batchLimit = o.batchSize;
   }
 
   get eventsInFlight(): number {
     return this.inFlightEvents;
+  }
+
+  /** Most events the next request may carry (see `batchLimit`). */
+  get currentBatchLimit(): number {
+    return this.batchLimit;
   }
 
   get consecutiveFailures(): number {
@@ -137,7 +152,7 @@ export class Delivery {
     if (!this.stopped && this.ready && now >= this.blockedUntil) {
       let budget = KEEPALIVE_MAX_BYTES - this.keepaliveBytes;
       while (budget >= MIN_KEEPALIVE_BUDGET && this.buffer.size > 0) {
-        const batch = this.buffer.take(this.o.batchSize, Math.min(budget, this.o.maxBatchBytes));
+        const batch = this.buffer.take(this.batchLimit, Math.min(budget, this.o.maxBatchBytes));
         let json = encodeBatch(batch.map((e) => e.event));
         let bytes = utf8Length(json);
         while (bytes > budget && batch.length > 1) {
@@ -213,7 +228,8 @@ export class Delivery {
   }
 
   private trySend(now: number): void {
-    if (this.sending || !this.ready || this.stopped || this.buffer.size === 0 || now < this.blockedUntil) return;
+    if (this.sending || !this.ready || this.stopped || this.buffer.size === 0 || now < this.blockedUntil)
+      return;
     const due =
       this.draining ||
       this.waiters.length > 0 ||
@@ -222,7 +238,7 @@ export class Delivery {
     if (!due) return;
     this.draining = true;
     this.sending = true;
-    void this.send(this.buffer.take(this.o.batchSize, this.o.maxBatchBytes));
+    void this.send(this.buffer.take(this.batchLimit, this.o.maxBatchBytes));
   }
 
   /**
@@ -285,6 +301,7 @@ export class Delivery {
       case 'accepted':
         failed = false;
         this.failures = 0;
+        this.batchLimit = Math.min(this.o.batchSize, this.batchLimit + Math.ceil(this.o.batchSize / 4));
         this.counters.succeeded++;
         if (!outcome.unconfirmed) this.sampler.onSuccess();
         this.counters.sent += batch.length - outcome.rejected.length;
@@ -294,6 +311,7 @@ export class Delivery {
         this.failures++;
         this.counters.throttled++;
         this.sampler.onThrottled();
+        this.batchLimit = Math.max(1, Math.floor(this.batchLimit / 2));
         this.counters.sent += batch.length - outcome.rejected.length - outcome.throttled.length;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         this.buffer.requeue(outcome.throttled.map((i) => batch[i]!));

@@ -18,7 +18,9 @@ export function utf8Length(text: string): number {
 
 /** Whether the runtime can gzip (browsers, Node ≥ 18): `CompressionStream` with `Blob` and `Response`. */
 export function canGzip(): boolean {
-  return typeof CompressionStream === 'function' && typeof Blob === 'function' && typeof Response === 'function';
+  return (
+    typeof CompressionStream === 'function' && typeof Blob === 'function' && typeof Response === 'function'
+  );
 }
 
 /** `text` gzip-compressed through `CompressionStream`. */

@@ -16,7 +16,12 @@ export function makeSource(app: string, version: string | undefined, env: string
 
 /** JSON size of `source` (characters). */
 export function sourceChars(source: Source): number {
-  return 12 + source.app.length + (source.version ? source.version.length + 13 : 0) + (source.env ? source.env.length + 9 : 0);
+  return (
+    12 +
+    source.app.length +
+    (source.version ? source.version.length + 13 : 0) +
+    (source.env ? source.env.length + 9 : 0)
+  );
 }
 
 /**
@@ -59,7 +64,8 @@ export function describeError(err: unknown): WireError {
     const e = err as { message?: unknown; name?: unknown; stack?: unknown };
     message = typeof e.message === 'string' ? e.message : safeString(err);
     if (typeof e.name === 'string' && e.name.length > 0) kind = e.name;
-    else if (typeof err.constructor?.name === 'string' && err.constructor.name !== 'Object') kind = err.constructor.name;
+    else if (typeof err.constructor?.name === 'string' && err.constructor.name !== 'Object')
+      kind = err.constructor.name;
     if (typeof e.stack === 'string' && e.stack.length > 0) stack = e.stack;
   } else {
     message = safeString(err);

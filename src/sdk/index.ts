@@ -12,7 +12,15 @@ export type {
   RetryOptions,
 } from './options';
 export type { ClientStats, DropReason } from './stats';
-export type { Attributes, AttributeValue, EventType, MetricSummary, Source, WireError, WireEvent } from './types';
+export type {
+  Attributes,
+  AttributeValue,
+  EventType,
+  MetricSummary,
+  Source,
+  WireError,
+  WireEvent,
+} from './types';
 export { fetchTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
 export type { BufferStore } from './store';
 export { localStorageStore } from './local-storage-store';

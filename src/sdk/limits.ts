@@ -21,13 +21,17 @@ export const CAPTURE_LIMITS = {
 /** The collector's rule for `name`: dotted identifier of letters, digits, `_` and `-`. */
 export const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 
+const validNames = new Set<string>();
+/** Names are few and repeat on every capture: remember the valid ones (bounded). */
+const MAX_REMEMBERED_NAMES = 2000;
+
 /** Whether `name` would be accepted by the collector (after `suffix` is appended). */
 export function isValidName(name: unknown, suffix = ''): name is string {
-  return (
-    typeof name === 'string' &&
-    name.length + suffix.length <= CAPTURE_LIMITS.maxNameLength &&
-    DOTTED_NAME.test(name)
-  );
+  if (typeof name !== 'string' || name.length + suffix.length > CAPTURE_LIMITS.maxNameLength) return false;
+  if (validNames.has(name)) return true;
+  if (!DOTTED_NAME.test(name)) return false;
+  if (validNames.size < MAX_REMEMBERED_NAMES) validNames.add(name);
+  return true;
 }
 
 export function truncate(s: string, max: number): string {

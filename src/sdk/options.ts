@@ -42,7 +42,11 @@ export interface ClientOptions {
    * dynamic rate (1, 0.5, 0.1) multiplies it for all types but errors. Default 1.
    */
   readonly sampleRate?: number;
-  /** Most events per request (1..1000, the collector's default cap); a full batch is sent at once. Default 100. */
+  /**
+   * Most events per request (1..1000, the collector's default cap); a full
+   * batch is sent at once. A 429 halves the next requests (down to 1); each
+   * success grows them back by a quarter of `batchSize`. Default 100.
+   */
   readonly batchSize?: number;
   /** Longest an event waits in the buffer before its batch is sent (milliseconds). Default 5000. */
   readonly flushIntervalMs?: number;

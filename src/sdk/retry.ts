@@ -33,7 +33,11 @@ export function classify(response: TransportResponse | undefined, size: number, 
   const body = isRecord(response.body) ? response.body : {};
   const retryAfterMs = parseRetryAfter(response.retryAfter, now);
   if (status >= 200 && status < 300) {
-    return { kind: 'accepted', rejected: rejectedIndices(body, size), unconfirmed: response.unconfirmed === true };
+    return {
+      kind: 'accepted',
+      rejected: rejectedIndices(body, size),
+      unconfirmed: response.unconfirmed === true,
+    };
   }
   if (status === 429) {
     const rejected = rejectedIndices(body, size);

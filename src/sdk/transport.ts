@@ -53,7 +53,11 @@ export function fetchTransport(endpoint: string, timeoutMs = 10_000): Transport 
   };
 }
 
-async function sendFetch(endpoint: string, request: TransportRequest, timeoutMs: number): Promise<TransportResponse> {
+async function sendFetch(
+  endpoint: string,
+  request: TransportRequest,
+  timeoutMs: number,
+): Promise<TransportResponse> {
   const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
   const timer = abort ? setTimeout(() => abort.abort(), timeoutMs) : undefined;
   try {
@@ -74,7 +78,12 @@ function sendKeepalive(endpoint: string, request: TransportRequest): Promise<Tra
   let pending: Promise<Response>;
   try {
     // Started synchronously: the page may run no further task after this one.
-    pending = fetch(endpoint, { method: 'POST', headers: request.headers, body: request.body, keepalive: true });
+    pending = fetch(endpoint, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      keepalive: true,
+    });
   } catch {
     return sendBeacon(endpoint, request);
   }
@@ -87,7 +96,11 @@ function sendKeepalive(endpoint: string, request: TransportRequest): Promise<Tra
  * gzip; the body goes as an `application/json` Blob (same-origin, or a
  * collector that allows it by CORS).
  */
-async function sendBeacon(endpoint: string, request: TransportRequest, cause?: unknown): Promise<TransportResponse> {
+async function sendBeacon(
+  endpoint: string,
+  request: TransportRequest,
+  cause?: unknown,
+): Promise<TransportResponse> {
   const nav = typeof navigator !== 'undefined' ? navigator : undefined;
   const canBeacon = nav !== undefined && typeof nav.sendBeacon === 'function' && typeof Blob === 'function';
   if (canBeacon && typeof request.body === 'string') {

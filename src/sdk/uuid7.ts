@@ -9,8 +9,8 @@
 export type RandomFill = (bytes: Uint8Array) => void;
 
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => (i + 0x100).toString(16).slice(1));
-/** Random bytes are drawn in blocks: one `getRandomValues` call per 32 ids keeps capture cheap. */
-const POOL_BYTES = 320;
+/** Random bytes are drawn in blocks: one `getRandomValues` call per ~400 ids keeps capture cheap. */
+const POOL_BYTES = 4096;
 const COUNTER_MAX = 0xfff;
 
 /** `crypto.getRandomValues` where the runtime has it (browsers, Node ≥ 18), else `Math.random`. */

@@ -22,7 +22,8 @@ export interface NodeClientOptions extends ClientOptions {
 export function createNodeClient(options: NodeClientOptions): Client {
   let persistence = options.persistence;
   try {
-    if (persistence === undefined && typeof options.persistPath === 'string') persistence = fileStore(options.persistPath);
+    if (persistence === undefined && typeof options.persistPath === 'string')
+      persistence = fileStore(options.persistPath);
   } catch {
     // no persistence rather than a throw into the host
   }

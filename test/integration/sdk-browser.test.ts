@@ -1,0 +1,295 @@
+/**
+ * The SDK in a real browser: Debian's headless Chromium (driven by
+ * playwright-core) loads a page that uses the bundled SDK (esbuild, iife,
+ * global `Sluice`). The page, the bundle and `POST /v1/events` are served by
+ * one test server on 127.0.0.1, which proxies the events to a real collector
+ * process: same origin, so no CORS is involved. Needs `apt-get install -y
+ * chromium` and a build (`npm run build`) for the collector.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { WireEvent } from '../../src/sdk';
+import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { getJson, waitFor } from '../support/http';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>sluice sdk</title></head>
+<body><script src="/sluice-sdk.js"></script></body></html>`;
+
+interface Proxied {
+  readonly encoding: string | undefined;
+  readonly status: number;
+  readonly bytes: number;
+}
+
+/** Serves the page and the bundle, and forwards `POST /v1/events` to the collector (or answers 503 while `down`). */
+class PageServer {
+  readonly requests: Proxied[] = [];
+  down = false;
+  private server: http.Server | undefined;
+  url = '';
+
+  constructor(
+    private readonly bundle: string,
+    private readonly collectorUrl: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method === 'GET' && req.url === '/')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    if (req.method === 'GET' && req.url === '/sluice-sdk.js') {
+      return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(this.bundle);
+    }
+    if (req.method !== 'POST' || req.url !== '/v1/events') return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const encoding = req.headers['content-encoding'];
+    if (this.down) {
+      this.requests.push({ encoding, status: 503, bytes: body.length });
+      return void res
+        .writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' })
+        .end('{"error":"draining","message":"down"}');
+    }
+    const headers: Record<string, string> = {
+      'content-type': req.headers['content-type'] ?? 'application/json',
+    };
+    if (encoding) headers['content-encoding'] = encoding;
+    const upstream = await fetch(`${this.collectorUrl}/v1/events`, { method: 'POST', headers, body });
+    const text = await upstream.text();
+    this.requests.push({ encoding, status: upstream.status, bytes: body.length });
+    const out: Record<string, string> = { 'content-type': 'application/json' };
+    const retryAfter = upstream.headers.get('retry-after');
+    if (retryAfter) out['retry-after'] = retryAfter;
+    res.writeHead(upstream.status, out).end(text);
+  }
+}
+
+let dir: string;
+let collector: CollectorProcess;
+let server: PageServer;
+let browser: Browser;
+
+async function storedEvents(app: string): Promise<WireEvent[]> {
+  const res = await getJson(`${collector.url}/v1/events?${new URLSearchParams({ app, limit: '1000' })}`);
+  if (res.status !== 200) throw new Error(`GET /v1/events: ${res.status}`);
+  return res.body.events as WireEvent[];
+}
+
+function waitForStored(app: string, count: number, what: string): Promise<WireEvent[]> {
+  return waitFor(
+    what,
+    async () => {
+      const events = await storedEvents(app);
+      return events.length >= count ? events : null;
+    },
+    15_000,
+  );
+}
+
+async function openPage(): Promise<Page> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(server.url);
+  await page.waitForFunction(() => typeof (window as unknown as { Sluice?: unknown }).Sluice === 'object');
+  expect(errors).toEqual([]);
+  return page;
+}
+
+/** Runs `createClient` in the page with the same-origin endpoint; the client is `window.client`. */
+async function createPageClient(
+  page: Page,
+  options: Record<string, unknown>,
+  persist = false,
+): Promise<void> {
+  await page.evaluate(
+    ([opts, withStore]) => {
+      const w = window as unknown as { Sluice: typeof import('../../src/sdk'); client: unknown };
+      w.client = w.Sluice.createClient({
+        endpoint: `${location.origin}/v1/events`,
+        app: 'x',
+        ...opts,
+        ...(withStore ? { persistence: w.Sluice.localStorageStore('sluice.test') } : {}),
+      } as Parameters<typeof w.Sluice.createClient>[0]);
+    },
+    [options, persist] as const,
+  );
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);
+  }
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-sdk-browser-'));
+  const outfile = path.join(dir, 'sluice-sdk.js');
+  await build({
+    entryPoints: [path.resolve(__dirname, '../../src/sdk/index.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    globalName: 'Sluice',
+    target: 'es2022',
+    outfile,
+    logLevel: 'warning',
+  });
+  collector = await startCollectorProcess({ SLUICE_SQLITE_PATH: path.join(dir, 'sluice.db') });
+  server = new PageServer(await readFile(outfile, 'utf8'), collector.url);
+  await server.start();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await collector?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('SDK in headless Chromium', () => {
+  it('bundles for the browser without Node built-ins', async () => {
+    const bundle = await readFile(path.join(dir, 'sluice-sdk.js'), 'utf8');
+    expect(bundle).not.toMatch(/require\(["']node:/);
+    expect(bundle.length).toBeLessThan(80 * 1024);
+  });
+
+  it("sends a page's events to the collector, gzipped", async () => {
+    const app = `browser-e2e-${process.pid}`;
+    const page = await openPage();
+    await createPageClient(page, {
+      app,
+      version: '2.0.0',
+      env: 'test',
+      flushIntervalMs: 100,
+      aggregation: { windowMs: 1000 },
+    });
+    await page.evaluate(async () => {
+      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      client.lifecycle('page.loaded', { path: location.pathname });
+      try {
+        (null as unknown as { f(): void }).f(); // a real TypeError, with the browser's stack
+      } catch (err) {
+        client.error(err, { where: 'test' });
+      }
+      for (let i = 0; i < 30; i++)
+        client.log('page.log', `line ${i} of a log that is long enough to be worth compressing`);
+      for (let i = 0; i < 10; i++) client.metric('page.frame_ms', 16 + i);
+      await client.flush();
+    });
+    const stored = await waitForStored(app, 33, 'the page events to be stored');
+    const error = stored.find((e) => e.type === 'error')!;
+    expect(error).toMatchObject({
+      name: 'TypeError',
+      source: { app, version: '2.0.0', env: 'test' },
+      attributes: { where: 'test' },
+    });
+    expect(error.error?.stack).toContain('TypeError');
+    expect(stored.find((e) => e.name === 'page.frame_ms_summary')).toMatchObject({
+      summary: { count: 10, min: 16, max: 25, sum: 205, avg: 20.5 },
+    });
+    expect(stored.filter((e) => e.type === 'log')).toHaveLength(30);
+    expect(server.requests.some((r) => r.encoding === 'gzip' && r.status === 202)).toBe(true);
+    const stats = await page.evaluate(() =>
+      (window as unknown as { client: import('../../src/sdk').Client }).client.stats(),
+    );
+    expect(stats).toMatchObject({ sent: 33, dynamicRate: 1, buffered: { total: 0 }, internalErrors: 0 });
+    await page.close();
+  });
+
+  it('flushes when the page is hidden (visibilitychange)', async () => {
+    const app = `browser-hide-${process.pid}`;
+    const page = await openPage();
+    await createPageClient(page, { app, flushIntervalMs: 600_000 });
+    await page.evaluate(() => {
+      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      client.lifecycle('page.backgrounded');
+      client.error(new Error('before hiding'));
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await storedEvents(app)).toEqual([]); // nothing leaves on its own for 10 minutes
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const stored = await waitForStored(app, 2, 'the events flushed on visibilitychange');
+    expect(stored.map((e) => e.type).sort()).toEqual(['error', 'lifecycle']);
+    await page.close();
+  });
+
+  it('flushes when the page is closed (pagehide, keepalive outlives the page)', async () => {
+    const app = `browser-close-${process.pid}`;
+    const page = await openPage();
+    await createPageClient(page, { app, flushIntervalMs: 600_000 });
+    await page.evaluate(() => {
+      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      for (let i = 0; i < 5; i++) client.log('page.log', `last words ${i}`);
+      client.metric('page.frame_ms', 16); // its open window closes on the way out
+    });
+    await page.close({ runBeforeUnload: true });
+    const stored = await waitForStored(app, 6, 'the events flushed on pagehide');
+    expect(stored.map((e) => e.name).sort()).toEqual(['page.frame_ms_summary', ...Array(5).fill('page.log')]);
+  });
+
+  it('keeps events in localStorage while the collector is away, and sends them after a reload', async () => {
+    const app = `browser-persist-${process.pid}`;
+    const page = await openPage();
+    server.down = true;
+    try {
+      await createPageClient(page, { app, flushIntervalMs: 600_000 }, true);
+      await page.evaluate(async () => {
+        const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+        client.error(new Error('offline 1'));
+        client.error(new Error('offline 2'));
+        await client.flush(); // 503: stays buffered, and saved
+      });
+      const saved = await page.evaluate(
+        () => JSON.parse(localStorage.getItem('sluice.test') ?? '[]') as WireEvent[],
+      );
+      expect(saved.map((e) => e.error?.message)).toEqual(['offline 1', 'offline 2']);
+      await page.reload();
+      server.down = false;
+      await page.waitForFunction(
+        () => typeof (window as unknown as { Sluice?: unknown }).Sluice === 'object',
+      );
+      await createPageClient(page, { app, flushIntervalMs: 600_000 }, true);
+      await page.evaluate(() =>
+        (window as unknown as { client: import('../../src/sdk').Client }).client.flush(),
+      );
+      const stored = await waitForStored(app, 2, 'the saved events to be stored after the reload');
+      expect(stored.map((e) => e.id).sort()).toEqual(saved.map((e) => e.id).sort());
+      expect(await page.evaluate(() => localStorage.getItem('sluice.test'))).toBeNull();
+    } finally {
+      server.down = false;
+      await page.close();
+    }
+  });
+});

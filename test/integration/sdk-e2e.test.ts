@@ -1,0 +1,285 @@
+/**
+ * The SDK against a real collector process (`node dist/src/cli.js serve`) on
+ * loopback with a tiny queue (50 events, drained in batches of 10) and a
+ * per-app rate limit of 50 events/s, so it really answers 429.
+ *
+ * Why both: the SQLite writer drains a 50-event queue faster than one client
+ * can fill it over HTTP, so the queue alone answers queue_full only to a
+ * request larger than the whole queue — which can never fit, and gets
+ * Retry-After 30. The rate limit makes an SDK that offers 600 events/s hear
+ * 429 rate_limited with a short Retry-After, while its batches (40) always
+ * fit the queue. Build first: `npm run build` (`npm test` does).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  createClient,
+  createNodeClient,
+  fetchTransport,
+  type Client,
+  type Transport,
+  type WireEvent,
+} from '../../src/sdk/node';
+import { freePort, startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { getJson, waitFor } from '../support/http';
+
+const SDK_NODE_DIST = path.resolve(__dirname, '../../dist/src/sdk/node/index.js');
+
+interface Exchange {
+  readonly sentAt: number;
+  readonly answeredAt: number;
+  readonly events: readonly WireEvent[];
+  readonly status: number | 'network error';
+  readonly retryAfter: string | null;
+  readonly throttled: readonly number[];
+}
+
+/** The real fetch transport, recording every request and its answer. */
+function recording(endpoint: string): { transport: Transport; log: Exchange[] } {
+  const inner = fetchTransport(endpoint);
+  const log: Exchange[] = [];
+  return {
+    log,
+    transport: {
+      async send(request) {
+        const sentAt = Date.now();
+        try {
+          const res = await inner.send(request);
+          const body = res.body as { throttled?: number[] } | undefined;
+          log.push({
+            sentAt,
+            answeredAt: Date.now(),
+            events: request.events,
+            status: res.status,
+            retryAfter: res.retryAfter ?? null,
+            throttled: body?.throttled ?? [],
+          });
+          return res;
+        } catch (err) {
+          log.push({
+            sentAt,
+            answeredAt: Date.now(),
+            events: request.events,
+            status: 'network error',
+            retryAfter: null,
+            throttled: [],
+          });
+          throw err;
+        }
+      },
+    },
+  };
+}
+
+async function storedEvents(collector: CollectorProcess, app: string, type?: string): Promise<WireEvent[]> {
+  const q = new URLSearchParams({ app, limit: '1000', ...(type && { type }) });
+  const res = await getJson(`${collector.url}/v1/events?${q}`);
+  if (res.status !== 200) throw new Error(`GET /v1/events: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.events as WireEvent[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Flushes until nothing is buffered or in flight (each flush stops at the first failed attempt). */
+async function drainFully(client: Client, timeoutMs: number): Promise<void> {
+  await waitFor(
+    'the SDK buffer to drain',
+    async () => {
+      await client.flush({ timeoutMs: 2000 });
+      const s = client.stats();
+      return s.buffered.total === 0 && s.inFlight === 0 && s.aggregating === 0;
+    },
+    timeoutMs,
+  );
+}
+
+let collector: CollectorProcess;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-sdk-e2e-'));
+  collector = await startCollectorProcess({
+    SLUICE_SQLITE_PATH: path.join(dir, 'sluice.db'),
+    SLUICE_QUEUE_CAPACITY: '50',
+    SLUICE_BATCH_SIZE: '10',
+    SLUICE_FLUSH_INTERVAL_MS: '200',
+    SLUICE_RATE_LIMIT: '50',
+  });
+});
+
+afterAll(async () => {
+  await collector?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('SDK against a real collector with a tiny queue', () => {
+  it('backs off on 429, lowers its rate, recovers to 1.0, and stores every error exactly once', async () => {
+    const app = `sdk-e2e-${process.pid}`;
+    const { transport, log } = recording(`${collector.url}/v1/events`);
+    const client = createClient({
+      endpoint: `${collector.url}/v1/events`,
+      app,
+      version: '1.0.0',
+      aggregation: false, // every sample is an event: the pressure is real
+      batchSize: 40, // fits the 50-event queue: every 429 is one the SDK can wait out
+      flushIntervalMs: 50,
+      retry: { baseMs: 50, maxMs: 500 },
+      transport,
+    });
+    let errors = 0;
+    const rates = new Set<number>();
+    const watch = setInterval(() => rates.add(client.stats().dynamicRate), 5);
+    try {
+      // Overload: 600 metrics/s offered against 50/s allowed, an error every 100 ms.
+      const overloadUntil = Date.now() + 2500;
+      while (Date.now() < overloadUntil) {
+        for (let i = 0; i < 60; i++) client.metric('render.frame_drop', i, { route: '/checkout' });
+        client.error(new Error(`overload ${errors}`), { seq: errors++ });
+        await sleep(100);
+      }
+      expect(log.some((x) => x.status === 429)).toBe(true);
+      expect(rates).toContain(0.5);
+      expect(rates).toContain(0.1);
+
+      // Light traffic: every request now fits; 10 + 30 consecutive successes bring the rate back.
+      await waitFor(
+        'the dynamic rate to recover to 1.0',
+        async () => {
+          client.lifecycle('app.heartbeat');
+          if (errors % 5 === 0) client.error(new Error(`light ${errors}`), { seq: errors });
+          errors++;
+          await sleep(40);
+          return client.stats().dynamicRate === 1;
+        },
+        45_000,
+      );
+    } finally {
+      clearInterval(watch);
+    }
+    await drainFully(client, 20_000);
+    const stats = client.stats();
+    await client.close();
+
+    // Backed off: after each 429, nothing was sent before its Retry-After.
+    const throttledAnswers = log.filter((x) => x.status === 429);
+    expect(throttledAnswers.length).toBeGreaterThanOrEqual(2);
+    for (const answer of throttledAnswers) {
+      expect(answer.retryAfter).toMatch(/^\d+$/);
+      const next = log.find((x) => x.sentAt >= answer.answeredAt);
+      if (next)
+        expect(next.sentAt).toBeGreaterThanOrEqual(answer.answeredAt + Number(answer.retryAfter) * 1000 - 5);
+    }
+    // Only throttled indices were resent: each error left in exactly one request (errors take the fast lane).
+    const errorSends = new Map<string, number>();
+    for (const x of log) {
+      for (const [i, e] of x.events.entries()) {
+        if (e.type === 'error' && !x.throttled.includes(i))
+          errorSends.set(e.id, (errorSends.get(e.id) ?? 0) + 1);
+      }
+    }
+    expect([...errorSends.values()].every((n) => n === 1)).toBe(true);
+
+    const captured = stats.captured;
+    expect(stats.dropped.sampled).toBeGreaterThan(0); // metrics were sampled out at 0.5 and 0.1
+    expect(stats.dropped.buffer_full + stats.dropped.rejected + stats.dropped.client_error).toBe(0);
+    expect(stats.sent).toBe(captured);
+
+    // Every error captured is stored exactly once (202 means queued: poll until written).
+    const expectedSeqs = [
+      ...new Set(
+        [...log.flatMap((x) => x.events)].filter((e) => e.type === 'error').map((e) => e.attributes?.seq),
+      ),
+    ];
+    const stored = await waitFor(
+      'every captured error to be stored',
+      async () => {
+        const events = await storedEvents(collector, app, 'error');
+        return events.length >= expectedSeqs.length ? events : null;
+      },
+      15_000,
+    );
+    const seqs = stored.map((e) => e.attributes?.seq as number).sort((a, b) => a - b);
+    expect(seqs).toEqual([...expectedSeqs].sort((a, b) => (a as number) - (b as number)));
+    expect(new Set(stored.map((e) => e.id)).size).toBe(stored.length);
+    expect(stored).toHaveLength(errorSends.size);
+    expect(stored[0]).toMatchObject({
+      type: 'error',
+      source: { app, version: '1.0.0' },
+      error: { kind: 'Error' },
+    });
+  }, 120_000);
+
+  it('keeps the buffer in a file while the collector is away, and sends it after a restart', async () => {
+    const app = `sdk-e2e-persist-${process.pid}`;
+    const persistPath = path.join(dir, 'buffer', 'events.json');
+    const deadPort = await freePort();
+    const offline = createNodeClient({
+      endpoint: `http://127.0.0.1:${deadPort}/v1/events`,
+      app,
+      persistPath,
+      exitHooks: false,
+      retry: { baseMs: 20, maxMs: 50 },
+    });
+    for (let i = 0; i < 5; i++) offline.error(new Error(`offline ${i}`), { seq: i });
+    offline.lifecycle('app.stopping');
+    await offline.close({ timeoutMs: 300 });
+    const saved = JSON.parse(await readFile(persistPath, 'utf8')) as WireEvent[];
+    expect(saved.map((e) => e.type)).toEqual(['error', 'error', 'error', 'error', 'error', 'lifecycle']);
+
+    const restarted = createNodeClient({
+      endpoint: `${collector.url}/v1/events`,
+      app,
+      persistPath,
+      exitHooks: false,
+    });
+    await drainFully(restarted, 10_000);
+    await restarted.close();
+    const stored = await waitFor(
+      'the saved events to be stored',
+      async () => {
+        const events = await storedEvents(collector, app);
+        return events.length >= 6 ? events : null;
+      },
+      10_000,
+    );
+    expect(stored.map((e) => `${e.id}@${e.ts}`).sort()).toEqual(saved.map((e) => `${e.id}@${e.ts}`).sort());
+    expect(JSON.parse(await readFile(persistPath, 'utf8'))).toEqual([]);
+  });
+
+  it.each([
+    ['the event loop runs dry (beforeExit)', 'end', null],
+    ['SIGTERM arrives', 'wait', 'SIGTERM'],
+  ] as const)('a Node process flushes on exit when %s', async (_, mode, signal) => {
+    const app = `sdk-e2e-exit-${mode}-${process.pid}`;
+    const script = `
+      const { createNodeClient } = require(${JSON.stringify(SDK_NODE_DIST)});
+      const client = createNodeClient({ endpoint: ${JSON.stringify(`${collector.url}/v1/events`)}, app: ${JSON.stringify(app)}, flushIntervalMs: 60000 });
+      client.error(new Error('at exit'));
+      client.metric('shutdown.pending', 1);
+      ${mode === 'wait' ? "setInterval(() => {}, 1000); process.stdout.write('ready\\n');" : ''}
+    `;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (code, sig) => resolve([code, sig])),
+    );
+    if (signal) {
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      child.kill(signal);
+    }
+    const [code, sig] = await exited;
+    if (signal)
+      expect(sig).toBe(signal); // re-raised: the process ends as it would without the SDK
+    else expect(code).toBe(0);
+    const stored = await waitFor(
+      'the events flushed at exit to be stored',
+      async () => {
+        const events = await storedEvents(collector, app);
+        return events.length >= 2 ? events : null;
+      },
+      10_000,
+    );
+    expect(stored.map((e) => e.name).sort()).toEqual(['Error', 'shutdown.pending_summary']);
+  });
+});
