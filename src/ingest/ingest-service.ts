@@ -67,7 +67,15 @@ export class IngestService {
     const byApp = new Map<string, Candidate[]>();
     // Counted per type and added once per request: a labelled inc per event costs more than the validation.
     const received = { error: 0, lifecycle: 0, metric: 0, log: 0 };
+    // Under overload the standard lane has no room at all: its events are throttled unvalidated,
+    // so a flood costs a JSON parse per request, not a validation per event.
+    const shedStandard = o.sink.full?.('standard') ?? null;
+    const shed: number[] = [];
     for (let index = 0; index < rawEvents.length; index++) {
+      if (shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {
+        shed.push(index);
+        continue;
+      }
       const v = validateEvent(rawEvents[index], o.limits, now);
       if (!v.ok) {
         this.reject(rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
@@ -87,6 +95,12 @@ export class IngestService {
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
 
     const throttle: Throttle = { indices: [], reason: null, retryAfter: 0, unavailable: false };
+    if (shedStandard !== null && shed.length > 0) {
+      throttle.indices.push(...shed);
+      throttle.reason = 'queue_full';
+      throttle.retryAfter = shedStandard.retryAfterSeconds;
+      o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, shed.length);
+    }
     const durable: Promise<boolean>[] = [];
     // Errors go first and never wait on the rate limiter (the fast lane).
     const errorsTaken =

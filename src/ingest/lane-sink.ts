@@ -24,6 +24,14 @@ export class LaneSink implements EventSink {
     return this.o.ack === 'queued' || this.o.storageUp();
   }
 
+  full(lane: LaneName): { retryAfterSeconds: number } | null {
+    const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
+    const { maxEvents, maxBytes } = target.limits;
+    if (target.heldEvents < maxEvents && target.heldBytes < maxBytes) return null;
+    const rate = this.o.writer.drainRate.perSecond();
+    return { retryAfterSeconds: retryAfterSeconds(target.heldEvents, 1, maxEvents, rate) };
+  }
+
   async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;

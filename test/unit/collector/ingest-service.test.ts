@@ -1,0 +1,70 @@
+import { IngestService } from '../../../src/ingest/ingest-service';
+import { LaneSink } from '../../../src/ingest/lane-sink';
+import { createAdmissionMetrics } from '../../../src/metrics/admission-instruments';
+import { createMetrics } from '../../../src/metrics/instruments';
+import { DrainRate } from '../../../src/pipeline/drain-rate';
+import { BoundedLane } from '../../../src/pipeline/lane';
+import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
+import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
+import { errorEvent, metric } from '../../support/events';
+
+function setup(standardCapacity = 3, rateLimit = 0) {
+  const clock = { now: () => Date.now() };
+  const errorLane = new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 });
+  const standardLane = new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 });
+  const metrics = createMetrics();
+  const service = new IngestService({
+    limits: {
+      maxAttributes: 8,
+      maxAttributeKeyLength: 64,
+      maxStringLength: 256,
+      maxStackLength: 1024,
+      maxNameLength: 128,
+      maxSourceLength: 128,
+      maxAgeMs: 86_400_000,
+      maxFutureMs: 60_000,
+    },
+    maxEventsPerRequest: 100,
+    sink: new LaneSink({
+      errorLane,
+      standardLane,
+      writer: { notify: () => undefined, drainRate: new DrainRate(clock) },
+      ack: 'queued',
+      ackTimeoutMs: 1000,
+      storageUp: () => true,
+    }),
+    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit)) : null,
+    clock,
+    metrics,
+    admissionMetrics: createAdmissionMetrics(metrics.registry),
+  });
+  return { service, errorLane, standardLane };
+}
+
+describe('IngestService', () => {
+  it('sheds non-error events unvalidated once the standard lane is full, still taking errors', async () => {
+    const { service, errorLane } = setup(3);
+    expect(await service.ingest([metric('a'), metric('a'), metric('a')])).toMatchObject({
+      kind: 'taken',
+      accepted: 3,
+    });
+    const out = await service.ingest([{ type: 'metric', junk: true }, errorEvent('a'), metric('a')]);
+    expect(out).toMatchObject({
+      kind: 'throttled',
+      accepted: 1,
+      rejected: [],
+      throttled: [0, 2],
+      reason: 'queue_full',
+    });
+    expect(errorLane.heldEvents).toBe(1);
+  });
+
+  it('splits a mixed request: errors taken, over-limit events rate limited with Retry-After', async () => {
+    const { service } = setup(100, 2);
+    const out = await service.ingest([metric('a'), errorEvent('a'), metric('a')]);
+    expect(out).toMatchObject({ kind: 'taken', accepted: 3 });
+    const over = await service.ingest([metric('a'), errorEvent('a')]);
+    expect(over).toMatchObject({ kind: 'throttled', accepted: 1, throttled: [0], reason: 'rate_limited' });
+    if (over.kind === 'throttled') expect(over.retryAfterSeconds).toBe(1);
+  });
+});
