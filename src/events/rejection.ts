@@ -19,7 +19,7 @@ export const REJECTION_REASONS = {
   attributes_invalid: 'attributes must be a flat object of string, number or boolean values',
   attributes_too_many: 'too many attributes',
   attribute_key_invalid: 'attribute key is empty, too long, or reserved (__proto__, constructor, prototype)',
-  app_mismatch: "source.app differs from the app this API key is bound to",
+  app_mismatch: 'source.app differs from the app this API key is bound to',
   attribute_value_invalid:
     'attribute value must be a string, a finite number or a boolean, within the length limit',
 } as const;
