@@ -54,7 +54,10 @@ async function main(): Promise<number> {
 
   const rows: BenchRow[] = [];
   const failures: Array<{ suite: string; error: string }> = [];
+  // BENCH_SUITES=ratelimit,queue runs only those suites (a quick re-measurement of one figure).
+  const only = process.env.BENCH_SUITES?.split(',').map((x) => x.trim());
   const step = async <T>(suite: string, fn: () => Promise<T>): Promise<T | null> => {
+    if (only && !only.includes(suite)) return null;
     try {
       return await fn();
     } catch (err) {

@@ -23,7 +23,7 @@ export async function runRateLimitBench(ctx: BenchContext): Promise<BenchRow[]> 
         mode === 'off'
           ? { SLUICE_RATE_LIMIT: '0' }
           : {
-              SLUICE_RATE_LIMIT: '100000000',
+              SLUICE_RATE_LIMIT: '10000000',
               SLUICE_REDIS_URL: redisUrl,
               SLUICE_REDIS_KEY_PREFIX: `sluice-bench:${randomBytes(4).toString('hex')}`,
             };
