@@ -23,7 +23,15 @@ export function requestContext(logger: Logger, metrics: Metrics, closing: () => 
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     req.id = id;
-    req.log = logger.child({ reqId: id });
+    // The child logger is made on first use: most requests never log a line at the default level.
+    let log: Logger | null = null;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (log ??= logger.child({ reqId: id })),
+      set: (l: Logger) => {
+        log = l;
+      },
+    });
     res.setHeader('X-Request-Id', id);
     // While draining, every answer closes its connection so keep-alive clients move to another instance.
     if (closing()) res.setHeader('Connection', 'close');
@@ -37,7 +45,7 @@ export function requestContext(logger: Logger, metrics: Metrics, closing: () => 
           { method: req.method, route, status: res.statusCode, ms: seconds * 1000 },
           'request failed',
         );
-      } else {
+      } else if (logger.isLevelEnabled('debug')) {
         req.log.debug({ method: req.method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
       }
     });

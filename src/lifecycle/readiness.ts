@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
+import { withTimeout } from './with-timeout';
 
 /** Readiness for traffic: storage reachable (checked in the background) and not draining. */
 export class Readiness {
@@ -85,20 +86,4 @@ export class StorageHealthMonitor {
       this.timer.unref();
     }
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

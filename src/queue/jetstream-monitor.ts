@@ -2,6 +2,7 @@ import { Events, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { QueueMetrics } from '../metrics/queue-instruments';
+import { withTimeout } from '../lifecycle/with-timeout';
 import { DrainRate } from '../pipeline/drain-rate';
 import { isStreamNotFound, type QueueTopology } from './topology';
 
@@ -94,7 +95,7 @@ export class JetStreamMonitor {
       return;
     }
     try {
-      const info = await withTimeout(jsm.streams.info(topology.stream), this.o.timeoutMs);
+      const info = await withTimeout(jsm.streams.info(topology.stream), this.o.timeoutMs, this.noAnswer());
       const { messages, bytes, last_seq: seq } = info.state;
       metrics.streamMessages.set(messages);
       metrics.streamBytes.set(bytes);
@@ -110,6 +111,7 @@ export class JetStreamMonitor {
           const c = await withTimeout(
             jsm.consumers.info(topology.stream, topology.consumers[lane]),
             this.o.timeoutMs,
+            this.noAnswer(),
           );
           metrics.consumerPending.set({ consumer: lane }, c.num_pending);
           metrics.consumerAckPending.set({ consumer: lane }, c.num_ack_pending);
@@ -127,6 +129,10 @@ export class JetStreamMonitor {
     }
   }
 
+  private noAnswer(): string {
+    return `JetStream did not answer within ${this.o.timeoutMs} ms`;
+  }
+
   private set(up: boolean, err: unknown): void {
     if (up === this.reachable) return;
     this.reachable = up;
@@ -135,20 +141,4 @@ export class JetStreamMonitor {
     this.o.metrics.natsUp.set(up ? 1 : 0);
     this.o.onChange(up);
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`JetStream did not answer within ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

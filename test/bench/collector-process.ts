@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { freePort } from './free-port';
+import { freePort } from '../../src/cluster/free-port';
 import { startService, type ServiceProcess } from './service-process';
 
 /** The collector's settings a bench run varies; everything else is the collector's default. */

@@ -12,7 +12,7 @@ import { connect } from 'nats';
 import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
 import { CLI_SCRIPT, cleanEnv, startCollector } from './collector-process';
-import { freePort } from './free-port';
+import { freePort } from '../../src/cluster/free-port';
 import { createHttpClient } from './http-client';
 import { runClosedLoop } from './load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from './load-result';

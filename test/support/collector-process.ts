@@ -1,20 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { waitFor } from './http';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/cluster/free-port';
 
 /** A collector running as its own process (`node dist/src/cli.js serve`), as in production. */
 export interface CollectorProcess {

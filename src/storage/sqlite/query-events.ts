@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventPage, EventQuery } from '../port';
 import { toTelemetryEvent, type StoredRow } from '../postgres/row-mapping';
+import { whereFilters } from './filters';
 
 /** Both tables projected onto one row shape, as in the PostgreSQL adapter. */
 const EVENTS_PROJECTION = `id, ts, type, app, name, version, env,
@@ -14,15 +15,7 @@ const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
 /** Builds the page query with named parameters; each table is ordered and limited, then merged. */
 export function eventsSql(q: EventQuery): { sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { limit: q.limit };
-  const where: string[] = [];
-  const add = (clause: string, key: string, value: unknown): void => {
-    where.push(clause);
-    params[key] = value;
-  };
-  if (q.app !== undefined) add('app = @app', 'app', q.app);
-  if (q.name !== undefined) add('name = @name', 'name', q.name);
-  if (q.from !== undefined) add('ts >= @from', 'from', q.from);
-  if (q.to !== undefined) add('ts < @to', 'to', q.to);
+  const where = whereFilters(q, 'ts', params);
   if (q.before !== undefined) {
     where.push('(ts, id) < (@beforeTs, @beforeId)');
     params.beforeTs = q.before.ts;

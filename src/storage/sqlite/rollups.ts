@@ -9,6 +9,8 @@ import {
   type RollupRow,
 } from '../postgres/rollup-tables';
 
+import { whereFilters } from './filters';
+
 type Prepare = (sql: string) => Database.Statement;
 
 /** As in the PostgreSQL adapter (postgres/rollups.ts): whole buckets recomputed from their source. */
@@ -64,15 +66,8 @@ export function oldestSampleTs(prepare: Prepare): number | null {
 
 /** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
 export function queryRollups(prepare: Prepare, resolution: RollupResolution, q: MetricQuery): MetricPoint[] {
-  const params: Record<string, unknown> = { name: q.name, limit: q.limit };
-  const where = ['name = @name'];
-  const add = (clause: string, key: string, value: unknown): void => {
-    where.push(clause);
-    params[key] = value;
-  };
-  if (q.app !== undefined) add('app = @app', 'app', q.app);
-  if (q.from !== undefined) add('bucket >= @from', 'from', q.from);
-  if (q.to !== undefined) add('bucket < @to', 'to', q.to);
+  const params: Record<string, unknown> = { limit: q.limit };
+  const where = whereFilters(q, 'bucket', params);
   const rows = prepare(
     `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
       WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT @limit`,

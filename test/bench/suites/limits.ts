@@ -3,7 +3,7 @@ import { rawCopy, sluiceCopyChunks } from '../baselines/raw-copy';
 import type { CopyChunk, CopyRunResult } from '../copy-run';
 import { cleanEnv } from '../collector-process';
 import type { BenchContext } from '../context';
-import { freePort } from '../free-port';
+import { freePort } from '../../../src/cluster/free-port';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
