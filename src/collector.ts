@@ -143,6 +143,7 @@ async function startLaneIntake(
     storage,
     batchSize: config.batchSize,
     flushIntervalMs: config.flushIntervalMs,
+    maxInFlight: config.writeConcurrency,
     backoff: DEFAULT_BACKOFF,
     clock,
     logger: logger.child({ component: 'writer' }),

@@ -58,6 +58,12 @@ export const CORE_SETTINGS = {
     doc: 'Longest an event waits for its batch to fill before it is written.',
     parse: duration(1, 60_000, 'ms'),
   }),
+  writeConcurrency: setting({
+    env: 'SLUICE_WRITE_CONCURRENCY',
+    default: '2',
+    doc: 'Batches the writer has in flight at once, each in its own transaction (the next is prepared while the database stores the last).',
+    parse: integer(1, 16),
+  }),
   ack: setting({
     env: 'SLUICE_ACK',
     default: 'queued',
@@ -126,9 +132,9 @@ export const CORE_SETTINGS = {
   }),
   pgWriteMethod: setting({
     env: 'SLUICE_PG_WRITE_METHOD',
-    default: 'unnest',
-    doc: 'PostgreSQL write path: unnest (INSERT … SELECT FROM unnest arrays) or copy (COPY to a staging table); both dedupe.',
-    parse: oneOf(['unnest', 'copy'] as const),
+    default: 'copy',
+    doc: 'PostgreSQL write path: copy (COPY into the tables; a batch holding an already stored event is redone through a staging table with ON CONFLICT DO NOTHING) or unnest (INSERT … SELECT FROM unnest arrays ON CONFLICT DO NOTHING). Both store an (id, ts) once.',
+    parse: oneOf(['copy', 'unnest'] as const),
   }),
   poolSize: setting({
     env: 'SLUICE_PG_POOL_SIZE',

@@ -107,6 +107,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       labelNames: ['kind'] as const,
       registers: r,
     }),
+    writeRedos: new Counter({
+      name: 'sluice_write_duplicate_redos_total',
+      help: 'Batches whose fast COPY met an (id, ts) already stored and were written again through the deduplicating path.',
+      registers: r,
+    }),
     writeRetries: new Counter({
       name: 'sluice_write_retries_total',
       help: 'Storage writes retried after a transient failure.',

@@ -16,6 +16,12 @@ export interface BatchWriterOptions {
   readonly batchSize: number;
   /** Longest an admitted event waits for its batch to fill (milliseconds). */
   readonly flushIntervalMs: number;
+  /**
+   * Most batches being written at once, each in its own transaction on its own connection
+   * (`SLUICE_WRITE_CONCURRENCY`, default 2): the next batch is taken and encoded while the database
+   * works on the last one. Default 1.
+   */
+  readonly maxInFlight?: number;
   /** Delay between retries of a failed write. */
   readonly backoff: BackoffOptions;
   readonly clock: Clock;
@@ -27,21 +33,25 @@ export interface BatchWriterOptions {
  * The single writer of a process: takes batches from the lanes (error lane
  * first) when a batch is full or its oldest event has waited the flush
  * interval, writes each in one transaction, and releases the room only after
- * the commit. A transient failure is retried with backoff, keeping the batch;
- * a permanent one is bisected so that only the rows the database refuses are
- * dropped (and counted).
+ * the commit. Up to `maxInFlight` batches are in flight at once. A transient
+ * failure is retried with backoff, keeping the batch; a permanent one is
+ * bisected so that only the rows the database refuses are dropped (and
+ * counted).
  */
 export class BatchWriterLoop {
   readonly drainRate: DrainRate;
+  private readonly maxInFlight: number;
   private running: Promise<void> | null = null;
   private stopping = false;
   private aborted = false;
   private wake: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private cancelBackoff: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly backoffCancels = new Set<() => void>();
 
   constructor(private readonly o: BatchWriterOptions) {
     this.drainRate = new DrainRate(o.clock);
+    this.maxInFlight = Math.max(1, o.maxInFlight ?? 1);
   }
 
   /** Idempotent. */
@@ -80,7 +90,7 @@ export class BatchWriterLoop {
   abort(): void {
     this.aborted = true;
     this.stopping = true;
-    this.cancelBackoff?.();
+    for (const cancel of [...this.backoffCancels]) cancel();
     this.wakeUp();
   }
 
@@ -91,9 +101,13 @@ export class BatchWriterLoop {
   private async loop(): Promise<void> {
     const { errorLane, standardLane, batchSize, flushIntervalMs, clock } = this.o;
     while (!this.aborted) {
+      if (this.inFlight.size >= this.maxInFlight) {
+        await this.sleep(null);
+        continue;
+      }
       const queued = this.queued();
       if (queued === 0) {
-        if (this.stopping) return;
+        if (this.stopping && this.inFlight.size === 0) return;
         await this.sleep(null);
         continue;
       }
@@ -110,12 +124,19 @@ export class BatchWriterLoop {
       }
       const fromError = errorLane.take(batchSize);
       const fromStandard = standardLane.take(batchSize - fromError.length);
-      // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
-      if (!(await this.write([...fromError, ...fromStandard]))) return;
-      errorLane.release(fromError);
-      standardLane.release(fromStandard);
-      this.drainRate.record(fromError.length + fromStandard.length);
+      const flight: Promise<void> = this.write([...fromError, ...fromStandard]).then((settled) => {
+        this.inFlight.delete(flight);
+        // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
+        if (settled) {
+          errorLane.release(fromError);
+          standardLane.release(fromStandard);
+          this.drainRate.record(fromError.length + fromStandard.length);
+        }
+        this.wakeUp();
+      });
+      this.inFlight.add(flight);
     }
+    await Promise.all(this.inFlight);
   }
 
   /**
@@ -132,6 +153,7 @@ export class BatchWriterLoop {
         metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
         metrics.batchSize.observe(items.length);
         metrics.eventsDeduplicated.inc(items.length - result.inserted);
+        if (result.redoneForDuplicates) metrics.writeRedos.inc();
         let errors = 0;
         for (const item of items) {
           item.ticket?.settle();
@@ -190,15 +212,13 @@ export class BatchWriterLoop {
   /** Backoff sleep: only `abort` cuts it short. */
   private sleepUninterrupted(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.cancelBackoff = null;
-        resolve();
-      }, ms);
-      this.cancelBackoff = () => {
+      const cancel = (): void => {
         clearTimeout(t);
-        this.cancelBackoff = null;
+        this.backoffCancels.delete(cancel);
         resolve();
       };
+      const t = setTimeout(cancel, ms);
+      this.backoffCancels.add(cancel);
     });
   }
 

@@ -4,6 +4,11 @@ import type { EventType, TelemetryEvent } from '../events/types';
 export interface WriteResult {
   /** Rows newly stored; the rest of the batch were duplicates of `(id, ts)` already stored. */
   readonly inserted: number;
+  /**
+   * True when a fast path met an `(id, ts)` already stored and the batch was written again through
+   * the deduplicating path (PostgreSQL `copy`); the outcome is the same, the cost is higher.
+   */
+  readonly redoneForDuplicates?: boolean;
 }
 
 /** Filters of `GET /v1/events`. Times are epoch milliseconds; `from` inclusive, `to` exclusive. */

@@ -185,7 +185,7 @@ describe('partitions', () => {
     expect(
       lines().filter((l) => l.level === 'warn' && /default partition held rows/.test(l.msg)),
     ).toHaveLength(2);
-    expect(await storage.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect((await storage.writeBatch(batch)).inserted).toBe(0);
     const { events } = await storage.queryEvents({ app: 'pg-only', from: day, to: day + 3, limit: 10 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
@@ -363,10 +363,28 @@ describe('write methods', () => {
 
     expect(viaCopy).toHaveLength(batch.length);
     expect(viaUnnest).toEqual(viaCopy);
-    expect(await copy.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect(await copy.writeBatch(batch)).toEqual({ inserted: 0, redoneForDuplicates: true });
     expect(await copy.writeBatch([...batch, ...batch])).toEqual({ inserted: 0 });
     expect(await unnest.writeBatch(batch)).toEqual({ inserted: 0 });
     const { events } = await copy.queryEvents({ app: 'methods', limit: 100 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
+  });
+
+  it('copy: a batch meeting a stored row is written again through the deduplicating path, which the next batches take straight away', async () => {
+    const copy = open({ writeMethod: 'copy' });
+    const stored = event('metric', { app: 'redo' });
+    expect(await copy.writeBatch([stored])).toEqual({ inserted: 1 });
+
+    const mixed = [event('metric', { app: 'redo' }), stored, event('log', { app: 'redo' })];
+    expect(await copy.writeBatch(mixed)).toEqual({ inserted: 2, redoneForDuplicates: true });
+    // The next 8 batches skip the fast path: a duplicate among them is no second failed COPY.
+    for (let i = 0; i < 8; i++) {
+      expect(await copy.writeBatch([event('metric', { app: 'redo' }), stored])).toEqual({ inserted: 1 });
+    }
+    // Then the fast path is tried again.
+    expect(await copy.writeBatch([stored])).toEqual({ inserted: 0, redoneForDuplicates: true });
+    expect(await copy.writeBatch([event('log', { app: 'redo' })])).toEqual({ inserted: 1 });
+    const { events } = await copy.queryEvents({ app: 'redo', limit: 100 });
+    expect(events).toHaveLength(12);
   });
 });

@@ -1,26 +1,22 @@
 import type { TelemetryEvent } from '../../events/types';
 import type { WriteResult } from '../port';
-import { EVENTS, METRIC_SAMPLES } from './columns';
 import { applyMigrations } from './migrate';
 import type { PostgresStorage, PostgresStorageOptions } from './options';
 import { DAY_MS, ensureDailyPartitions } from './partitions';
-import { createPool, withTransaction } from './pool';
+import { createPool, withClient } from './pool';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
-import { toRows } from './row-mapping';
-import type { RowWriter } from './row-writer';
-import { writeCopy } from './write-copy';
+import type { BatchWrite } from './row-writer';
+import { createCopyWrite } from './write-copy';
 import { writeUnnest } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
-
-const WRITERS: Record<'unnest' | 'copy', RowWriter> = { unnest: writeUnnest, copy: writeCopy };
 
 /** The `Storage` port on PostgreSQL. Opens no connection until the first call. */
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const logger = options.logger.child({ component: 'storage', storage: 'postgres' });
   const pool = createPool(options, logger);
-  const write = WRITERS[options.writeMethod ?? 'unnest'];
+  const write: BatchWrite = (options.writeMethod ?? 'copy') === 'copy' ? createCopyWrite() : writeUnnest;
   let closing: Promise<void> | null = null;
 
   const partitions = (fromMs: number): Promise<void> =>
@@ -42,14 +38,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
     async writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult> {
       if (events.length === 0) return { inserted: 0 };
-      const { metrics, others } = toRows(events);
-      const inserted = await withTransaction(pool, logger, async (client) => {
-        let n = 0;
-        if (metrics.length > 0) n += await write(client, METRIC_SAMPLES, metrics);
-        if (others.length > 0) n += await write(client, EVENTS, others);
-        return n;
-      });
-      return { inserted };
+      return withClient(pool, logger, (client) => write(client, events));
     },
 
     queryEvents: (query) => queryEvents(pool, query),

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
 import type { Storage } from '../port';
 
-/** How `writeBatch` sends rows; both dedupe with `ON CONFLICT DO NOTHING`. */
+/** How `writeBatch` sends rows; both store an `(id, ts)` once (see write-copy.ts and write-unnest.ts). */
 export type WriteMethod = 'unnest' | 'copy';
 
 export interface PostgresStorageOptions {
@@ -24,8 +24,10 @@ export interface PostgresStorageOptions {
    */
   readonly retentionRawMs: number;
   /**
-   * `unnest`: one `INSERT … SELECT FROM unnest($1::uuid[], …)` per table. `copy`: `COPY` into a
-   * per-connection temporary staging table, then `INSERT … SELECT`. Default `unnest`.
+   * `copy`: `COPY` straight into the tables; a batch holding an `(id, ts)` already stored is
+   * written again by `COPY` into a staging table and `INSERT … SELECT … ON CONFLICT DO NOTHING`.
+   * `unnest`: one `INSERT … SELECT FROM unnest($1::uuid[], …) ON CONFLICT DO NOTHING` per table.
+   * Default `copy` (the benchmark's write-path rows compare them).
    */
   readonly writeMethod?: WriteMethod;
   /** Drives "today" for partitions and `schema_migrations.applied_at`. */

@@ -57,16 +57,19 @@ export async function withClient<T>(
   }
 }
 
+/** `fn` between `BEGIN` and `COMMIT` on `client`. On an error the transaction is left for the caller to end. */
+export async function inTransaction<T>(client: pg.ClientBase, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  const result = await fn();
+  await client.query('COMMIT');
+  return result;
+}
+
 /** `withClient` inside `BEGIN … COMMIT`: all of `fn`'s statements commit, or none. */
 export function withTransaction<T>(
   pool: pg.Pool,
   logger: Logger,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  return withClient(pool, logger, async (client) => {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  });
+  return withClient(pool, logger, (client) => inTransaction(client, () => fn(client)));
 }

@@ -1,9 +1,10 @@
 import type pg from 'pg';
-import type { TableColumns } from './columns';
+import type { TelemetryEvent } from '../../events/types';
+import type { WriteResult } from '../port';
 
-/** Inserts rows of one table on a connection inside an open transaction; resolves to rows newly stored. */
-export type RowWriter = <Row>(
-  client: pg.PoolClient,
-  table: TableColumns<Row>,
-  rows: readonly Row[],
-) => Promise<number>;
+/**
+ * Writes one non-empty batch on a checked-out connection, in one transaction of its own: all rows
+ * or none. Resolves to what `Storage.writeBatch` returns; rejects with the database's error, and
+ * the caller then destroys the connection.
+ */
+export type BatchWrite = (client: pg.PoolClient, events: readonly TelemetryEvent[]) => Promise<WriteResult>;

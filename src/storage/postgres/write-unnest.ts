@@ -1,19 +1,31 @@
 import type pg from 'pg';
-import { columnList, type TableColumns } from './columns';
-import type { RowWriter } from './row-writer';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from './columns';
+import { toRows } from './row-mapping';
+import { inTransaction } from './pool';
+import type { BatchWrite } from './row-writer';
 
 /**
  * One `INSERT … SELECT FROM unnest(…)` per table: one array parameter per column, so the statement
  * text is the same whatever the batch size and is prepared once per connection.
  */
-export const writeUnnest: RowWriter = async <Row>(
+async function insertUnnest<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
   rows: readonly Row[],
-): Promise<number> => {
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const arrays = t.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
   const text = `INSERT INTO ${t.table} (${columnList(t)}) SELECT * FROM unnest(${arrays}) ON CONFLICT DO NOTHING`;
   const values = t.columns.map((c) => rows.map((r) => r[c.name]));
   const result = await client.query({ name: `sluice_unnest_${t.table}`, text, values });
   return result.rowCount ?? 0;
+}
+
+/** `SLUICE_PG_WRITE_METHOD=unnest`: both tables by `INSERT … ON CONFLICT DO NOTHING` from arrays. */
+export const writeUnnest: BatchWrite = (client, events) => {
+  const { metrics, others } = toRows(events);
+  return inTransaction(client, async () => ({
+    inserted:
+      (await insertUnnest(client, METRIC_SAMPLES, metrics)) + (await insertUnnest(client, EVENTS, others)),
+  }));
 };

@@ -25,7 +25,7 @@ class ScriptedStorage {
   }
 }
 
-function setup(batchSize = 3, flushIntervalMs = 20) {
+function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1) {
   const storage = new ScriptedStorage();
   const errorLane = new BoundedLane('error', { maxEvents: 100, maxBytes: 1e6 });
   const standardLane = new BoundedLane('standard', { maxEvents: 100, maxBytes: 1e6 });
@@ -36,6 +36,7 @@ function setup(batchSize = 3, flushIntervalMs = 20) {
     storage: storage as unknown as Storage,
     batchSize,
     flushIntervalMs,
+    maxInFlight,
     backoff: { baseMs: 1, maxMs: 5 },
     clock: { now: () => Date.now() },
     logger: createLogger('silent'),
@@ -107,6 +108,35 @@ describe('BatchWriterLoop', () => {
     await writer.stop();
     expect(storage.batches.flat().sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
     expect((await metrics.eventsDropped.get()).values[0]?.value).toBe(1);
+  });
+
+  it('keeps up to maxInFlight batches in flight, and stop waits for all of them', async () => {
+    const { storage, standardLane, writer, admit } = setup(2, 1, 2);
+    const gates: Array<() => void> = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const write = storage.writeBatch.bind(storage);
+    storage.writeBatch = async (events) => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await new Promise<void>((release) => gates.push(release));
+      inFlight--;
+      return write(events);
+    };
+    admit(standardLane, ['a', 'b', 'c', 'd', 'e', 'f']);
+    writer.start();
+    await until(() => gates.length === 2);
+    // Both windows are taken; the third batch waits for a commit.
+    expect(standardLane.queued).toBe(2);
+    const stopped = writer.stop();
+    while (storage.batches.length < 3) {
+      gates.shift()?.();
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await stopped;
+    expect(mostInFlight).toBe(2);
+    expect(storage.batches.flat().sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(standardLane.heldEvents).toBe(0);
   });
 
   it('abort ends retries of a storage that never comes back', async () => {

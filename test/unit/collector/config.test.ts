@@ -46,6 +46,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('rejects a write concurrency that would take every PostgreSQL connection', () => {
+    const pg = { SLUICE_DATABASE_URL: 'postgres://localhost/x', SLUICE_PG_POOL_SIZE: '4' };
+    expect(() => loadConfig({ ...pg, SLUICE_WRITE_CONCURRENCY: '4' })).toThrow(
+      /SLUICE_WRITE_CONCURRENCY.*SLUICE_PG_POOL_SIZE/,
+    );
+    expect(loadConfig({ ...pg, SLUICE_WRITE_CONCURRENCY: '3' }).writeConcurrency).toBe(3);
+    expect(() => loadConfig({ SLUICE_WRITE_CONCURRENCY: '0' })).toThrow(/SLUICE_WRITE_CONCURRENCY/);
+  });
+
   it('rejects unknown flags and flags without a value', () => {
     expect(() => flagsToEnv(['--prot', '1'])).toThrow(/not a known option/);
     expect(() => flagsToEnv(['--port'])).toThrow(/needs a value/);
