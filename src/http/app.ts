@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics/instruments';
 import type { MetricResolution, Storage } from '../storage/port';
 import { authenticate } from './authenticate';
 import { cors } from './cors';
-import { requestContext } from './request-context';
+import { installRequestLog, requestContext } from './request-context';
 import { getEvents } from './routes/get-events';
 import { getMetrics } from './routes/get-metrics';
 import { livez, metricsText, readyz } from './routes/operations';
@@ -41,6 +41,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  installRequestLog(app.request, deps.logger);
   app.use(requestContext(deps.logger, deps.metrics, () => deps.readiness.draining));
 
   const write = authenticate(deps.keyRing, 'ingest', deps.admissionMetrics);

@@ -1,23 +1,17 @@
 /**
- * Whether JSON text nests arrays/objects deeper than `maxDepth`. A linear
- * scan before `JSON.parse`, so a hostile body cannot make the parser or any
- * later recursive walk go deep. Brackets inside strings are skipped.
+ * Whether a parsed JSON value nests arrays/objects deeper than `maxDepth` (the value itself is
+ * level 1). V8's `JSON.parse` is iterative, so a hostile body cannot overflow the stack while it
+ * is parsed; this check keeps any later walk shallow and answers `too_deep`. It descends at most
+ * `maxDepth` levels, whatever the input.
  */
-export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > maxDepth) return true;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      depth--;
-    }
+export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (maxDepth <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (exceedsJsonDepth(value[i], maxDepth - 1)) return true;
+    return false;
   }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (exceedsJsonDepth(record[key], maxDepth - 1)) return true;
   return false;
 }

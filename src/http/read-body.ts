@@ -18,14 +18,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
 
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  const raw = await readRaw(req, maxBytes);
   if (encoding === 'identity') return raw;
   return new Promise<Buffer>((resolve, reject) => {
     gunzip(raw, { maxOutputLength: maxBytes }, (err, out) => {
@@ -35,6 +28,51 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
       }
       reject(new SluiceError('invalid_gzip'));
     });
+  });
+}
+
+/**
+ * The raw body, with listeners rather than an async iterator (which costs a promise per chunk on a
+ * path taken for every request). Past `maxBytes` the stream is paused and the read fails: the 413
+ * answer then closes the connection without reading the rest.
+ */
+function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        done();
+        req.pause();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    // 'close' before 'end': the client went away mid-body.
+    const onClose = (): void => {
+      done();
+      reject(Object.assign(new Error('request body cut off'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

@@ -13,33 +13,56 @@ declare module 'express-serve-static-core' {
   }
 }
 
+const LOG = Symbol('sluice.requestLog');
+
+/**
+ * Gives every request of an app a `log` property: a child logger carrying the request id, made on
+ * first use (most requests never log at the default level). Defined once on the app's request
+ * prototype (`app.request`) rather than on each request, which would turn every request object into
+ * a slow dictionary-mode object.
+ */
+export function installRequestLog(requestPrototype: object, logger: Logger): void {
+  type WithLog = Request & { [LOG]?: Logger };
+  Object.defineProperty(requestPrototype, 'log', {
+    configurable: true,
+    get(this: WithLog): Logger {
+      return (this[LOG] ??= logger.child({ reqId: this.id }));
+    },
+    set(this: WithLog, log: Logger) {
+      this[LOG] = log;
+    },
+  });
+}
+
 /**
  * Gives each request an id (the load balancer's `X-Request-Id` when sane,
- * else a new UUID), a child logger carrying it, and records its duration by
- * route template — never by raw path, which is unbounded.
+ * else a new UUID) and records its duration by route template — never by raw
+ * path, which is unbounded. Its `log` comes from `installRequestLog`.
  */
 export function requestContext(logger: Logger, metrics: Metrics, closing: () => boolean) {
+  // prom-client hashes the label set on every observe; the sets are few (route × method × status).
+  const durations = new Map<string, { observe(seconds: number): void }>();
+  const durationOf = (route: string, method: string, status: number) => {
+    const key = `${route} ${method} ${status}`;
+    let child = durations.get(key);
+    if (child === undefined) {
+      child = metrics.httpDuration.labels({ route, method, status: String(status) });
+      durations.set(key, child);
+    }
+    return child;
+  };
   return (req: Request, res: Response, next: NextFunction): void => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     req.id = id;
-    // The child logger is made on first use: most requests never log a line at the default level.
-    let log: Logger | null = null;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => (log ??= logger.child({ reqId: id })),
-      set: (l: Logger) => {
-        log = l;
-      },
-    });
     res.setHeader('X-Request-Id', id);
     // While draining, every answer closes its connection so keep-alive clients move to another instance.
     if (closing()) res.setHeader('Connection', 'close');
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1000;
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      metrics.httpDuration.observe({ route, method: req.method, status: String(res.statusCode) }, seconds);
+      durationOf(route, req.method, res.statusCode).observe(seconds);
       if (res.statusCode >= 500) {
         req.log.error(
           { method: req.method, route, status: res.statusCode, ms: seconds * 1000 },

@@ -1,18 +1,19 @@
 import type { Response } from 'express';
 import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
 import type { Logger } from '../log/logger';
+import { sendJson } from './send-json';
 
 /** The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. */
 export function sendError(res: Response, err: unknown, log: Logger): void {
   const e = err instanceof SluiceError ? err : bodyParserError(err);
   if (e === null) {
     log.error({ err }, 'unhandled error in request');
-    res.status(500).json({ error: 'internal', message: ERROR_CATALOGUE.internal.message });
+    sendJson(res, 500, { error: 'internal', message: ERROR_CATALOGUE.internal.message });
     return;
   }
   if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(e.retryAfterSeconds));
   if (e.status === 413) res.setHeader('Connection', 'close');
-  res.status(e.status).json({ error: e.code, message: e.message });
+  sendJson(res, e.status, { error: e.code, message: e.message });
 }
 
 /** Errors raised by Node while reading a request (aborted, bad framing) are the client's problem. */

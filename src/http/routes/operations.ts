@@ -1,11 +1,12 @@
 import type { Request, Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Readiness } from '../../lifecycle/readiness';
+import { sendJson } from '../send-json';
 
 /** `GET /livez`: the process is alive and its event loop turns. */
 export function livez() {
   return (_req: Request, res: Response): void => {
-    res.json({ status: 'ok' });
+    sendJson(res, 200, { status: 'ok' });
   };
 }
 
@@ -14,11 +15,11 @@ export function readyz(readiness: Readiness) {
   return (_req: Request, res: Response): void => {
     const reason = readiness.notReadyReason();
     if (reason === null) {
-      res.json({ status: 'ready' });
+      sendJson(res, 200, { status: 'ready' });
       return;
     }
     res.setHeader('Retry-After', '5');
-    res.status(503).json({ status: reason });
+    sendJson(res, 503, { status: reason });
   };
 }
 

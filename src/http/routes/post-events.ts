@@ -3,6 +3,7 @@ import { SluiceError } from '../../errors/catalogue';
 import type { IngestService } from '../../ingest/ingest-service';
 import { exceedsJsonDepth } from '../json-depth';
 import { isJsonContentType, readBody } from '../read-body';
+import { sendJson } from '../send-json';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IngestService, 'ingest'>;
@@ -19,15 +20,14 @@ export function postEvents(o: PostEventsOptions) {
       throw new SluiceError('unsupported_media_type');
     }
     const body = await readBody(req, o.maxBodyBytes);
-    const text = body.toString('utf8');
-    if (exceedsJsonDepth(text, o.maxJsonDepth)) {
-      throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
-    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(body.toString('utf8'));
     } catch {
       throw new SluiceError('invalid_json');
+    }
+    if (exceedsJsonDepth(parsed, o.maxJsonDepth)) {
+      throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
     }
     const events = (parsed as { events?: unknown } | null)?.events;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
@@ -37,11 +37,11 @@ export function postEvents(o: PostEventsOptions) {
     const outcome = await o.ingest.ingest(events, req.principal ?? null);
     switch (outcome.kind) {
       case 'taken':
-        res.status(202).json({ accepted: outcome.accepted, rejected: outcome.rejected });
+        sendJson(res, 202, { accepted: outcome.accepted, rejected: outcome.rejected });
         return;
       case 'throttled':
         res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
-        res.status(429).json({
+        sendJson(res, 429, {
           accepted: outcome.accepted,
           rejected: outcome.rejected,
           throttled: outcome.throttled,
