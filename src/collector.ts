@@ -9,10 +9,12 @@ import { systemClock, type Clock } from './clock';
 import type { Config } from './config/load';
 import type { EventLimits } from './events/limits';
 import { createApp } from './http/app';
+import { withOverloadGate } from './http/overload-gate';
 import { listen } from './http/server';
 import type { EventSink } from './ingest/event-sink';
 import { IngestService } from './ingest/ingest-service';
 import { LaneSink } from './ingest/lane-sink';
+import { EventLoopLag } from './lifecycle/event-loop-lag';
 import { PeriodicTask } from './lifecycle/periodic-task';
 import { Readiness, StorageHealthMonitor } from './lifecycle/readiness';
 import { Shutdown } from './lifecycle/shutdown';
@@ -280,8 +282,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       ? await startQueueIntake(config, queue, readiness, metrics, clock, logger)
       : await startLaneIntake(config, storage, readiness, metrics, clock, logger);
 
+  const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
+  loopLag.start();
   const ingest = new IngestService({
     limits: eventLimits(config),
+    loopLag: { standingMs: () => loopLag.standingMs(), shedAtMs: config.shedLagMs },
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
     rateLimiter: admission.rateLimiter,
@@ -304,7 +309,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
   });
-  const server: Server = await listen(app, {
+  const server: Server = await listen(withOverloadGate(app, ingest), {
     host: config.host,
     port: config.port,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
@@ -321,6 +326,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       ...intake.closers,
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
+      { name: 'event loop lag', close: () => loopLag.stop() },
     ],
     drainDelayMs: config.drainDelayMs,
     timeoutMs: config.shutdownTimeoutMs,

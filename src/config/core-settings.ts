@@ -82,6 +82,12 @@ export const CORE_SETTINGS = {
     doc: 'Largest request body, after decompression.',
     parse: bytes(1024, 256 * MiB),
   }),
+  shedLagMs: setting({
+    env: 'SLUICE_SHED_LAG_MS',
+    default: '10',
+    doc: 'Standing event-loop lag from which POST /v1/events is answered 429 overloaded before its body is read (CPU saturated); 0: never.',
+    parse: duration(0, 60_000, 'ms'),
+  }),
   maxEventsPerRequest: setting({
     env: 'SLUICE_MAX_EVENTS_PER_REQUEST',
     default: '1000',

@@ -21,6 +21,10 @@ export const ERROR_CATALOGUE = {
     message: 'Rate limit exceeded; retry the throttled events after Retry-After.',
   },
   queue_full: { status: 429, message: 'Write queue is full; retry the throttled events after Retry-After.' },
+  overloaded: {
+    status: 429,
+    message: 'Collector is saturated; the request was not read. Retry all of its events after Retry-After.',
+  },
   storage_unavailable: { status: 503, message: 'Storage is unreachable; retry after Retry-After.' },
   internal: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/metrics', metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
-    sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), req.log);
+    sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), () => req.log);
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.destroy();
       return;
     }
-    sendError(res, err, req.log);
+    sendError(res, err, () => req.log);
   });
   return app;
 }

@@ -3,11 +3,14 @@ import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
 import type { Logger } from '../log/logger';
 import { sendJson } from './send-json';
 
-/** The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. */
-export function sendError(res: Response, err: unknown, log: Logger): void {
+/**
+ * The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. `log` is called only
+ * when there is something to log (a request's child logger is made on first use).
+ */
+export function sendError(res: Response, err: unknown, log: () => Logger): void {
   const e = err instanceof SluiceError ? err : bodyParserError(err);
   if (e === null) {
-    log.error({ err }, 'unhandled error in request');
+    log().error({ err }, 'unhandled error in request');
     sendJson(res, 500, { error: 'internal', message: ERROR_CATALOGUE.internal.message });
     return;
   }

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 
 export interface ListenOptions {
   readonly host: string;
@@ -15,7 +15,7 @@ export interface ListenOptions {
  * connections and never reuses one we just closed), and headers must arrive
  * within the keep-alive timeout plus a second.
  */
-export function listen(app: Express, o: ListenOptions): Promise<Server> {
+export function listen(app: RequestListener, o: ListenOptions): Promise<Server> {
   const server = createServer(app);
   server.keepAliveTimeout = o.keepAliveTimeoutMs;
   server.headersTimeout = o.keepAliveTimeoutMs + 1000;

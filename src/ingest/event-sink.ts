@@ -30,10 +30,10 @@ export type SinkAnswer =
 export interface EventSink {
   offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer>;
   /**
-   * When `lane` cannot take a single event now: how long until it can. Null when it has room.
-   * Optional: a sink without a cheap answer leaves it out.
+   * When `lane` has no room for `events` more now: how long until it may. Null when it has room
+   * (which `offer` still decides for good). Optional: a sink without a cheap answer leaves it out.
    */
-  full?(lane: LaneName): { readonly retryAfterSeconds: number } | null;
+  cannotTake?(lane: LaneName, events: number): { readonly retryAfterSeconds: number } | null;
   /** False when the sink knows it cannot take events now (e.g. storage down with SLUICE_ACK=stored). */
   accepting(): boolean;
 }

@@ -23,7 +23,15 @@ export interface IngestServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
+  /**
+   * How far behind the event loop runs (standing lag, milliseconds) and the lag from which a
+   * request is refused before its body is read (`SLUICE_SHED_LAG_MS`; 0: never). Absent: never.
+   */
+  readonly loopLag?: { readonly standingMs: () => number; readonly shedAtMs: number };
 }
+
+/** `Retry-After` of a request refused unread (seconds): the backlog is gone within a second or two. */
+const OVERLOADED_RETRY_AFTER_S = 2;
 
 interface Candidate {
   readonly index: number;
@@ -49,6 +57,19 @@ interface Throttle {
 export class IngestService {
   constructor(private readonly o: IngestServiceOptions) {}
 
+  /**
+   * Called before a request's body is read. When the event loop runs far behind, every request
+   * already waits that long in the socket backlog and parsing more bodies only adds to it, so the
+   * request is refused whole (429 `overloaded`) at the cost of its headers alone — errors included:
+   * the CPU, not a lane, is what ran out (the SDK keeps errors longest and resends them).
+   */
+  refuseUnread(): { readonly retryAfterSeconds: number } | null {
+    const lag = this.o.loopLag;
+    if (lag === undefined || lag.shedAtMs <= 0 || lag.standingMs() < lag.shedAtMs) return null;
+    this.o.metrics.requestsRejected.inc({ code: 'overloaded' });
+    return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
+  }
+
   async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IngestOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
@@ -67,9 +88,13 @@ export class IngestService {
     const byApp = new Map<string, Candidate[]>();
     // Counted per type and added once per request: a labelled inc per event costs more than the validation.
     const received = { error: 0, lifecycle: 0, metric: 0, log: 0 };
-    // Under overload the standard lane has no room at all: its events are throttled unvalidated,
-    // so a flood costs a JSON parse per request, not a validation per event.
-    const shedStandard = o.sink.full?.('standard') ?? null;
+    // When the standard lane has no room for this request's non-error events, they are throttled
+    // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
+    // JSON parse per request, not a validation per event.
+    let standardCount = 0;
+    for (let index = 0; index < rawEvents.length; index++)
+      if (typeOf(rawEvents[index]) !== 'error') standardCount++;
+    const shedStandard = standardCount > 0 ? (o.sink.cannotTake?.('standard', standardCount) ?? null) : null;
     const shed: number[] = [];
     for (let index = 0; index < rawEvents.length; index++) {
       if (shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {

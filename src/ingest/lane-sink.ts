@@ -24,12 +24,12 @@ export class LaneSink implements EventSink {
     return this.o.ack === 'queued' || this.o.storageUp();
   }
 
-  full(lane: LaneName): { retryAfterSeconds: number } | null {
+  cannotTake(lane: LaneName, events: number): { retryAfterSeconds: number } | null {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const { maxEvents, maxBytes } = target.limits;
-    if (target.heldEvents < maxEvents && target.heldBytes < maxBytes) return null;
+    if (target.heldEvents + events <= maxEvents && target.heldBytes < maxBytes) return null;
     const rate = this.o.writer.drainRate.perSecond();
-    return { retryAfterSeconds: retryAfterSeconds(target.heldEvents, 1, maxEvents, rate) };
+    return { retryAfterSeconds: retryAfterSeconds(target.heldEvents, events, maxEvents, rate) };
   }
 
   async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {

@@ -62,6 +62,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       labelNames: ['code'] as const,
       registers: r,
     }),
+    eventLoopLag: new Gauge({
+      name: 'sluice_event_loop_lag_seconds',
+      help: 'Standing event-loop lag (smallest lateness of a 5 ms probe timer over 100 ms); POST /v1/events is refused unread above SLUICE_SHED_LAG_MS.',
+      registers: r,
+    }),
     laneDepth: new Gauge({
       name: 'sluice_lane_depth_events',
       help: 'Events held by a lane (queued and in flight to storage).',

@@ -8,7 +8,7 @@ import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import { errorEvent, metric } from '../../support/events';
 
-function setup(standardCapacity = 3, rateLimit = 0) {
+function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
   const clock = { now: () => Date.now() };
   const errorLane = new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 });
   const standardLane = new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 });
@@ -37,8 +37,9 @@ function setup(standardCapacity = 3, rateLimit = 0) {
     clock,
     metrics,
     admissionMetrics: createAdmissionMetrics(metrics.registry),
+    loopLag: { standingMs: () => lagMs, shedAtMs: 10 },
   });
-  return { service, errorLane, standardLane };
+  return { service, errorLane, standardLane, metrics };
 }
 
 describe('IngestService', () => {
@@ -57,6 +58,31 @@ describe('IngestService', () => {
       reason: 'queue_full',
     });
     expect(errorLane.heldEvents).toBe(1);
+  });
+
+  it('sheds the non-error events unvalidated when the lane lacks room for all of them, though not full', async () => {
+    const { service, standardLane, metrics } = setup(5);
+    await service.ingest([metric('a'), metric('a'), metric('a')]);
+    const out = await service.ingest([
+      metric('a'),
+      { type: 'log', junk: true },
+      errorEvent('a'),
+      metric('a'),
+    ]);
+    expect(out).toMatchObject({ kind: 'throttled', accepted: 1, throttled: [0, 1, 3], reason: 'queue_full' });
+    expect(standardLane.heldEvents).toBe(3);
+    const throttled = (await metrics.eventsThrottled.get()).values;
+    expect(throttled.find((v) => v.labels.type === 'unvalidated')?.value).toBe(3);
+    // Room for both: taken (and validated).
+    expect(await service.ingest([metric('a'), metric('a')])).toMatchObject({ kind: 'taken', accepted: 2 });
+  });
+
+  it('refuses a request unread only while the event loop lags past the threshold, and counts it', async () => {
+    expect(setup(3, 0, 9.9).service.refuseUnread()).toBeNull();
+    const { service, metrics } = setup(3, 0, 10);
+    expect(service.refuseUnread()).toEqual({ retryAfterSeconds: 2 });
+    const refused = (await metrics.requestsRejected.get()).values;
+    expect(refused).toEqual([expect.objectContaining({ labels: { code: 'overloaded' }, value: 1 })]);
   });
 
   it('splits a mixed request: errors taken, over-limit events rate limited with Retry-After', async () => {
