@@ -25,6 +25,7 @@ export interface ClosedLoopOptions {
 
 /** A closed loop: `concurrency` workers, each one request at a time, until bodies or time run out. */
 export async function runClosedLoop(o: ClosedLoopOptions): Promise<LoadResult> {
+  await o.client.connectAll();
   const tally = new LoadTally();
   const pause = o.throttledPauseMs ?? 10;
   const limit = o.maxRequests ?? o.bodies.length;

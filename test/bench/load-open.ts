@@ -32,6 +32,7 @@ export interface OpenLoopResult extends LoadResult {
  * answered. Latency is measured both from the moment it left and from its scheduled time.
  */
 export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
+  await o.client.connectAll();
   const tally = new LoadTally();
   const fromSchedule = new LatencyRecorder();
   const intervalMs = 1000 / o.requestsPerSecond;
