@@ -75,7 +75,8 @@ describe('bounded lanes', () => {
     ).toBe(202);
 
     const text = await (await fetch(`${c.url}/metrics`)).text();
-    expect(text).toMatch(/sluice_events_throttled_total\{reason="queue_full",type="metric"\} 10/);
+    // Events that could not all fit are throttled before validation: counted as unvalidated.
+    expect(text).toMatch(/sluice_events_throttled_total\{reason="queue_full",type="unvalidated"\} 10/);
     expect(text).toMatch(/sluice_events_throttled_total\{reason="queue_full",type="error"\} 1/);
   });
 });

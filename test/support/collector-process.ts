@@ -37,6 +37,8 @@ export async function startCollectorProcess(
       SLUICE_DRAIN_DELAY_MS: '0',
       // Limits are off unless a test sets them: most tests measure other things at rates above 100/s.
       SLUICE_RATE_LIMIT: '0',
+      // So is load shedding: jest workers share two cores (see in-process.ts).
+      SLUICE_SHED_LAG_MS: '0',
       ...env,
       SLUICE_PORT: String(port),
     },

@@ -20,6 +20,9 @@ export async function startInProcess(env: Record<string, string>): Promise<InPro
     SLUICE_LOG_LEVEL: 'silent',
     // Limits are off unless a test sets them.
     SLUICE_RATE_LIMIT: '0',
+    // So is load shedding: jest workers share two cores, and a request refused because another
+    // worker held the CPU is a flake, not a finding (the shedding tests set it).
+    SLUICE_SHED_LAG_MS: '0',
     ...env,
   });
   let resolveExit!: (code: number) => void;

@@ -56,6 +56,8 @@ export async function startTestCluster(label: string, o: TestClusterOptions = {}
         SLUICE_SHUTDOWN_TIMEOUT_MS: '15000',
         // Throughput tests, not limit tests: a single test app would hit the default 100 events/s.
         SLUICE_RATE_LIMIT: '0',
+        // Nor shedding tests: jest workers share two cores with the cluster (see test/support/in-process.ts).
+        SLUICE_SHED_LAG_MS: '0',
         ...o.env,
       },
       timing: TEST_TIMING,
