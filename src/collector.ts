@@ -188,6 +188,7 @@ async function startLaneIntake(
       ack: config.ack,
       ackTimeoutMs: config.ackTimeoutMs,
       storageUp: () => readiness.storageUp,
+      toRow: (event) => storage.toRow(event),
     }),
     drain: writer,
     closers: [

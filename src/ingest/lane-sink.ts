@@ -1,7 +1,9 @@
 import type { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { CommitTicket } from '../pipeline/commit-ticket';
 import { retryAfterSeconds } from '../pipeline/drain-rate';
-import type { BoundedLane, LaneItem } from '../pipeline/lane';
+import type { TelemetryEvent } from '../events/types';
+import type { BoundedLane } from '../pipeline/lane';
+import type { StorageRow } from '../storage/port';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from './event-sink';
 
 export interface LaneSinkOptions {
@@ -14,6 +16,8 @@ export interface LaneSinkOptions {
   readonly ackTimeoutMs: number;
   /** Whether the background check last reached storage. */
   readonly storageUp: () => boolean;
+  /** Encodes an admitted event for storage (`Storage.toRow`): lanes hold rows, not events. */
+  readonly toRow: (event: TelemetryEvent) => StorageRow;
 }
 
 /** The in-process sink: bounded lanes drained by the single writer loop. */
@@ -36,11 +40,8 @@ export class LaneSink implements EventSink {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
-    const laneItems: LaneItem[] = items.map((i) => {
-      bytes += i.bytes;
-      return { event: i.event, bytes: i.bytes, ticket, admittedAt: now };
-    });
-    if (!target.tryAdmit(laneItems, bytes)) {
+    for (const i of items) bytes += i.bytes;
+    if (!target.hasRoom(items.length, bytes)) {
       const wait = retryAfterSeconds(
         target.heldEvents,
         items.length,
@@ -49,6 +50,19 @@ export class LaneSink implements EventSink {
       );
       return { taken: false, reason: 'queue_full', retryAfterSeconds: wait };
     }
+    // Encoded only once admission is certain: a refused request costs no encoding.
+    const { toRow } = this.o;
+    target.admit(
+      items.map((i) => ({
+        row: toRow(i.event),
+        id: i.event.id,
+        lane,
+        bytes: i.bytes,
+        ticket,
+        admittedAt: now,
+      })),
+      bytes,
+    );
     this.o.writer.notify();
     if (ticket === null) return { taken: true };
     ticket.arm(items.length);

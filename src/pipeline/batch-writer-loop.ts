@@ -149,7 +149,7 @@ export class BatchWriterLoop {
     for (let attempt = 0; ; attempt++) {
       const started = process.hrtime.bigint();
       try {
-        const result = await storage.writeBatch(items.map((i) => i.event));
+        const result = await storage.writeRows(items.map((i) => i.row));
         metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
         metrics.batchSize.observe(items.length);
         metrics.eventsDeduplicated.inc(items.length - result.inserted);
@@ -157,7 +157,7 @@ export class BatchWriterLoop {
         let errors = 0;
         for (const item of items) {
           item.ticket?.settle();
-          if (item.event.type === 'error') errors++;
+          if (item.lane === 'error') errors++;
         }
         metrics.eventsStored.inc({ lane: 'error' }, errors);
         metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
@@ -189,10 +189,7 @@ export class BatchWriterLoop {
   private async bisect(items: LaneItem[], err: unknown): Promise<boolean> {
     if (items.length === 1) {
       const item = items[0] as LaneItem;
-      this.o.logger.error(
-        { err, eventId: item.event.id, app: item.event.app, type: item.event.type },
-        'storage refused an event; dropped',
-      );
+      this.o.logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');
       this.o.metrics.eventsDropped.inc({ reason: 'storage_rejected' });
       item.ticket?.settle();
       return true;

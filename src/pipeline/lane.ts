@@ -1,10 +1,15 @@
-import type { TelemetryEvent } from '../events/types';
+import type { StorageRow } from '../storage/port';
 import type { CommitTicket } from './commit-ticket';
 
 export type LaneName = 'error' | 'standard';
 
+/** One admitted event, held until storage has committed it. */
 export interface LaneItem {
-  readonly event: TelemetryEvent;
+  /** The event as storage will write it (`Storage.toRow`). */
+  readonly row: StorageRow;
+  /** The event's id, for the log line of an event storage refuses. */
+  readonly id: string;
+  readonly lane: LaneName;
   /** Estimated in-memory size (bytes). */
   readonly bytes: number;
   readonly ticket: CommitTicket | null;
@@ -56,14 +61,23 @@ export class BoundedLane {
     return this.items[this.head]?.admittedAt ?? null;
   }
 
+  /** Whether `events` more events of `bytes` in all fit now. */
+  hasRoom(events: number, bytes: number): boolean {
+    return this.events + events <= this.limits.maxEvents && this.bytesHeld + bytes <= this.limits.maxBytes;
+  }
+
   /** Admits all of `batch` or none of it; never waits. */
   tryAdmit(batch: readonly LaneItem[], batchBytes: number): boolean {
-    if (this.events + batch.length > this.limits.maxEvents) return false;
-    if (this.bytesHeld + batchBytes > this.limits.maxBytes) return false;
+    if (!this.hasRoom(batch.length, batchBytes)) return false;
+    this.admit(batch, batchBytes);
+    return true;
+  }
+
+  /** Admits `batch`, which the caller found room for with `hasRoom` (nothing runs between the two). */
+  admit(batch: readonly LaneItem[], batchBytes: number): void {
     for (const item of batch) this.items.push(item);
     this.events += batch.length;
     this.bytesHeld += batchBytes;
-    return true;
   }
 
   /** Removes up to `max` of the oldest queued events; they stay held until `release`. */

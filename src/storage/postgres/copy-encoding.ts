@@ -2,17 +2,24 @@ import type { TelemetryEvent } from '../../events/types';
 import { encodeAttributes, storableText } from './row-mapping';
 
 /**
- * A batch as `COPY … FROM STDIN` text, one payload per table, rows in batch order; the same
- * columns and values as `toRows` (row-mapping.ts), written straight to text with no row objects
- * in between, because this runs on the event loop for every stored event.
+ * One event as a line of `COPY … FROM STDIN` text for its table: the same columns and values as
+ * `toRows` (row-mapping.ts), written straight to text with no row objects in between. The line is
+ * UTF-8 bytes, so a queued event costs the heap two small objects, not its whole object graph.
  */
+export class CopyLine {
+  constructor(
+    /** `metric_samples` (true) or `events`. */
+    readonly metric: boolean,
+    readonly bytes: Buffer,
+  ) {}
+}
+
+/** A batch as one COPY payload per table, lines in batch order. */
 export interface CopyPayloads {
-  /** Rows of `metric_samples`, columns in `METRIC_SAMPLES` order. */
-  readonly metrics: string;
-  readonly metricRows: number;
-  /** Rows of `events`, columns in `EVENTS` order. */
-  readonly events: string;
-  readonly eventRows: number;
+  /** Lines of `metric_samples`, columns in `METRIC_SAMPLES` order. */
+  readonly metrics: Buffer;
+  /** Lines of `events`, columns in `EVENTS` order. */
+  readonly events: Buffer;
 }
 
 /** What COPY text must escape, and what PostgreSQL cannot store (U+0000, lone surrogates). */
@@ -72,18 +79,17 @@ function eventLine(e: TelemetryEvent): string {
   );
 }
 
-/** Splits a batch by table and renders each as COPY text. */
-export function encodeCopyPayloads(events: readonly TelemetryEvent[]): CopyPayloads {
-  let metrics = '';
-  let others = '';
-  let metricRows = 0;
-  for (const e of events) {
-    if (e.type === 'metric') {
-      metrics += metricLine(e);
-      metricRows++;
-    } else {
-      others += eventLine(e);
-    }
-  }
-  return { metrics, metricRows, events: others, eventRows: events.length - metricRows };
+/** `e` as a line of COPY text for its table. */
+export function toCopyLine(e: TelemetryEvent): CopyLine {
+  return e.type === 'metric'
+    ? new CopyLine(true, Buffer.from(metricLine(e), 'utf8'))
+    : new CopyLine(false, Buffer.from(eventLine(e), 'utf8'));
+}
+
+/** Splits lines by table, joined into one payload each. */
+export function copyPayloads(lines: readonly CopyLine[]): CopyPayloads {
+  const metrics: Buffer[] = [];
+  const events: Buffer[] = [];
+  for (const line of lines) (line.metric ? metrics : events).push(line.bytes);
+  return { metrics: Buffer.concat(metrics), events: Buffer.concat(events) };
 }

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from './columns';
-import { encodeCopyPayloads, type CopyPayloads } from './copy-encoding';
+import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
-import type { BatchWrite } from './row-writer';
+import type { RowsWrite } from './row-writer';
 
 /** After a batch met an already-stored `(id, ts)`, this many batches go straight to the deduplicating path. */
 const DEDUPE_BATCHES_AFTER_CONFLICT = 8;
@@ -12,13 +12,13 @@ const UNIQUE_VIOLATION = '23505';
 /** Connections that already have their staging tables (temporary tables live as long as the session). */
 const staged = new WeakMap<pg.PoolClient, Set<string>>();
 
-function copyIn(client: pg.PoolClient, sql: string, payload: string): Promise<void> {
+function copyIn(client: pg.PoolClient, sql: string, payload: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     // pg's query_timeout also covers this stream: on expiry it errors the stream.
     const stream = client.query(copyFrom(sql));
     stream.on('error', reject);
     stream.on('finish', () => resolve());
-    stream.end(payload, 'utf8');
+    stream.end(payload);
   });
 }
 
@@ -40,7 +40,7 @@ async function ensureStagingTable<Row>(
 }
 
 /** Plain `COPY` into the table: the fast path. A row whose `(ts, id)` is stored fails it (23505). */
-async function copyDirect<Row>(client: pg.PoolClient, t: TableColumns<Row>, payload: string): Promise<void> {
+async function copyDirect<Row>(client: pg.PoolClient, t: TableColumns<Row>, payload: Buffer): Promise<void> {
   if (payload.length > 0) await copyIn(client, `COPY ${t.table} (${columnList(t)}) FROM STDIN`, payload);
 }
 
@@ -48,7 +48,7 @@ async function copyDirect<Row>(client: pg.PoolClient, t: TableColumns<Row>, payl
 async function copyDeduplicated<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
-  payload: string,
+  payload: Buffer,
 ): Promise<number> {
   if (payload.length === 0) return 0;
   const stage = `sluice_stage_${t.table}`;
@@ -82,10 +82,10 @@ function isUniqueViolation(err: unknown): boolean {
  * through the deduplicating path, which then stays in use for the next few batches, since
  * duplicates come in bursts (an SDK resending after a timeout or a collector restart).
  */
-export function createCopyWrite(): BatchWrite {
+export function createCopyWrite(): RowsWrite<CopyLine> {
   let dedupeBatchesLeft = 0;
-  return async (client, events) => {
-    const payloads = encodeCopyPayloads(events);
+  return async (client, lines) => {
+    const payloads = copyPayloads(lines);
     if (dedupeBatchesLeft > 0) {
       dedupeBatchesLeft--;
       return { inserted: await writeDeduplicated(client, payloads) };
@@ -95,7 +95,7 @@ export function createCopyWrite(): BatchWrite {
         await copyDirect(client, METRIC_SAMPLES, payloads.metrics);
         await copyDirect(client, EVENTS, payloads.events);
       });
-      return { inserted: events.length };
+      return { inserted: lines.length };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       await client.query('ROLLBACK');

@@ -1,8 +1,9 @@
 import type pg from 'pg';
+import type { TelemetryEvent } from '../../events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from './columns';
 import { toRows } from './row-mapping';
 import { inTransaction } from './pool';
-import type { BatchWrite } from './row-writer';
+import type { RowsWrite } from './row-writer';
 
 /**
  * One `INSERT … SELECT FROM unnest(…)` per table: one array parameter per column, so the statement
@@ -22,7 +23,7 @@ async function insertUnnest<Row>(
 }
 
 /** `SLUICE_PG_WRITE_METHOD=unnest`: both tables by `INSERT … ON CONFLICT DO NOTHING` from arrays. */
-export const writeUnnest: BatchWrite = (client, events) => {
+export const writeUnnest: RowsWrite<TelemetryEvent> = (client, events) => {
   const { metrics, others } = toRows(events);
   return inTransaction(client, async () => ({
     inserted:

@@ -3,7 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
-import type { Storage } from '../port';
+import type { TelemetryEvent } from '../../events/types';
+import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
 import { queryEvents } from './query-events';
@@ -52,6 +53,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     maintenance: sqliteMaintenance(db, prepare),
     migrate: async () => applySqliteMigrations(db, logger),
     writeBatch: async (events) => ({ inserted: events.length === 0 ? 0 : write(events) }),
+    // Statements bind the event's fields at write time: the row is the event itself.
+    toRow: (event) => event as unknown as StorageRow,
+    writeRows: async (rows) => ({
+      inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
+    }),
     queryEvents: async (query) => queryEvents(prepare, query),
     queryMetrics: async (query) => queryMetrics(prepare, query),
     async ping(): Promise<void> {

@@ -1,10 +1,9 @@
-import type { TelemetryEvent } from '../../../src/events/types';
 import { createLogger } from '../../../src/log/logger';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { BatchWriterLoop } from '../../../src/pipeline/batch-writer-loop';
 import { CommitTicket } from '../../../src/pipeline/commit-ticket';
 import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
-import type { Storage, WriteResult } from '../../../src/storage/port';
+import type { Storage, StorageRow, WriteResult } from '../../../src/storage/port';
 
 /**
  * The writer's scheduling and retry logic, against a scripted transport-level
@@ -14,14 +13,16 @@ class ScriptedStorage {
   batches: string[][] = [];
   failures: Array<Error & { code?: string }> = [];
   poison = new Set<string>();
-  async writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult> {
+  /** Rows here are the events' ids. */
+  async writeRows(rows: readonly StorageRow[]): Promise<WriteResult> {
+    const ids = rows as unknown as readonly string[];
     const next = this.failures.shift();
     if (next) throw next;
-    if (events.some((e) => this.poison.has(e.id))) {
+    if (ids.some((id) => this.poison.has(id))) {
       throw Object.assign(new Error('invalid input'), { code: '22P02' });
     }
-    this.batches.push(events.map((e) => e.id));
-    return { inserted: events.length };
+    this.batches.push([...ids]);
+    return { inserted: ids.length };
   }
 }
 
@@ -44,7 +45,9 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1) {
   });
   const admit = (lane: BoundedLane, ids: string[], ticket: CommitTicket | null = null) => {
     const items: LaneItem[] = ids.map((id) => ({
-      event: { id } as TelemetryEvent,
+      row: id as unknown as StorageRow,
+      id,
+      lane: lane.name,
       bytes: 10,
       ticket,
       admittedAt: Date.now(),
@@ -115,13 +118,13 @@ describe('BatchWriterLoop', () => {
     const gates: Array<() => void> = [];
     let inFlight = 0;
     let mostInFlight = 0;
-    const write = storage.writeBatch.bind(storage);
-    storage.writeBatch = async (events) => {
+    const write = storage.writeRows.bind(storage);
+    storage.writeRows = async (rows) => {
       inFlight++;
       mostInFlight = Math.max(mostInFlight, inFlight);
       await new Promise<void>((release) => gates.push(release));
       inFlight--;
-      return write(events);
+      return write(rows);
     };
     admit(standardLane, ['a', 'b', 'c', 'd', 'e', 'f']);
     writer.start();

@@ -6,6 +6,7 @@ import { DrainRate } from '../../../src/pipeline/drain-rate';
 import { BoundedLane } from '../../../src/pipeline/lane';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
+import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
 
 function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
@@ -32,6 +33,7 @@ function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
       ack: 'queued',
       ackTimeoutMs: 1000,
       storageUp: () => true,
+      toRow: (event) => event as unknown as StorageRow,
     }),
     rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit)) : null,
     clock,

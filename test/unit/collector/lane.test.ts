@@ -1,9 +1,11 @@
-import type { TelemetryEvent } from '../../../src/events/types';
 import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
+import type { StorageRow } from '../../../src/storage/port';
 import { DrainRate, retryAfterSeconds } from '../../../src/pipeline/drain-rate';
 
 const item = (bytes = 100): LaneItem => ({
-  event: { id: 'x' } as TelemetryEvent,
+  row: 'x' as unknown as StorageRow,
+  id: 'x',
+  lane: 'standard',
   bytes,
   ticket: null,
   admittedAt: 0,
