@@ -48,8 +48,8 @@ export const CORE_SETTINGS = {
   }),
   batchSize: setting({
     env: 'SLUICE_BATCH_SIZE',
-    default: '1000',
-    doc: 'Most events written in one storage transaction.',
+    default: '2000',
+    doc: 'Most events written in one storage transaction; at most SLUICE_QUEUE_CAPACITY (the default shrinks to a smaller queue).',
     parse: integer(1, 100_000),
   }),
   flushIntervalMs: setting({
@@ -60,7 +60,7 @@ export const CORE_SETTINGS = {
   }),
   writeConcurrency: setting({
     env: 'SLUICE_WRITE_CONCURRENCY',
-    default: '2',
+    default: '3',
     doc: 'Batches the writer has in flight at once, each in its own transaction (the next is prepared while the database stores the last).',
     parse: integer(1, 16),
   }),

@@ -66,6 +66,9 @@ export function loadConfig(
       throw new ConfigError(s.env, raw, (err as Error).message);
     }
   }
+  // The default batch follows a smaller queue; a batch size asked for explicitly must fit.
+  const batchSizeGiven = source.SLUICE_BATCH_SIZE !== undefined && source.SLUICE_BATCH_SIZE !== '';
+  if (!batchSizeGiven) config.batchSize = Math.min(Number(config.batchSize), Number(config.queueCapacity));
   const result = config as Config;
   if (result.batchSize > result.queueCapacity) {
     throw new ConfigError(

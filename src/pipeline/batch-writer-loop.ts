@@ -18,8 +18,8 @@ export interface BatchWriterOptions {
   readonly flushIntervalMs: number;
   /**
    * Most batches being written at once, each in its own transaction on its own connection
-   * (`SLUICE_WRITE_CONCURRENCY`, default 2): the next batch is taken and encoded while the database
-   * works on the last one. Default 1.
+   * (`SLUICE_WRITE_CONCURRENCY`, default 3): the next batch is taken while the database
+   * works on the last one. 1 when absent.
    */
   readonly maxInFlight?: number;
   /** Delay between retries of a failed write. */

@@ -4,6 +4,7 @@ import type { CopyChunk, CopyRunResult } from '../copy-run';
 import { cleanEnv } from '../collector-process';
 import type { BenchContext } from '../context';
 import { freePort } from '../../../src/cluster/free-port';
+import { CORE_SETTINGS } from '../../../src/config/core-settings';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
@@ -15,8 +16,12 @@ import type { BenchRow } from '../types';
 
 const SUITE = 'limits';
 const BASELINES = path.resolve(__dirname, '..', 'baselines');
-/** Events per COPY transaction of baseline (a). */
-export const RAW_COPY_EVENTS_PER_TRANSACTION = 1000;
+/**
+ * Events per COPY transaction of baseline (a): the collector's default batch size, so that the
+ * ratio measures what the collector adds (HTTP, parsing, validation, encoding, the pipeline), not
+ * a difference in transaction size.
+ */
+export const RAW_COPY_EVENTS_PER_TRANSACTION = Number(CORE_SETTINGS.batchSize.default);
 /** Concurrency of the 100-event baseline runs. */
 const BATCH_CONCURRENCY = 8;
 /** Seed of the storage runs' events: the same mix as the HTTP corpus, other ids. */

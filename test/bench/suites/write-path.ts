@@ -7,12 +7,13 @@ import { benchStorage } from '../pg-bench-db';
 import { figure, round, versus } from '../rows';
 import { telemetryEvents } from '../telemetry-events';
 import type { BenchRow } from '../types';
-import { STORAGE_SEED } from './limits';
+import { RAW_COPY_EVENTS_PER_TRANSACTION, STORAGE_SEED } from './limits';
 
 const SUITE = 'write-path';
-const BATCH_EVENTS = 1000;
+/** The collector's default batch size, as the writer loop takes them. */
+const BATCH_EVENTS = RAW_COPY_EVENTS_PER_TRANSACTION;
 
-/** `writeBatch` of 1000-event batches, one after another as the writer loop does, with `method`. */
+/** `writeBatch` of default-size batches, one after another, with `method`. */
 async function measure(ctx: BenchContext, method: WriteMethod, batches: readonly TelemetryEvent[][]) {
   const db = await ctx.databases.fresh(`write_${method}`);
   const storage = benchStorage(db.url, method);

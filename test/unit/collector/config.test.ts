@@ -40,6 +40,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}=`));
   });
 
+  it('fits the default batch to a smaller queue', () => {
+    expect(loadConfig({ SLUICE_QUEUE_CAPACITY: '500' }).batchSize).toBe(500);
+    expect(loadConfig({}).batchSize).toBe(2000);
+  });
+
   it('rejects a batch larger than the queue', () => {
     expect(() => loadConfig({ SLUICE_QUEUE_CAPACITY: '10', SLUICE_BATCH_SIZE: '20' })).toThrow(
       /SLUICE_BATCH_SIZE/,
