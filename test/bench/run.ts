@@ -74,7 +74,10 @@ async function main(): Promise<number> {
       rows.push(...headline.rows);
       const saturation = headline.saturationEventsPerSecond;
       rows.push(...((await step('open-loop', () => runOpenLoopSuite(ctx, saturation))) ?? []));
-      rows.push(...((await step('overload', () => runOverload(ctx, saturation))) ?? []));
+      rows.push(
+        ...((await step('overload', () => runOverload(ctx, saturation, headline.saturationPeakRssMiB))) ??
+          []),
+      );
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));

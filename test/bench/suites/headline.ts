@@ -11,6 +11,8 @@ export interface HeadlineResult {
   readonly rawCopy: BenchRow;
   /** Best closed-loop stored rate with `SLUICE_ACK=queued`: the saturation the open loops are set from. */
   readonly saturationEventsPerSecond: number;
+  /** Collector peak RSS in that best run (MiB): the memory of full load, for the overload row. */
+  readonly saturationPeakRssMiB: number;
 }
 
 /**
@@ -43,5 +45,6 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
     ],
     rawCopy,
     saturationEventsPerSecond: queued.best.storedPerSecond,
+    saturationPeakRssMiB: queued.best.peakRssMiB,
   };
 }

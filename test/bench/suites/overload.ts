@@ -20,7 +20,11 @@ const MAX_IN_FLIGHT = 256;
  * Row 8: an open loop at three times the saturation rate. The collector must shed with fast 429s,
  * keep its memory within the configured lane bounds, and store every event it acknowledged.
  */
-export async function runOverload(ctx: BenchContext, saturationEventsPerSecond: number): Promise<BenchRow[]> {
+export async function runOverload(
+  ctx: BenchContext,
+  saturationEventsPerSecond: number,
+  saturationPeakRssMiB: number,
+): Promise<BenchRow[]> {
   const perRequest = ctx.batches.perRequest;
   const requestsPerSecond = (saturationEventsPerSecond * LOAD_FACTOR) / perRequest;
   ctx.batches.ensure(Math.ceil(requestsPerSecond * (ctx.options.overloadMs / 1000) * perRequest * 1.05));
@@ -80,6 +84,7 @@ export async function runOverload(ctx: BenchContext, saturationEventsPerSecond: 
       r.peakRssMiB <= rssBoundMiB,
       {
         idle_rss_MiB: round(r.idleRssMiB),
+        peak_rss_at_saturation_MiB: round(saturationPeakRssMiB),
         lane_bytes_MiB: laneBoundMiB,
         max_requests_in_flight: r.load.maxInFlightSeen,
         queue_capacity: QUEUE_CAPACITY,

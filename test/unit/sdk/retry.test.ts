@@ -77,6 +77,14 @@ describe('classify', () => {
       throttled: [0, 1, 2],
       retryAfterMs: undefined,
     });
+    // The collector's answer to a request it refused unread while saturated.
+    const overloaded = { accepted: 0, rejected: [], error: 'overloaded', message: 'Collector is saturated' };
+    expect(classify({ status: 429, retryAfter: '2', body: overloaded }, 3, NOW)).toEqual({
+      kind: 'throttled',
+      rejected: [],
+      throttled: [0, 1, 2],
+      retryAfterMs: 2000,
+    });
   });
 
   it('network error, 408, 5xx: retryable; other 4xx: failed', () => {
