@@ -11,6 +11,7 @@ import type { EventLimits } from './events/limits';
 import { createApp } from './http/app';
 import { withOverloadGate } from './http/overload-gate';
 import { listen } from './http/server';
+import { TurnQueue } from './http/turn-queue';
 import type { EventSink } from './ingest/event-sink';
 import { IngestService } from './ingest/ingest-service';
 import { LaneSink } from './ingest/lane-sink';
@@ -285,9 +286,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
+  const turns = new TurnQueue();
   const ingest = new IngestService({
     limits: eventLimits(config),
-    loopLag: { standingMs: () => loopLag.standingMs(), shedAtMs: config.shedLagMs },
+    backlog: {
+      delayMs: () => Math.max(loopLag.standingMs(), turns.oldestWaitMs()),
+      shedAtMs: config.shedLagMs,
+    },
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
     rateLimiter: admission.rateLimiter,
@@ -306,6 +311,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
+    turns,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],

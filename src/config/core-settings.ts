@@ -85,7 +85,7 @@ export const CORE_SETTINGS = {
   shedLagMs: setting({
     env: 'SLUICE_SHED_LAG_MS',
     default: '10',
-    doc: 'Standing event-loop lag from which POST /v1/events is answered 429 overloaded before its body is read (CPU saturated); 0: never.',
+    doc: "Queueing delay (the oldest ingest request's wait for a turn, or the event loop's standing lag) from which POST /v1/events is answered 429 overloaded before its body is read; 0: never.",
     parse: duration(0, 60_000, 'ms'),
   }),
   maxEventsPerRequest: setting({

@@ -15,6 +15,7 @@ import { getMetrics } from './routes/get-metrics';
 import { livez, metricsText, readyz } from './routes/operations';
 import { postEvents } from './routes/post-events';
 import { sendError } from './send-error';
+import type { TurnQueue } from './turn-queue';
 
 export interface AppDeps {
   readonly ingest: Pick<IngestService, 'ingest'>;
@@ -31,6 +32,8 @@ export interface AppDeps {
   readonly maxBodyBytes: number;
   /** Deepest JSON nesting accepted. */
   readonly maxJsonDepth: number;
+  /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-queue.ts). */
+  readonly turns: Pick<TurnQueue, 'take'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
 }

@@ -24,10 +24,11 @@ export interface IngestServiceOptions {
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
   /**
-   * How far behind the event loop runs (standing lag, milliseconds) and the lag from which a
-   * request is refused before its body is read (`SLUICE_SHED_LAG_MS`; 0: never). Absent: never.
+   * How long a request now waits before the collector works on it (milliseconds: the event loop's
+   * standing lag, or the wait for a turn, whichever is longer), and the wait from which a request
+   * is refused before its body is read (`SLUICE_SHED_LAG_MS`; 0: never). Absent: never.
    */
-  readonly loopLag?: { readonly standingMs: () => number; readonly shedAtMs: number };
+  readonly backlog?: { readonly delayMs: () => number; readonly shedAtMs: number };
 }
 
 /** `Retry-After` of a request refused unread (seconds): the backlog is gone within a second or two. */
@@ -58,14 +59,14 @@ export class IngestService {
   constructor(private readonly o: IngestServiceOptions) {}
 
   /**
-   * Called before a request's body is read. When the event loop runs far behind, every request
-   * already waits that long in the socket backlog and parsing more bodies only adds to it, so the
-   * request is refused whole (429 `overloaded`) at the cost of its headers alone — errors included:
-   * the CPU, not a lane, is what ran out (the SDK keeps errors longest and resends them).
+   * Called before a request's body is read. When requests already wait that long before the
+   * collector works on them, parsing more bodies only adds to the wait, so the request is refused
+   * whole (429 `overloaded`) at the cost of its headers alone — errors included: the CPU, not a
+   * lane, is what ran out (the SDK keeps errors longest and resends them).
    */
   refuseUnread(): { readonly retryAfterSeconds: number } | null {
-    const lag = this.o.loopLag;
-    if (lag === undefined || lag.shedAtMs <= 0 || lag.standingMs() < lag.shedAtMs) return null;
+    const backlog = this.o.backlog;
+    if (backlog === undefined || backlog.shedAtMs <= 0 || backlog.delayMs() < backlog.shedAtMs) return null;
     this.o.metrics.requestsRejected.inc({ code: 'overloaded' });
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
   }

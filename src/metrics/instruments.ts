@@ -64,7 +64,7 @@ export function createMetrics(registry: Registry = new Registry()) {
     }),
     eventLoopLag: new Gauge({
       name: 'sluice_event_loop_lag_seconds',
-      help: 'Standing event-loop lag (smallest lateness of a 5 ms probe timer over 100 ms); POST /v1/events is refused unread above SLUICE_SHED_LAG_MS.',
+      help: 'Standing event-loop lag (mean lateness of a 5 ms probe timer over 100 ms); with the wait for an ingest turn, what POST /v1/events is refused unread above (SLUICE_SHED_LAG_MS).',
       registers: r,
     }),
     laneDepth: new Gauge({

@@ -4,6 +4,7 @@ import type { IngestService } from '../../ingest/ingest-service';
 import { exceedsJsonDepth } from '../json-depth';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendJson } from '../send-json';
+import type { TurnQueue } from '../turn-queue';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IngestService, 'ingest'>;
@@ -11,6 +12,8 @@ export interface PostEventsOptions {
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */
   readonly maxJsonDepth: number;
+  /** Turns for the CPU-heavy part (parse, validate, admit): one per event-loop iteration. */
+  readonly turns: Pick<TurnQueue, 'take'>;
 }
 
 /** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (DESIGN.md answers table). */
@@ -20,6 +23,7 @@ export function postEvents(o: PostEventsOptions) {
       throw new SluiceError('unsupported_media_type');
     }
     const body = await readBody(req, o.maxBodyBytes);
+    await o.turns.take();
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

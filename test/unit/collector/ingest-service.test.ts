@@ -39,7 +39,7 @@ function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
     clock,
     metrics,
     admissionMetrics: createAdmissionMetrics(metrics.registry),
-    loopLag: { standingMs: () => lagMs, shedAtMs: 10 },
+    backlog: { delayMs: () => lagMs, shedAtMs: 10 },
   });
   return { service, errorLane, standardLane, metrics };
 }

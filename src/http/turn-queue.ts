@@ -1,0 +1,60 @@
+/**
+ * Hands out turns for the CPU-heavy part of requests (parse, validate, admit): one turn per
+ * event-loop iteration, first come first served. Between two turns the loop polls its sockets, so
+ * a request that costs nothing (a health check, a refusal by the overload gate) is answered after
+ * at most one heavy request, never behind a burst of them that happened to be ready together.
+ * The wait of the oldest request in line is the collector's queueing delay: the overload gate
+ * sheds on it.
+ */
+export class TurnQueue {
+  private readonly waiting: Array<{ readonly since: number; readonly go: () => void }> = [];
+  private running = false;
+
+  /** Resolves when it is the caller's turn; the caller's work then runs before the loop polls again. */
+  take(): Promise<void> {
+    return new Promise<void>((go) => {
+      this.waiting.push({ since: performance.now(), go });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(this.next);
+      }
+    });
+  }
+
+  /** How long the oldest request in line has waited for its turn (milliseconds); 0 when none. */
+  oldestWaitMs(): number {
+    const oldest = this.waiting[0];
+    return oldest === undefined ? 0 : performance.now() - oldest.since;
+  }
+
+  /** Requests waiting for a turn. */
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  // A check phase hands out turns until `BUDGET_MS` have passed, then lets the loop poll again.
+  // Each request's work runs in the microtasks that follow its `go()`; the budget is checked in a
+  // microtask queued after it, so it sees the time that work took.
+  private phaseStart = 0;
+
+  private readonly next = (): void => {
+    this.phaseStart = performance.now();
+    this.handOut();
+  };
+
+  private handOut(): void {
+    const turn = this.waiting.shift();
+    if (turn === undefined) {
+      this.running = false;
+      return;
+    }
+    turn.go();
+    queueMicrotask(() => {
+      if (performance.now() - this.phaseStart < BUDGET_MS) this.handOut();
+      else setImmediate(this.next);
+    });
+  }
+}
+
+/** Longest run of heavy work between two polls of the sockets (milliseconds). */
+const BUDGET_MS = 3;

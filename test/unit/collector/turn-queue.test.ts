@@ -1,0 +1,51 @@
+import { TurnQueue } from '../../../src/http/turn-queue';
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // heavy request work
+  }
+}
+
+describe('TurnQueue', () => {
+  it('hands out turns first come first served, several per loop turn while they are cheap', async () => {
+    const q = new TurnQueue();
+    const order: string[] = [];
+    const work = async (name: string) => {
+      await q.take();
+      order.push(name);
+    };
+    const all = Promise.all(['a', 'b', 'c'].map(work));
+    setImmediate(() => order.push('other callback'));
+    await all;
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['a', 'b', 'c', 'other callback']);
+    expect(q.length).toBe(0);
+  });
+
+  it('lets the loop run other callbacks once a turn has used up the budget', async () => {
+    const q = new TurnQueue();
+    const order: string[] = [];
+    const work = async (name: string) => {
+      await q.take();
+      order.push(name);
+      busy(10);
+    };
+    const all = Promise.all([work('a'), work('b')]);
+    setImmediate(() => order.push('other callback'));
+    await all;
+    expect(order).toEqual(['a', 'other callback', 'b']);
+  });
+
+  it('reports how long the oldest request has waited', async () => {
+    const q = new TurnQueue();
+    expect(q.oldestWaitMs()).toBe(0);
+    const first = q.take().then(() => busy(30));
+    const second = q.take();
+    expect(q.length).toBe(2);
+    await first;
+    expect(q.oldestWaitMs()).toBeGreaterThanOrEqual(25);
+    await second;
+    expect(q.oldestWaitMs()).toBe(0);
+  });
+});
