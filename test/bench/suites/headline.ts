@@ -1,7 +1,15 @@
 import type { CopyRunResult } from '../copy-run';
 import type { BenchContext } from '../context';
 import type { BenchRow } from '../types';
-import { batchedIngestRows, runSingleEventIngest, singleEventRow, sweepBatchedIngest } from './ingest';
+import {
+  batchedIngestRows,
+  pairedIngestRows,
+  rerunBatchedIngest,
+  runSingleEventIngest,
+  singleEventRow,
+  sweepBatchedIngest,
+  type PairedRound,
+} from './ingest';
 import { measureNaive, measureNullExpress, measureRawCopy, rawCopyChunks, rawCopyRow } from './limits';
 
 export interface HeadlineResult {
@@ -15,11 +23,15 @@ export interface HeadlineResult {
   readonly saturationPeakRssMiB: number;
 }
 
+/** Rounds of (raw COPY, batched ingest at the best concurrency), each pair measured back to back. */
+const PAIRED_ROUNDS = 3;
+
 /**
  * Rows 1–6, ordered so that each ratio's two sides are measured close together in time: other
  * work on a shared box comes and goes, and a baseline taken a minute apart would compare
- * different machines. Raw COPY runs before and after the ingest sweeps (the best counts); the
- * null handler's 1-event run comes right before Sluice's.
+ * different machines. The batched-ingest ratio is the median over rounds of a raw COPY run and an
+ * ingest run at the sweep's best concurrency, back to back; the null handler's 1-event run comes
+ * right before Sluice's.
  */
 export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
   const chunks = rawCopyChunks(ctx);
@@ -27,8 +39,13 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
   const nullBatch = await measureNullExpress(ctx, 100);
   const naive = await measureNaive(ctx);
   const queued = await sweepBatchedIngest(ctx, 'queued');
+  const pairs: PairedRound[] = [];
+  for (let i = 0; i < (ctx.options.quick ? 1 : PAIRED_ROUNDS); i++) {
+    const copy = await measureRawCopy(ctx, chunks);
+    copies.push(copy);
+    pairs.push({ copy, ingest: await rerunBatchedIngest(ctx, queued.best.concurrency, i) });
+  }
   const stored = await sweepBatchedIngest(ctx, 'stored');
-  if (!ctx.options.quick) copies.push(await measureRawCopy(ctx, chunks));
   const nullSingle = await measureNullExpress(ctx, 1);
   const single = await runSingleEventIngest(ctx);
 
@@ -39,7 +56,7 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
       nullSingle,
       nullBatch,
       naive,
-      ...batchedIngestRows('queued', queued, rawCopy, naive),
+      ...pairedIngestRows(queued, pairs, rawCopy, naive),
       ...batchedIngestRows('stored', stored, rawCopy, naive),
       singleEventRow(single, nullSingle),
     ],

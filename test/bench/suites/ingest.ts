@@ -1,7 +1,9 @@
+import type { CopyRunResult } from '../copy-run';
 import type { BenchContext } from '../context';
 import { ratePerSecond } from '../load-result';
 import { round, versus } from '../rows';
 import type { BenchRow } from '../types';
+import { median } from './limits';
 import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
 
 const SUITE = 'ingest';
@@ -49,6 +51,62 @@ export async function sweepBatchedIngest(ctx: BenchContext, ack: 'queued' | 'sto
   const tried: Record<string, number> = {};
   for (const r of runs) tried[`c${r.concurrency}_events_s`] = Math.round(r.storedPerSecond);
   return { best, tried };
+}
+
+/** A raw COPY run and a batched-ingest run measured right after it. */
+export interface PairedRound {
+  readonly copy: CopyRunResult;
+  readonly ingest: SluiceClosedRun;
+}
+
+/** Batched ingest once more at `concurrency` (ack=queued), on a fresh collector and database. */
+export function rerunBatchedIngest(
+  ctx: BenchContext,
+  concurrency: number,
+  round: number,
+): Promise<SluiceClosedRun> {
+  ctx.progress(`batched ingest, ack=queued, concurrency ${concurrency}, paired round ${round + 1}`);
+  return runSluiceClosed(ctx, {
+    ack: 'queued',
+    concurrency,
+    bodies: ctx.batches.bodies,
+    label: `ingest_paired_${round}`,
+  });
+}
+
+/**
+ * Rows 4 and 5 for ack=queued: the median over paired rounds of stored rate ÷ the raw COPY run
+ * right before it (≥ 0.6), and the median stored rate against the naive baseline (≥ 20). Pairing
+ * keeps a slow or fast moment of a shared box on both sides of each ratio.
+ */
+export function pairedIngestRows(
+  sweep: IngestSweep,
+  pairs: readonly PairedRound[],
+  rawCopy: BenchRow,
+  naive: BenchRow,
+): BenchRow[] {
+  const name = 'batched ingest, ack=queued';
+  const ratio = median(pairs.map((p) => p.ingest.storedPerSecond / p.copy.eventsPerSecond));
+  const value = median(pairs.map((p) => p.ingest.storedPerSecond));
+  const target = 0.6;
+  const row: BenchRow = {
+    suite: SUITE,
+    name,
+    value,
+    unit: 'events/s stored',
+    baseline: rawCopy.name,
+    ratio,
+    target: `ratio ≥ ${target} (median of ${pairs.length} paired rounds)`,
+    met: ratio >= target,
+    extra: {
+      ...runExtra(sweep.best),
+      ...sweep.tried,
+      paired_ingest_events_s: pairs.map((p) => Math.round(p.ingest.storedPerSecond)).join('/'),
+      paired_copy_events_s: pairs.map((p) => Math.round(p.copy.eventsPerSecond)).join('/'),
+      paired_ratios: pairs.map((p) => round(p.ingest.storedPerSecond / p.copy.eventsPerSecond)).join('/'),
+    },
+  };
+  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive, 20)];
 }
 
 /** Rows 4 and 5: the best stored rate against raw COPY (≥ 0.6) and against the naive baseline (≥ 20). */
