@@ -40,17 +40,6 @@ export function installRequestLog(requestPrototype: object, logger: Logger): voi
  * path, which is unbounded. Its `log` comes from `installRequestLog`.
  */
 export function requestContext(logger: Logger, metrics: Metrics, closing: () => boolean) {
-  // prom-client hashes the label set on every observe; the sets are few (route × method × status).
-  const durations = new Map<string, { observe(seconds: number): void }>();
-  const durationOf = (route: string, method: string, status: number) => {
-    const key = `${route} ${method} ${status}`;
-    let child = durations.get(key);
-    if (child === undefined) {
-      child = metrics.httpDuration.labels({ route, method, status: String(status) });
-      durations.set(key, child);
-    }
-    return child;
-  };
   return (req: Request, res: Response, next: NextFunction): void => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
@@ -62,7 +51,7 @@ export function requestContext(logger: Logger, metrics: Metrics, closing: () => 
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000;
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      durationOf(route, req.method, res.statusCode).observe(seconds);
+      metrics.httpDuration.observe({ route, method: req.method, status: String(res.statusCode) }, seconds);
       if (res.statusCode >= 500) {
         req.log.error(
           { method: req.method, route, status: res.statusCode, ms: seconds * 1000 },

@@ -1,14 +1,16 @@
 /**
- * Hands out turns for the CPU-heavy part of requests (parse, validate, admit): one turn per
- * event-loop iteration, first come first served. Between two turns the loop polls its sockets, so
- * a request that costs nothing (a health check, a refusal by the overload gate) is answered after
- * at most one heavy request, never behind a burst of them that happened to be ready together.
- * The wait of the oldest request in line is the collector's queueing delay: the overload gate
- * sheds on it.
+ * Hands out turns for the CPU-heavy part of requests (parse, validate, admit), first come first
+ * served, for at most `BUDGET_MS` of such work per event-loop iteration; then the loop polls its
+ * sockets again. A request that costs nothing (a health check, a refusal by the overload gate) is
+ * so answered after a few milliseconds of heavy work at most, never behind a whole burst of heavy
+ * requests that happened to become ready together. The wait of the oldest request in line is the
+ * collector's own queueing delay: the overload gate sheds on it.
  */
 export class TurnQueue {
   private readonly waiting: Array<{ readonly since: number; readonly go: () => void }> = [];
   private running = false;
+  /** When the current check phase began handing out turns (`performance.now()`). */
+  private phaseStart = 0;
 
   /** Resolves when it is the caller's turn; the caller's work then runs before the loop polls again. */
   take(): Promise<void> {
@@ -34,9 +36,7 @@ export class TurnQueue {
 
   // A check phase hands out turns until `BUDGET_MS` have passed, then lets the loop poll again.
   // Each request's work runs in the microtasks that follow its `go()`; the budget is checked in a
-  // microtask queued after it, so it sees the time that work took.
-  private phaseStart = 0;
-
+  // microtask queued after it, so it sees the time that work took (up to its first real await).
   private readonly next = (): void => {
     this.phaseStart = performance.now();
     this.handOut();

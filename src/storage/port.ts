@@ -57,11 +57,10 @@ export interface MetricPoint {
 declare const storageRowBrand: unique symbol;
 
 /**
- * An event in the form one storage writes it (PostgreSQL: its COPY line), made once when the event
- * is admitted and held by a lane until the commit. Holding this rather than the event's object
- * graph keeps the objects the garbage collector must copy per queued event to a couple, so a full
- * lane no longer lengthens every young-generation pause. Opaque: only the storage that made it
- * reads it.
+ * An event in the form one storage writes it (PostgreSQL: its COPY line as bytes), made once when
+ * the event is admitted and held by a lane until the commit: a couple of objects per queued event
+ * for the garbage collector to move instead of the event's whole object graph, and a writer whose
+ * synchronous work per batch is a concatenation. Opaque: only the storage that made it reads it.
  */
 export interface StorageRow {
   readonly [storageRowBrand]: true;

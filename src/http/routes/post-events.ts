@@ -12,7 +12,7 @@ export interface PostEventsOptions {
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */
   readonly maxJsonDepth: number;
-  /** Turns for the CPU-heavy part (parse, validate, admit): one per event-loop iteration. */
+  /** Turns for the CPU-heavy part (parse, validate, admit); see turn-queue.ts. */
   readonly turns: Pick<TurnQueue, 'take'>;
 }
 
