@@ -1,11 +1,5 @@
 import { EventLoopLag } from '../../../src/lifecycle/event-loop-lag';
-
-function busy(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // hold the event loop, as a flood of requests would
-  }
-}
+import { busy } from '../../support/busy';
 
 async function ticks(n: number, tickMs: number): Promise<void> {
   await new Promise((r) => setTimeout(r, n * tickMs));

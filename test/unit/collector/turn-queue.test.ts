@@ -1,11 +1,5 @@
 import { TurnQueue } from '../../../src/http/turn-queue';
-
-function busy(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // heavy request work
-  }
-}
+import { busy } from '../../support/busy';
 
 describe('TurnQueue', () => {
   it('hands out turns first come first served, several per loop turn while they are cheap', async () => {
