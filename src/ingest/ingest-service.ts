@@ -92,10 +92,7 @@ export class IngestService {
     // When the standard lane has no room for this request's non-error events, they are throttled
     // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
     // JSON parse per request, not a validation per event.
-    let standardCount = 0;
-    for (let index = 0; index < rawEvents.length; index++)
-      if (typeOf(rawEvents[index]) !== 'error') standardCount++;
-    const shedStandard = standardCount > 0 ? (o.sink.cannotTake?.('standard', standardCount) ?? null) : null;
+    const shedStandard = this.standardShed(rawEvents);
     const shed: number[] = [];
     for (let index = 0; index < rawEvents.length; index++) {
       if (shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {
@@ -157,6 +154,18 @@ export class IngestService {
       };
     }
     return { kind: 'taken', accepted, rejected };
+  }
+
+  /**
+   * The throttle for this request's non-error events when the standard lane has no room for all
+   * of them, else null. They are counted only when the whole request might not fit.
+   */
+  private standardShed(rawEvents: readonly unknown[]): { readonly retryAfterSeconds: number } | null {
+    const { sink } = this.o;
+    if (sink.cannotTake === undefined || sink.cannotTake('standard', rawEvents.length) === null) return null;
+    let standardCount = 0;
+    for (const raw of rawEvents) if (typeOf(raw) !== 'error') standardCount++;
+    return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
   }
 
   private reject(
