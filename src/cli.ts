@@ -9,9 +9,10 @@
 import { ConfigError, helpText, loadConfig, type Config } from './config/load';
 import { generateKey } from './auth/api-keys';
 import { runClusterCommand } from './cluster';
-import { migrateStorage, startCollector } from './collector';
+import { startCollector } from './compose/collector';
+import { migrateStorage } from './compose/storage';
 import { createLogger } from './log/logger';
-import { startWorker } from './worker';
+import { startWorker } from './compose/worker';
 const USAGE = `Usage: sluice <command> [--option value ...]
 
 Commands:

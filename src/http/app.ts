@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiKeyRing } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
-import type { IngestService } from '../ingest/ingest-service';
+import type { IntakeService } from '../intake/intake-service';
 import type { Readiness } from '../lifecycle/readiness';
 import type { Logger } from '../log/logger';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
@@ -15,10 +15,10 @@ import { getMetrics } from './routes/get-metrics';
 import { livez, metricsText, readyz } from './routes/operations';
 import { postEvents } from './routes/post-events';
 import { sendError } from './send-error';
-import type { TurnQueue } from './turn-queue';
+import type { TurnQueue } from '../intake/turn-queue';
 
 export interface AppDeps {
-  readonly ingest: Pick<IngestService, 'ingest'>;
+  readonly ingest: Pick<IntakeService, 'ingest'>;
   readonly storage: Pick<Storage, 'queryEvents' | 'queryMetrics'>;
   readonly readiness: Readiness;
   readonly metrics: Metrics;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
-import type { IngestService } from '../ingest/ingest-service';
+import type { ShedRule } from '../intake/shed-rule';
 
 const INGEST_PATH = '/v1/events';
 const OVERLOADED_BODY = JSON.stringify({
@@ -21,7 +21,7 @@ function isIngest(req: IncomingMessage): boolean {
 
 /**
  * The collector's first decision about a request, taken before Express routes it: while the
- * ingest service says the process is saturated (`refuseUnread`), `POST /v1/events` is answered
+ * shed rule says the process is saturated (`ShedRule.refuseUnread`), `POST /v1/events` is answered
  * 429 `overloaded` from its request line alone. Its body is never parsed (Node discards it), and
  * the routing, middleware and error machinery that would cost more than the answer are skipped, so
  * shedding stays cheap exactly when the CPU has none to spare. No `throttled` list: every event of
@@ -29,11 +29,11 @@ function isIngest(req: IncomingMessage): boolean {
  */
 export function withOverloadGate(
   app: RequestListener,
-  ingest: Pick<IngestService, 'refuseUnread'>,
+  shed: Pick<ShedRule, 'refuseUnread'>,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (isIngest(req)) {
-      const refused = ingest.refuseUnread();
+      const refused = shed.refuseUnread();
       if (refused !== null) {
         res.writeHead(429, {
           'Content-Type': 'application/json; charset=utf-8',

@@ -45,18 +45,3 @@ export class DrainRate {
     this.currentStart = now - ((now - this.currentStart) % this.bucketMs);
   }
 }
-
-/** Bounds of any `Retry-After` the collector sends (seconds). */
-export const RETRY_AFTER_MIN_S = 1;
-export const RETRY_AFTER_MAX_S = 30;
-
-/**
- * Seconds until a lane holding `held` events, draining at `perSecond`, has
- * room for `needed` more: integer, clamped to [1, 30]. Nothing draining → 30.
- */
-export function retryAfterSeconds(held: number, needed: number, capacity: number, perSecond: number): number {
-  if (perSecond <= 0) return RETRY_AFTER_MAX_S;
-  const mustDrain = Math.max(1, held + needed - capacity);
-  const s = Math.ceil(mustDrain / perSecond);
-  return Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, s));
-}

@@ -1,6 +1,10 @@
-import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../ingest/event-sink';
+import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 import type { QueueMetrics } from '../metrics/queue-instruments';
-import { RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
+import {
+  PENDING_ACKS_RETRY_AFTER_S,
+  UNAVAILABLE_RETRY_AFTER_S,
+  retryAfterToDrain,
+} from '../intake/retry-after';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
 import { encodeEvent } from './event-codec';
 import type { QueueTopology } from './topology';
@@ -19,10 +23,6 @@ export interface JetStreamSinkOptions {
   readonly metrics: QueueMetrics;
 }
 
-/** `Retry-After` when the local bound of pending acks is reached: acks come back within milliseconds. */
-const PENDING_ACKS_RETRY_S = 1;
-/** `Retry-After` when JetStream is unreachable (the same as for unreachable storage). */
-const UNAVAILABLE_RETRY_S = 5;
 /** JetStream's "maximum bytes/messages exceeded" (a discard-new stream at its limit). */
 const STREAM_STORE_FAILED = 10077;
 
@@ -79,11 +79,11 @@ export class JetStreamSink implements EventSink {
     const n = items.length;
     if (!o.up()) {
       o.metrics.publishRefused.inc({ reason: 'unavailable' }, n);
-      return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_S };
+      return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
     if (this.pending + n > o.maxPendingAcks) {
       o.metrics.publishRefused.inc({ reason: 'pending_acks' }, n);
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_S };
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_AFTER_S };
     }
     const subject = o.topology.subjects[lane];
     const started = process.hrtime.bigint();
@@ -117,7 +117,7 @@ export class JetStreamSink implements EventSink {
     if (failure === 'stream_full') {
       return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(n) };
     }
-    return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_S };
+    return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
   }
 
   /** Resolves once no publish awaits its ack (shutdown: after the listener closed). */
@@ -128,8 +128,6 @@ export class JetStreamSink implements EventSink {
 
   /** Seconds until the workers have removed `needed` messages at their recent rate: [1, 30]. */
   private fullRetryAfter(needed: number): number {
-    const rate = this.o.drainPerSecond();
-    if (rate <= 0) return RETRY_AFTER_MAX_S;
-    return Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, Math.ceil(needed / rate)));
+    return retryAfterToDrain(needed, this.o.drainPerSecond());
   }
 }

@@ -1,9 +1,3 @@
-export {
-  createScheduler,
-  type SchedulerHandle,
-  type SchedulerOptions,
-  type SchedulerStorage,
-} from './create-scheduler';
 export { schedulerConfigFrom, type SchedulerConfig } from './scheduler-config';
 export type { Job, JobContext, JobOutcome, MaintenanceSession } from './job';
 export { JOB_LOCK_KEYS, JOB_NAMES, lockKeyOf, type JobName } from './lock-keys';

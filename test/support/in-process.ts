@@ -1,4 +1,4 @@
-import { startCollector, type RunningCollector } from '../../src/collector';
+import { startCollector, type RunningCollector } from '../../src/compose/collector';
 import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
 

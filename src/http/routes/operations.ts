@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Readiness } from '../../lifecycle/readiness';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../../intake/retry-after';
 import { sendJson } from '../send-json';
 
 /** `GET /livez`: the process is alive and its event loop turns. */
@@ -18,7 +19,7 @@ export function readyz(readiness: Readiness) {
       sendJson(res, 200, { status: 'ready' });
       return;
     }
-    res.setHeader('Retry-After', '5');
+    res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
     sendJson(res, 503, { status: reason });
   };
 }

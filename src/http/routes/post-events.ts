@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { SluiceError } from '../../errors/catalogue';
-import type { IngestService } from '../../ingest/ingest-service';
+import type { IntakeService } from '../../intake/intake-service';
 import { exceedsJsonDepth } from '../json-depth';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendJson } from '../send-json';
-import type { TurnQueue } from '../turn-queue';
+import type { TurnQueue } from '../../intake/turn-queue';
 
 export interface PostEventsOptions {
-  readonly ingest: Pick<IngestService, 'ingest'>;
+  readonly ingest: Pick<IntakeService, 'ingest'>;
   /** Largest body after decompression (bytes). */
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */

@@ -18,7 +18,8 @@ import { loadConfig } from '../../../src/config/load';
 import { createLogger } from '../../../src/log/logger';
 import { createSchedulerMetrics } from '../../../src/metrics/scheduler-instruments';
 import { Registry } from 'prom-client';
-import { createScheduler, schedulerConfigFrom, type Job } from '../../../src/scheduler';
+import { createScheduler } from '../../../src/compose/scheduler';
+import { schedulerConfigFrom, type Job } from '../../../src/scheduler';
 
 function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ event, pid: process.pid, ...fields })}\n`);

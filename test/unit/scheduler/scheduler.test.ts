@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { createLogger } from '../../../src/log/logger';
 import { createSchedulerMetrics, type SchedulerMetrics } from '../../../src/metrics/scheduler-instruments';
-import { createScheduler } from '../../../src/scheduler';
+import { createScheduler } from '../../../src/compose/scheduler';
 import type { Job } from '../../../src/scheduler/job';
 import type { AttemptResult, RunBackend } from '../../../src/scheduler/run-backend';
 import { Scheduler } from '../../../src/scheduler/scheduler';

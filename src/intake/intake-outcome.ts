@@ -10,7 +10,7 @@ export interface RejectedEntry {
 export type ThrottleReason = 'rate_limited' | 'queue_full';
 
 /** What one ingest request came to; the HTTP layer only maps it. Wire contract: DESIGN.md, answers table. */
-export type IngestOutcome =
+export type IntakeOutcome =
   | {
       readonly kind: 'taken';
       readonly accepted: number;

@@ -1,4 +1,4 @@
-import { TurnQueue } from '../../../src/http/turn-queue';
+import { TurnQueue } from '../../../src/intake/turn-queue';
 import { busy } from '../../support/busy';
 
 describe('TurnQueue', () => {

@@ -1,4 +1,4 @@
-import { EventLoopLag } from '../../../src/lifecycle/event-loop-lag';
+import { EventLoopLag } from '../../../src/intake/event-loop-lag';
 import { busy } from '../../support/busy';
 
 async function ticks(n: number, tickMs: number): Promise<void> {

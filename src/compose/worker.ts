@@ -5,24 +5,24 @@
  */
 import type { Server } from 'node:http';
 import express from 'express';
-import { systemClock, type Clock } from './clock';
-import { openStorage } from './collector';
-import type { Config } from './config/load';
-import { livez, metricsText, readyz } from './http/routes/operations';
-import { listen } from './http/server';
-import { PeriodicTask } from './lifecycle/periodic-task';
-import { Readiness } from './lifecycle/readiness';
-import { Shutdown } from './lifecycle/shutdown';
-import { retryUntil } from './lifecycle/startup';
-import type { Logger } from './log/logger';
-import { createMetrics, type Metrics } from './metrics/instruments';
-import { createQueueMetrics } from './metrics/queue-instruments';
-import { DEFAULT_BACKOFF } from './pipeline/backoff';
-import { JetStreamMonitor } from './queue/jetstream-monitor';
-import { connectNats } from './queue/nats-connection';
-import { queueConfig } from './queue/queue-config';
-import { QueueWorker } from './queue/queue-worker';
-import { ensureConsumers, ensureStreams } from './queue/topology';
+import { systemClock, type Clock } from '../clock';
+import { openStorage } from './storage';
+import type { Config } from '../config/load';
+import { livez, metricsText, readyz } from '../http/routes/operations';
+import { listen } from '../http/server';
+import { PeriodicTask } from '../lifecycle/periodic-task';
+import { Readiness } from '../lifecycle/readiness';
+import { Shutdown } from '../lifecycle/shutdown';
+import { retryUntil } from '../lifecycle/startup';
+import type { Logger } from '../log/logger';
+import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createQueueMetrics } from '../metrics/queue-instruments';
+import { DEFAULT_BACKOFF } from '../pipeline/backoff';
+import { JetStreamMonitor } from '../queue/jetstream-monitor';
+import { connectNats } from '../queue/nats-connection';
+import { queueConfig } from '../queue/queue-config';
+import { QueueWorker } from '../queue/queue-worker';
+import { ensureConsumers, ensureStreams } from '../queue/topology';
 
 export interface WorkerDeps {
   readonly logger: Logger;

@@ -1,10 +1,10 @@
-import type { BatchWriterLoop } from '../pipeline/batch-writer-loop';
-import { CommitTicket } from '../pipeline/commit-ticket';
-import { retryAfterSeconds } from '../pipeline/drain-rate';
+import type { BatchWriterLoop } from './batch-writer-loop';
+import { CommitTicket } from './commit-ticket';
+import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
-import type { BoundedLane } from '../pipeline/lane';
+import type { BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
-import type { EventSink, LaneName, SinkAnswer, SinkItem } from './event-sink';
+import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 
 export interface LaneSinkOptions {
   readonly errorLane: BoundedLane;
@@ -33,7 +33,7 @@ export class LaneSink implements EventSink {
     const { maxEvents, maxBytes } = target.limits;
     if (target.heldEvents + events <= maxEvents && target.heldBytes < maxBytes) return null;
     const rate = this.o.writer.drainRate.perSecond();
-    return { retryAfterSeconds: retryAfterSeconds(target.heldEvents, events, maxEvents, rate) };
+    return { retryAfterSeconds: retryAfterToDrain(target.heldEvents + events - maxEvents, rate) };
   }
 
   async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {
@@ -42,10 +42,8 @@ export class LaneSink implements EventSink {
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
     if (!target.hasRoom(items.length, bytes)) {
-      const wait = retryAfterSeconds(
-        target.heldEvents,
-        items.length,
-        target.limits.maxEvents,
+      const wait = retryAfterToDrain(
+        target.heldEvents + items.length - target.limits.maxEvents,
         this.o.writer.drainRate.perSecond(),
       );
       return { taken: false, reason: 'queue_full', retryAfterSeconds: wait };

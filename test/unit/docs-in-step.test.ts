@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CATALOGUE } from '../../../src/errors/catalogue';
-import { REJECTION_REASONS } from '../../../src/events/rejection';
-import { SETTINGS } from '../../../src/config/settings';
+import { ERROR_CATALOGUE } from '../../src/errors/catalogue';
+import { REJECTION_REASONS } from '../../src/events/rejection';
+import { SETTINGS } from '../../src/config/settings';
 
-const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
 
 /** The README documents every stable code and every setting; this keeps them in step with the code. */
 describe('README', () => {

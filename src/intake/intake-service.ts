@@ -6,13 +6,13 @@ import { EVENT_TYPES, type EventType, type TelemetryEvent } from '../events/type
 import { validateEvent } from '../events/validate';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
-import { RETRY_AFTER_MAX_S, RETRY_AFTER_MIN_S } from '../pipeline/drain-rate';
+import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
 import type { EventSink, SinkItem } from './event-sink';
-import type { IngestOutcome, RejectedEntry, ThrottleReason } from './ingest-result';
+import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 
-export interface IngestServiceOptions {
+export interface IntakeServiceOptions {
   readonly limits: EventLimits;
   /** Most events in one request; more is a 413 for the whole request. */
   readonly maxEventsPerRequest: number;
@@ -23,16 +23,7 @@ export interface IngestServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
-  /**
-   * How long a request now waits before the collector works on it (milliseconds: the event loop's
-   * standing lag, or the wait for a turn, whichever is longer), and the wait from which a request
-   * is refused before its body is read (`SLUICE_SHED_LAG_MS`; 0: never). Absent: never.
-   */
-  readonly backlog?: { readonly delayMs: () => number; readonly shedAtMs: number };
 }
-
-/** `Retry-After` of a request refused unread (seconds): the backlog is gone within a second or two. */
-const OVERLOADED_RETRY_AFTER_S = 2;
 
 interface Candidate {
   readonly index: number;
@@ -55,23 +46,10 @@ interface Throttle {
  * group and never waits for room. What is not taken is throttled with a
  * `Retry-After`.
  */
-export class IngestService {
-  constructor(private readonly o: IngestServiceOptions) {}
+export class IntakeService {
+  constructor(private readonly o: IntakeServiceOptions) {}
 
-  /**
-   * Called before a request's body is read. When requests already wait that long before the
-   * collector works on them, parsing more bodies only adds to the wait, so the request is refused
-   * whole (429 `overloaded`) at the cost of its headers alone — errors included: the CPU, not a
-   * lane, is what ran out (the SDK keeps errors longest and resends them).
-   */
-  refuseUnread(): { readonly retryAfterSeconds: number } | null {
-    const backlog = this.o.backlog;
-    if (backlog === undefined || backlog.shedAtMs <= 0 || backlog.delayMs() < backlog.shedAtMs) return null;
-    this.o.metrics.requestsRejected.inc({ code: 'overloaded' });
-    return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
-  }
-
-  async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IngestOutcome> {
+  async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IntakeOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
       throw new SluiceError(
@@ -81,7 +59,7 @@ export class IngestService {
     }
     if (!o.sink.accepting()) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
-      return { kind: 'unavailable', retryAfterSeconds: 5 };
+      return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
     const now = o.clock.now();
     const rejected: RejectedEntry[] = [];
@@ -140,7 +118,10 @@ export class IngestService {
     const durableInTime = (await Promise.all(durable)).every(Boolean);
     if (!durableInTime || (throttle.unavailable && accepted === 0)) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
-      return { kind: 'unavailable', retryAfterSeconds: Math.max(throttle.retryAfter, 5) };
+      return {
+        kind: 'unavailable',
+        retryAfterSeconds: Math.max(throttle.retryAfter, UNAVAILABLE_RETRY_AFTER_S),
+      };
     }
     if (throttle.reason !== null) {
       throttle.indices.sort((a, b) => a - b);
@@ -207,11 +188,7 @@ export class IngestService {
         this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
       }
       throttle.reason = 'rate_limited';
-      const seconds = Math.ceil(d.retryAfterMs / 1000);
-      throttle.retryAfter = Math.max(
-        throttle.retryAfter,
-        Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, seconds)),
-      );
+      throttle.retryAfter = Math.max(throttle.retryAfter, retryAfterFromMs(d.retryAfterMs));
     });
     return passed;
   }

@@ -2,13 +2,13 @@ import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
 import type { SqliteStorage } from '../storage/sqlite';
-import type { Job } from './job';
-import { standardJobs } from './jobs';
-import { PostgresRunBackend, defaultInstanceId } from './postgres-runs';
-import type { RunBackend } from './run-backend';
-import { Scheduler } from './scheduler';
-import type { SchedulerConfig } from './scheduler-config';
-import { SqliteRunBackend } from './sqlite-runs';
+import type { Job } from '../scheduler/job';
+import { standardJobs } from '../scheduler/jobs';
+import { PostgresRunBackend, defaultInstanceId } from '../scheduler/postgres-runs';
+import type { RunBackend } from '../scheduler/run-backend';
+import { Scheduler } from '../scheduler/scheduler';
+import type { SchedulerConfig } from '../scheduler/scheduler-config';
+import { SqliteRunBackend } from '../scheduler/sqlite-runs';
 
 /** Where the jobs run. */
 export type SchedulerStorage =

@@ -1,6 +1,6 @@
 import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
 import type { StorageRow } from '../../../src/storage/port';
-import { DrainRate, retryAfterSeconds } from '../../../src/pipeline/drain-rate';
+import { DrainRate } from '../../../src/pipeline/drain-rate';
 
 const item = (bytes = 100): LaneItem => ({
   row: 'x' as unknown as StorageRow,
@@ -55,14 +55,7 @@ describe('BoundedLane', () => {
   });
 });
 
-describe('Retry-After', () => {
-  it('derives seconds from the drain rate, clamped to [1, 30]', () => {
-    expect(retryAfterSeconds(1000, 100, 1000, 50)).toBe(2);
-    expect(retryAfterSeconds(1000, 100, 1000, 1e6)).toBe(1);
-    expect(retryAfterSeconds(1000, 100, 1000, 0)).toBe(30);
-    expect(retryAfterSeconds(1e6, 100, 1000, 1)).toBe(30);
-  });
-
+describe('DrainRate', () => {
   it('measures the drain rate over a sliding window', () => {
     let now = 0;
     const rate = new DrainRate({ now: () => now }, 5000);

@@ -4,39 +4,39 @@
  * it). Nothing else constructs components.
  */
 import type { Server } from 'node:http';
-import { createAdmission } from './admission';
-import { systemClock, type Clock } from './clock';
-import type { Config } from './config/load';
-import type { EventLimits } from './events/limits';
-import { createApp } from './http/app';
-import { withOverloadGate } from './http/overload-gate';
-import { listen } from './http/server';
-import { TurnQueue } from './http/turn-queue';
-import type { EventSink } from './ingest/event-sink';
-import { IngestService } from './ingest/ingest-service';
-import { LaneSink } from './ingest/lane-sink';
-import { EventLoopLag } from './lifecycle/event-loop-lag';
-import { PeriodicTask } from './lifecycle/periodic-task';
-import { Readiness, StorageHealthMonitor } from './lifecycle/readiness';
-import { Shutdown } from './lifecycle/shutdown';
-import { retryUntil } from './lifecycle/startup';
-import type { Logger } from './log/logger';
-import { createMetrics, type Metrics } from './metrics/instruments';
-import { createQueueMetrics } from './metrics/queue-instruments';
-import { DEFAULT_BACKOFF } from './pipeline/backoff';
-import { BatchWriterLoop } from './pipeline/batch-writer-loop';
-import { BoundedLane } from './pipeline/lane';
-import { AsyncPublisher } from './queue/async-publisher';
-import { JetStreamMonitor } from './queue/jetstream-monitor';
-import { JetStreamSink } from './queue/jetstream-sink';
-import { connectNats } from './queue/nats-connection';
-import { queueConfig, type QueueConfig } from './queue/queue-config';
-import { ensureStreams } from './queue/topology';
-import type { Storage } from './storage/port';
-import { createPostgresStorage, type PostgresStorage } from './storage/postgres';
-import { createSqliteStorage, type SqliteStorage } from './storage/sqlite';
-import { createSchedulerMetrics } from './metrics/scheduler-instruments';
-import { createScheduler, schedulerConfigFrom } from './scheduler';
+import { createRateLimitsAndKeys } from './rate-limits-and-keys';
+import { systemClock, type Clock } from '../clock';
+import type { Config } from '../config/load';
+import { createApp } from '../http/app';
+import { withOverloadGate } from '../http/overload-gate';
+import { listen } from '../http/server';
+import { ShedRule } from '../intake/shed-rule';
+import { TurnQueue } from '../intake/turn-queue';
+import type { EventSink } from '../intake/event-sink';
+import { IntakeService } from '../intake/intake-service';
+import { LaneSink } from '../pipeline/lane-sink';
+import { EventLoopLag } from '../intake/event-loop-lag';
+import { PeriodicTask } from '../lifecycle/periodic-task';
+import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
+import { Shutdown } from '../lifecycle/shutdown';
+import { retryUntil } from '../lifecycle/startup';
+import type { Logger } from '../log/logger';
+import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createQueueMetrics } from '../metrics/queue-instruments';
+import { DEFAULT_BACKOFF } from '../pipeline/backoff';
+import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
+import { BoundedLane } from '../pipeline/lane';
+import { AsyncPublisher } from '../queue/async-publisher';
+import { JetStreamMonitor } from '../queue/jetstream-monitor';
+import { JetStreamSink } from '../queue/jetstream-sink';
+import { connectNats } from '../queue/nats-connection';
+import { queueConfig, type QueueConfig } from '../queue/queue-config';
+import { ensureStreams } from '../queue/topology';
+import type { Storage } from '../storage/port';
+import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
+import { createScheduler } from './scheduler';
+import { schedulerConfigFrom } from '../scheduler/scheduler-config';
+import { eventLimits, openStorage, type OpenedStorage } from './storage';
 
 export interface CollectorDeps {
   readonly logger: Logger;
@@ -57,50 +57,6 @@ export interface RunningCollector {
   shutdown(reason: string): void;
 }
 
-export function openStorage(
-  config: Config,
-  logger: Logger,
-  clock: Clock = systemClock,
-): SqliteStorage | PostgresStorage {
-  if (config.databaseUrl !== null) {
-    return createPostgresStorage({
-      connectionString: config.databaseUrl,
-      poolSize: config.poolSize,
-      timeoutMs: config.storageTimeoutMs,
-      partitionsAheadDays: config.partitionsAheadDays,
-      retentionRawMs: config.retentionRawMs,
-      writeMethod: config.pgWriteMethod,
-      clock,
-      logger,
-    });
-  }
-  return createSqliteStorage({ path: config.sqlitePath, clock, logger });
-}
-
-export function eventLimits(config: Config): EventLimits {
-  return {
-    maxAttributes: config.maxAttributes,
-    maxAttributeKeyLength: 64,
-    maxStringLength: config.maxStringLength,
-    maxStackLength: config.maxStackLength,
-    maxNameLength: 128,
-    maxSourceLength: 128,
-    maxAgeMs: config.retentionRawMs,
-    maxFutureMs: config.maxFutureMs,
-  };
-}
-
-/** Applies migrations (retrying while the database comes up), then closes the storage. */
-export async function migrateStorage(config: Config, logger: Logger): Promise<void> {
-  const storage = openStorage(config, logger);
-  try {
-    await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
-    logger.info({ storage: storage.kind }, 'migrations applied');
-  } finally {
-    await storage.close();
-  }
-}
-
 /** What the collector's intake hands its events to, and how the shutdown sequence drains it. */
 interface Intake {
   readonly sink: EventSink;
@@ -113,7 +69,7 @@ interface Intake {
 /** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
 async function startLaneIntake(
   config: Config,
-  storage: SqliteStorage | PostgresStorage,
+  storage: OpenedStorage,
   readiness: Readiness,
   metrics: Metrics,
   clock: Clock,
@@ -276,7 +232,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   // Checked before anything is opened: ingest mode without NATS or PostgreSQL is a ConfigError.
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
-  const admission = createAdmission(config, metrics.registry, clock, logger);
+  const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock);
   const readiness = new Readiness(metrics);
   const intake =
@@ -287,12 +243,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
   const turns = new TurnQueue();
-  const ingest = new IngestService({
+  const ingest = new IntakeService({
     limits: eventLimits(config),
-    backlog: {
-      delayMs: () => Math.max(loopLag.standingMs(), turns.oldestWaitMs()),
-      shedAtMs: config.shedLagMs,
-    },
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
     rateLimiter: admission.rateLimiter,
@@ -316,7 +268,12 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
   });
-  const server: Server = await listen(withOverloadGate(app, ingest), {
+  const shed = new ShedRule({
+    waitsMs: [() => loopLag.standingMs(), () => turns.oldestWaitMs()],
+    shedAtMs: config.shedLagMs,
+    rejected: metrics.requestsRejected,
+  });
+  const server: Server = await listen(withOverloadGate(app, shed), {
     host: config.host,
     port: config.port,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,

@@ -1,21 +1,20 @@
 /**
- * Assembly of admission (rate limits, API keys) from config: part of the
- * composition root. Files named by the config are read and validated here,
+ * Assembly of the rate limits and API keys from config: part of the composition root. Files named by the config are read and validated here,
  * once, at start; a bad one is a `ConfigError` naming its variable.
  */
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { ApiKeyRing, KeysFileError } from './auth/api-keys';
-import type { Clock } from './clock';
-import { ConfigError, type Config } from './config/load';
-import type { Logger } from './log/logger';
-import { createAdmissionMetrics, type AdmissionMetrics } from './metrics/admission-instruments';
-import { RateLimits, type EventRateLimiter } from './ratelimit/event-rate-limiter';
-import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter';
-import { RedisRateLimiter } from './ratelimit/redis-rate-limiter';
+import { ApiKeyRing, KeysFileError } from '../auth/api-keys';
+import type { Clock } from '../clock';
+import { ConfigError, type Config } from '../config/load';
+import type { Logger } from '../log/logger';
+import { createAdmissionMetrics, type AdmissionMetrics } from '../metrics/admission-instruments';
+import { RateLimits, type EventRateLimiter } from '../ratelimit/event-rate-limiter';
+import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
+import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 
-export interface Admission {
+export interface RateLimitsAndKeys {
   readonly rateLimiter: EventRateLimiter | null;
   readonly keyRing: ApiKeyRing | null;
   readonly metrics: AdmissionMetrics;
@@ -77,7 +76,12 @@ export function keyRingFrom(config: Config): ApiKeyRing | null {
   }
 }
 
-export function createAdmission(config: Config, registry: Registry, clock: Clock, logger: Logger): Admission {
+export function createRateLimitsAndKeys(
+  config: Config,
+  registry: Registry,
+  clock: Clock,
+  logger: Logger,
+): RateLimitsAndKeys {
   const metrics = createAdmissionMetrics(registry);
   const limits = rateLimitsFrom(config);
   const keyRing = keyRingFrom(config);

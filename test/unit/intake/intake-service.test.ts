@@ -1,5 +1,5 @@
-import { IngestService } from '../../../src/ingest/ingest-service';
-import { LaneSink } from '../../../src/ingest/lane-sink';
+import { IntakeService } from '../../../src/intake/intake-service';
+import { LaneSink } from '../../../src/pipeline/lane-sink';
 import { createAdmissionMetrics } from '../../../src/metrics/admission-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { DrainRate } from '../../../src/pipeline/drain-rate';
@@ -9,12 +9,12 @@ import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
 
-function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
+function setup(standardCapacity = 3, rateLimit = 0) {
   const clock = { now: () => Date.now() };
   const errorLane = new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 });
   const standardLane = new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 });
   const metrics = createMetrics();
-  const service = new IngestService({
+  const service = new IntakeService({
     limits: {
       maxAttributes: 8,
       maxAttributeKeyLength: 64,
@@ -39,12 +39,11 @@ function setup(standardCapacity = 3, rateLimit = 0, lagMs = 0) {
     clock,
     metrics,
     admissionMetrics: createAdmissionMetrics(metrics.registry),
-    backlog: { delayMs: () => lagMs, shedAtMs: 10 },
   });
   return { service, errorLane, standardLane, metrics };
 }
 
-describe('IngestService', () => {
+describe('IntakeService', () => {
   it('sheds non-error events unvalidated once the standard lane is full, still taking errors', async () => {
     const { service, errorLane } = setup(3);
     expect(await service.ingest([metric('a'), metric('a'), metric('a')])).toMatchObject({
@@ -77,14 +76,6 @@ describe('IngestService', () => {
     expect(throttled.find((v) => v.labels.type === 'unvalidated')?.value).toBe(3);
     // Room for both: taken (and validated).
     expect(await service.ingest([metric('a'), metric('a')])).toMatchObject({ kind: 'taken', accepted: 2 });
-  });
-
-  it('refuses a request unread only while the event loop lags past the threshold, and counts it', async () => {
-    expect(setup(3, 0, 9.9).service.refuseUnread()).toBeNull();
-    const { service, metrics } = setup(3, 0, 10);
-    expect(service.refuseUnread()).toEqual({ retryAfterSeconds: 2 });
-    const refused = (await metrics.requestsRejected.get()).values;
-    expect(refused).toEqual([expect.objectContaining({ labels: { code: 'overloaded' }, value: 1 })]);
   });
 
   it('splits a mixed request: errors taken, over-limit events rate limited with Retry-After', async () => {

@@ -1,0 +1,54 @@
+/**
+ * Storage assembly from a validated config: which adapter, with which settings, and the
+ * migrations step of `sluice migrate`. Part of the composition root.
+ */
+import { systemClock, type Clock } from '../clock';
+import type { Config } from '../config/load';
+import type { EventLimits } from '../events/limits';
+import { retryUntil } from '../lifecycle/startup';
+import type { Logger } from '../log/logger';
+import { createPostgresStorage, type PostgresStorage } from '../storage/postgres';
+import { createSqliteStorage, type SqliteStorage } from '../storage/sqlite';
+
+/** The storage a process opens: SQLite (tier 1) or PostgreSQL. */
+export type OpenedStorage = SqliteStorage | PostgresStorage;
+
+export function openStorage(config: Config, logger: Logger, clock: Clock = systemClock): OpenedStorage {
+  if (config.databaseUrl !== null) {
+    return createPostgresStorage({
+      connectionString: config.databaseUrl,
+      poolSize: config.poolSize,
+      timeoutMs: config.storageTimeoutMs,
+      partitionsAheadDays: config.partitionsAheadDays,
+      retentionRawMs: config.retentionRawMs,
+      writeMethod: config.pgWriteMethod,
+      clock,
+      logger,
+    });
+  }
+  return createSqliteStorage({ path: config.sqlitePath, clock, logger });
+}
+
+export function eventLimits(config: Config): EventLimits {
+  return {
+    maxAttributes: config.maxAttributes,
+    maxAttributeKeyLength: 64,
+    maxStringLength: config.maxStringLength,
+    maxStackLength: config.maxStackLength,
+    maxNameLength: 128,
+    maxSourceLength: 128,
+    maxAgeMs: config.retentionRawMs,
+    maxFutureMs: config.maxFutureMs,
+  };
+}
+
+/** Applies migrations (retrying while the database comes up), then closes the storage. */
+export async function migrateStorage(config: Config, logger: Logger): Promise<void> {
+  const storage = openStorage(config, logger);
+  try {
+    await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
+    logger.info({ storage: storage.kind }, 'migrations applied');
+  } finally {
+    await storage.close();
+  }
+}

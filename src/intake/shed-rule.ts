@@ -1,0 +1,40 @@
+import type { Counter } from 'prom-client';
+import { OVERLOADED_RETRY_AFTER_S } from './retry-after';
+
+export interface ShedRuleOptions {
+  /**
+   * The waits that count as this process's queueing delay (milliseconds): the event loop's
+   * standing lag (`EventLoopLag.standingMs`) and the oldest request's wait for a turn
+   * (`TurnQueue.oldestWaitMs`). The longer one is the delay.
+   */
+  readonly waitsMs: ReadonlyArray<() => number>;
+  /** `SLUICE_SHED_LAG_MS`: the delay from which requests are refused unread (milliseconds); 0: never. */
+  readonly shedAtMs: number;
+  /** `sluice_requests_rejected_total`, counted with `code="overloaded"` per refusal. */
+  readonly rejected: Counter<'code'>;
+}
+
+/**
+ * The shed decision, in one place: while requests already wait `shedAtMs` or longer before the
+ * collector works on them, parsing more bodies only adds to the wait, so an ingest request is
+ * refused whole (429 `overloaded`) at the cost of its headers alone — errors included: the CPU,
+ * not a lane, is what ran out (the SDK keeps errors longest and resends them). Each front (the
+ * HTTP overload gate) asks `refuseUnread()` before reading a body.
+ */
+export class ShedRule {
+  constructor(private readonly o: ShedRuleOptions) {}
+
+  /** This process's queueing delay now (milliseconds). */
+  delayMs(): number {
+    let delay = 0;
+    for (const wait of this.o.waitsMs) delay = Math.max(delay, wait());
+    return delay;
+  }
+
+  /** Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`. */
+  refuseUnread(): { readonly retryAfterSeconds: number } | null {
+    if (this.o.shedAtMs <= 0 || this.delayMs() < this.o.shedAtMs) return null;
+    this.o.rejected.inc({ code: 'overloaded' });
+    return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
+  }
+}
