@@ -57,12 +57,12 @@ export interface RunningCollector {
   shutdown(reason: string): void;
 }
 
-/** What the collector's intake hands its events to, and how the shutdown sequence drains it. */
+/** What the collector's intake hands its events to, and what the shutdown sequence flushes. */
 interface Intake {
   readonly sink: EventSink;
   /** The shutdown sequence's "flush" step (see src/lifecycle/shutdown.ts). */
-  readonly drain: { stop(): Promise<void>; abort(): void; held(): number };
-  /** Closed after the drain, in order, before storage. */
+  readonly flusher: { stop(): Promise<void>; abort(): void; held(): number };
+  /** Closed after the flush, in order, before storage. */
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
 }
 
@@ -147,7 +147,7 @@ async function startLaneIntake(
       storageUp: () => readiness.storageUp,
       toRow: (event) => storage.toRow(event),
     }),
-    drain: writer,
+    flusher: writer,
     closers: [
       { name: 'health', close: () => health.stop() },
       { name: 'scheduler', close: () => scheduler.close() },
@@ -217,7 +217,7 @@ async function startQueueIntake(
   return {
     sink,
     // Requests in flight already waited for their acks; nothing is held in this process.
-    drain: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
+    flusher: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
     closers: [
       { name: 'jetstream monitor', close: () => monitor.stop() },
       { name: 'publisher', close: () => publisher.close() },
@@ -277,6 +277,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     host: config.host,
     port: config.port,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
   });
 
   const address = server.address();
@@ -284,8 +286,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 
   const shutdown = new Shutdown({
     readiness,
-    server,
-    writer: intake.drain,
+    servers: [server],
+    flusher: intake.flusher,
     closers: [
       ...intake.closers,
       { name: 'storage', close: () => storage.close() },
@@ -293,6 +295,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       { name: 'event loop lag', close: () => loopLag.stop() },
     ],
     drainDelayMs: config.drainDelayMs,
+    graceMs: config.shutdownGraceMs,
     timeoutMs: config.shutdownTimeoutMs,
     logger,
     exit: deps.exit ?? ((code) => process.exit(code)),

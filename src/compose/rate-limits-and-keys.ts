@@ -88,7 +88,12 @@ export function createRateLimitsAndKeys(
   const unlimited = limits.defaultPerSecond === 0 && [...limits.overrides.values()].every((n) => n === 0);
   if (unlimited) return { rateLimiter: null, keyRing, metrics, close: async () => undefined };
   if (config.redisUrl === null) {
-    return { rateLimiter: new MemoryRateLimiter(limits), keyRing, metrics, close: async () => undefined };
+    return {
+      rateLimiter: new MemoryRateLimiter(limits, clock),
+      keyRing,
+      metrics,
+      close: async () => undefined,
+    };
   }
   const log = logger.child({ component: 'ratelimit' });
   // No offline queue and a command timeout: a call to a dead or frozen Redis fails fast instead of waiting.

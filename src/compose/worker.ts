@@ -121,15 +121,17 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     host: config.host,
     port: config.workerPort,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.workerPort;
 
   const shutdown = new Shutdown({
     readiness,
-    server,
+    servers: [server],
     // "Flushing" a worker: the batch in hand is written and acked; nothing more is fetched.
-    writer: worker,
+    flusher: worker,
     closers: [
       { name: 'jetstream monitor', close: () => monitor.stop() },
       ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
@@ -139,6 +141,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     ],
     // No load balancer sends work to a worker: nothing to wait for before stopping.
     drainDelayMs: 0,
+    graceMs: config.shutdownGraceMs,
     timeoutMs: config.shutdownTimeoutMs,
     logger,
     exit: deps.exit ?? ((code) => process.exit(code)),

@@ -166,6 +166,12 @@ export const CORE_SETTINGS = {
     doc: 'After SIGTERM: time /readyz answers 503 before the listener closes (let the load balancer notice).',
     parse: duration(0, 600_000, 'ms'),
   }),
+  shutdownGraceMs: setting({
+    env: 'SLUICE_SHUTDOWN_GRACE_MS',
+    default: '5000',
+    doc: 'After the listener closes: time requests in flight get to finish; then open connections are dropped (nothing on them was acknowledged).',
+    parse: duration(0, 600_000, 'ms'),
+  }),
   shutdownTimeoutMs: setting({
     env: 'SLUICE_SHUTDOWN_TIMEOUT_MS',
     default: '30000',
@@ -177,6 +183,18 @@ export const CORE_SETTINGS = {
     default: '65000',
     doc: 'Idle keep-alive timeout; keep it above the load balancer’s (HAProxy timeout http-keep-alive).',
     parse: duration(1000, 3_600_000, 'ms'),
+  }),
+  headersTimeoutMs: setting({
+    env: 'SLUICE_HEADERS_TIMEOUT_MS',
+    default: '10000',
+    doc: 'Longest a client may take to send a request’s headers (then 408 and the connection closes). At most SLUICE_REQUEST_TIMEOUT_MS.',
+    parse: duration(1000, 600_000, 'ms'),
+  }),
+  requestTimeoutMs: setting({
+    env: 'SLUICE_REQUEST_TIMEOUT_MS',
+    default: '30000',
+    doc: 'Longest a client may take to send a whole request, headers and body (then 408 and the connection closes).',
+    parse: duration(1000, 600_000, 'ms'),
   }),
   logLevel: setting({
     env: 'SLUICE_LOG_LEVEL',

@@ -84,6 +84,20 @@ export function loadConfig(
       `must be below SLUICE_PG_POOL_SIZE (${result.poolSize}): reads and health checks need a connection too`,
     );
   }
+  if (result.headersTimeoutMs > result.requestTimeoutMs) {
+    throw new ConfigError(
+      'SLUICE_HEADERS_TIMEOUT_MS',
+      String(result.headersTimeoutMs),
+      `must not exceed SLUICE_REQUEST_TIMEOUT_MS (${result.requestTimeoutMs}): headers are part of the request`,
+    );
+  }
+  if (result.drainDelayMs + result.shutdownGraceMs >= result.shutdownTimeoutMs) {
+    throw new ConfigError(
+      'SLUICE_SHUTDOWN_TIMEOUT_MS',
+      String(result.shutdownTimeoutMs),
+      `must exceed SLUICE_DRAIN_DELAY_MS + SLUICE_SHUTDOWN_GRACE_MS (${result.drainDelayMs + result.shutdownGraceMs}): the flush comes after them`,
+    );
+  }
   return Object.freeze(result);
 }
 

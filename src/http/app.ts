@@ -14,6 +14,7 @@ import { getEvents } from './routes/get-events';
 import { getMetrics } from './routes/get-metrics';
 import { livez, metricsText, readyz } from './routes/operations';
 import { postEvents } from './routes/post-events';
+import { PATHS } from './paths';
 import { sendError } from './send-error';
 import type { TurnQueue } from '../intake/turn-queue';
 
@@ -44,6 +45,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  // Only the canonical paths exist (paths.ts): the overload gate matches them the same way.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   installRequestLog(app.request, deps.logger);
   app.use(requestContext(deps.logger, deps.metrics, () => deps.readiness.draining));
 
@@ -51,17 +55,17 @@ export function createApp(deps: AppDeps): express.Express {
   const read = authenticate(deps.keyRing, 'read', deps.admissionMetrics);
   if (deps.corsOrigins.length > 0) {
     const allowCors = cors(deps.corsOrigins);
-    app.options('/v1/events', allowCors);
-    app.post('/v1/events', allowCors, write, postEvents(deps));
+    app.options(PATHS.events, allowCors);
+    app.post(PATHS.events, allowCors, write, postEvents(deps));
   } else {
-    app.post('/v1/events', write, postEvents(deps));
+    app.post(PATHS.events, write, postEvents(deps));
   }
   // Health and /metrics stay open: the load balancer and Prometheus need them; keep them off the public network.
-  app.get('/v1/events', read, getEvents(deps.storage));
-  app.get('/v1/metrics', read, getMetrics(deps.storage, deps.metricResolutions ?? ['raw']));
-  app.get('/livez', livez());
-  app.get('/readyz', readyz(deps.readiness));
-  app.get('/metrics', metricsText(deps.metrics.registry));
+  app.get(PATHS.events, read, getEvents(deps.storage));
+  app.get(PATHS.metrics, read, getMetrics(deps.storage, deps.metricResolutions ?? ['raw']));
+  app.get(PATHS.livez, livez());
+  app.get(PATHS.readyz, readyz(deps.readiness));
+  app.get(PATHS.prometheus, metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
     sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), () => req.log);

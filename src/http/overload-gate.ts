@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import type { ShedRule } from '../intake/shed-rule';
+import { PATHS, pathOf } from './paths';
 
-const INGEST_PATH = '/v1/events';
 const OVERLOADED_BODY = JSON.stringify({
   accepted: 0,
   rejected: [],
@@ -10,40 +10,49 @@ const OVERLOADED_BODY = JSON.stringify({
   message: ERROR_CATALOGUE.overloaded.message,
 });
 
-function isIngest(req: IncomingMessage): boolean {
-  const url = req.url ?? '';
-  return (
-    req.method === 'POST' &&
-    url.startsWith(INGEST_PATH) &&
-    (url.length === INGEST_PATH.length || url[INGEST_PATH.length] === '?')
-  );
-}
+/** Whether a request is one the shed rule governs: `POST` to an ingest path, matched as the router does. */
+export type IngestRequestTest = (req: IncomingMessage) => boolean;
+
+/** `POST /v1/events`, exactly (paths.ts). */
+export const isEventsIngest: IngestRequestTest = (req) =>
+  req.method === 'POST' && pathOf(req.url) === PATHS.events;
 
 /**
  * The collector's first decision about a request, taken before Express routes it: while the
- * shed rule says the process is saturated (`ShedRule.refuseUnread`), `POST /v1/events` is answered
- * 429 `overloaded` from its request line alone. Its body is never parsed (Node discards it), and
- * the routing, middleware and error machinery that would cost more than the answer are skipped, so
- * shedding stays cheap exactly when the CPU has none to spare. No `throttled` list: every event of
- * the request is to be resent. Everything else goes to `app`.
+ * shed rule says the process is saturated (`ShedRule.refuseUnread`), an ingest request is
+ * answered 429 `overloaded` from its request line alone. Its body is never parsed (Node discards
+ * it), and the routing, middleware and error machinery that would cost more than the answer are
+ * skipped, so shedding stays cheap exactly when the CPU has none to spare. `refused` writes that
+ * answer (default: the `/v1/events` body, with no `throttled` list: every event is to be resent).
+ * The gate counts the ingest requests it let through that are not answered yet: the rule's
+ * evidence that this process, not only the machine, is behind. Everything else goes to `app`.
  */
 export function withOverloadGate(
   app: RequestListener,
   shed: Pick<ShedRule, 'refuseUnread'>,
+  isIngest: IngestRequestTest = isEventsIngest,
+  refused: (res: ServerResponse, retryAfterSeconds: number) => void = answerOverloaded,
 ): RequestListener {
+  let inFlight = 0;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (isIngest(req)) {
-      const refused = shed.refuseUnread();
-      if (refused !== null) {
-        res.writeHead(429, {
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Length': Buffer.byteLength(OVERLOADED_BODY),
-          'Retry-After': String(refused.retryAfterSeconds),
-        });
-        res.end(OVERLOADED_BODY);
+      const refusal = shed.refuseUnread(inFlight);
+      if (refusal !== null) {
+        refused(res, refusal.retryAfterSeconds);
         return;
       }
+      inFlight++;
+      res.once('close', () => inFlight--);
     }
     app(req, res);
   };
+}
+
+function answerOverloaded(res: ServerResponse, retryAfterSeconds: number): void {
+  res.writeHead(429, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(OVERLOADED_BODY),
+    'Retry-After': String(retryAfterSeconds),
+  });
+  res.end(OVERLOADED_BODY);
 }

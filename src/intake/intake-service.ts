@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics/instruments';
 import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
+import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './admission-bounds';
 import type { EventSink, SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 
@@ -23,6 +24,12 @@ export interface IntakeServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
+}
+
+/** Options of one `ingest` call. */
+export interface IngestOptions {
+  /** Take the request whole or refuse it whole at the rate limit (default false: partial). */
+  readonly whole?: boolean;
 }
 
 interface Candidate {
@@ -49,7 +56,16 @@ interface Throttle {
 export class IntakeService {
   constructor(private readonly o: IntakeServiceOptions) {}
 
-  async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IntakeOutcome> {
+  /**
+   * Admits what it can of one request's events. `whole`: for fronts that have no per-record retry
+   * list (OTLP): the rate limit takes the request whole while the app's budget is positive (a debt
+   * later windows repay) or refuses all of it.
+   */
+  async ingest(
+    rawEvents: readonly unknown[],
+    principal: Principal | null = null,
+    options: IngestOptions = {},
+  ): Promise<IntakeOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
       throw new SluiceError(
@@ -103,10 +119,27 @@ export class IntakeService {
       o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, shed.length);
     }
     const durable: Promise<boolean>[] = [];
-    // Errors go first and never wait on the rate limiter (the fast lane).
-    const errorsTaken =
-      errors.length > 0 ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
-    const limited = await this.applyRateLimits(byApp, principal, throttle);
+    const whole = options.whole === true;
+    // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
+    // its verdict: refused, none of it is taken.
+    let errorsTaken =
+      errors.length > 0 && !whole ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
+    const limited = await this.applyRateLimits(byApp, principal, throttle, whole ? 'whole' : 'partial');
+    if (whole && throttle.reason === 'rate_limited') {
+      for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
+      for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
+        o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
+      return {
+        kind: 'throttled',
+        accepted: 0,
+        rejected,
+        throttled: [...new Set([...throttle.indices, ...all])].sort((a, b) => a - b),
+        reason: 'rate_limited',
+        retryAfterSeconds: throttle.retryAfter,
+      };
+    }
+    if (errors.length > 0 && whole) errorsTaken = this.offer('error', errors, now, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
     let accepted = await errorsTaken;
     if (standard.length > 0) {
@@ -161,11 +194,15 @@ export class IntakeService {
     this.o.metrics.eventsReceived.inc({ type });
   }
 
-  /** Consults the limiter once per app; returns the groups it let through. */
+  /**
+   * Asks the limiter about every app of the request in one call; returns, per app, the events it
+   * granted (the first ones, in request order) and throttles the rest with the limiter's wait.
+   */
   private async applyRateLimits(
     byApp: Map<string, Candidate[]>,
     principal: Principal | null,
     throttle: Throttle,
+    mode: 'partial' | 'whole',
   ): Promise<Array<{ subject: LimitSubject; candidates: Candidate[] }>> {
     const groups = [...byApp].map(([app, candidates]) => ({
       subject: { key: principal ? `key:${principal.keyId}` : `app:${app}`, app },
@@ -173,24 +210,34 @@ export class IntakeService {
     }));
     const limiter = this.o.rateLimiter;
     if (limiter === null) return groups;
-    const decisions = await Promise.all(groups.map((g) => limiter.consume(g.subject, g.candidates.length)));
+    // Bounds the limiter's work per request, however many apps it names: the rest come back later.
+    const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
+    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST))
+      this.throttleLimited(g.candidates, throttle, 0);
+    const grants = await limiter.take(
+      asked.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
+    );
     const passed: typeof groups = [];
-    groups.forEach((g, i) => {
-      const d = decisions[i];
-      if (d === undefined) return;
-      this.o.admissionMetrics.decisions.inc({ result: d.allowed ? 'allowed' : 'limited', store: d.store });
-      if (d.allowed) {
-        passed.push(g);
-        return;
+    asked.forEach((g, i) => {
+      const grant = grants[i];
+      const granted = grant === undefined ? 0 : Math.min(grant.granted, g.candidates.length);
+      const result = granted === g.candidates.length ? 'allowed' : granted === 0 ? 'limited' : 'partial';
+      this.o.admissionMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
+      if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
+      if (granted < g.candidates.length) {
+        this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
       }
-      for (const c of g.candidates) throttle.indices.push(c.index);
-      for (const [type, n] of countByType(g.candidates)) {
-        this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
-      }
-      throttle.reason = 'rate_limited';
-      throttle.retryAfter = Math.max(throttle.retryAfter, retryAfterFromMs(d.retryAfterMs));
     });
     return passed;
+  }
+
+  private throttleLimited(candidates: readonly Candidate[], throttle: Throttle, waitMs: number): void {
+    for (const c of candidates) throttle.indices.push(c.index);
+    for (const [type, n] of countByType(candidates)) {
+      this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
+    }
+    throttle.reason = 'rate_limited';
+    throttle.retryAfter = Math.max(throttle.retryAfter, retryAfterFromMs(waitMs));
   }
 
   /** Offers all of `candidates` to the sink; returns how many were taken (all or none). */

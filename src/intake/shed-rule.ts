@@ -10,6 +10,12 @@ export interface ShedRuleOptions {
   readonly waitsMs: ReadonlyArray<() => number>;
   /** `SLUICE_SHED_LAG_MS`: the delay from which requests are refused unread (milliseconds); 0: never. */
   readonly shedAtMs: number;
+  /**
+   * Fewest ingest requests this process must already hold (read or being worked on) before it
+   * sheds. Default 2. A lone client is never shed: with nothing queued in the process, the delay is
+   * the machine's (another process on the same cores), and refusing would only repeat it.
+   */
+  readonly minInFlight?: number;
   /** `sluice_requests_rejected_total`, counted with `code="overloaded"` per refusal. */
   readonly rejected: Counter<'code'>;
 }
@@ -17,7 +23,8 @@ export interface ShedRuleOptions {
 /**
  * The shed decision, in one place: while requests already wait `shedAtMs` or longer before the
  * collector works on them, parsing more bodies only adds to the wait, so an ingest request is
- * refused whole (429 `overloaded`) at the cost of its headers alone — errors included: the CPU,
+ * refused whole (429 `overloaded`) at the cost of its headers alone, provided other requests are
+ * in the process already — errors included: the CPU,
  * not a lane, is what ran out (the SDK keeps errors longest and resends them). Each front (the
  * HTTP overload gate) asks `refuseUnread()` before reading a body.
  */
@@ -31,9 +38,13 @@ export class ShedRule {
     return delay;
   }
 
-  /** Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`. */
-  refuseUnread(): { readonly retryAfterSeconds: number } | null {
-    if (this.o.shedAtMs <= 0 || this.delayMs() < this.o.shedAtMs) return null;
+  /**
+   * Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`.
+   * `inFlight`: ingest requests this process holds now, not counting this one.
+   */
+  refuseUnread(inFlight: number): { readonly retryAfterSeconds: number } | null {
+    if (this.o.shedAtMs <= 0 || inFlight < (this.o.minInFlight ?? 2)) return null;
+    if (this.delayMs() < this.o.shedAtMs) return null;
     this.o.rejected.inc({ code: 'overloaded' });
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
   }

@@ -4,47 +4,56 @@ import type { Readiness } from './readiness';
 
 export interface ShutdownOptions {
   readonly readiness: Readiness;
-  readonly server: Server;
-  /** Flushes the lanes; `abort` gives up on retries. */
-  readonly writer: { stop(): Promise<void>; abort(): void; held(): number };
-  /** Closed after the writer has flushed, in order. */
+  /** Every listener of the process (the API, and any other front such as OTLP). */
+  readonly servers: readonly Server[];
+  /** Flushes what this process holds (the lanes); `abort` gives up on retries. */
+  readonly flusher: { stop(): Promise<void>; abort(): void; held(): number };
+  /** Closed after the flush, in order. */
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
-  /** Time /readyz answers 503 before the listener closes (milliseconds). */
+  /** Time /readyz answers 503 before the listeners close (milliseconds). */
   readonly drainDelayMs: number;
-  /** Longest the whole sequence may take (milliseconds). */
+  /** After the listeners close: time requests in flight get before their connections are dropped (milliseconds). */
+  readonly graceMs: number;
+  /** Longest the whole sequence may take before the forced path (milliseconds). */
   readonly timeoutMs: number;
+  /** Longest the forced path spends flushing before it exits (milliseconds). Default 5000. */
+  readonly forcedFlushMs?: number;
   readonly logger: Logger;
   /** Ends the process; tests pass their own. */
   readonly exit: (code: number) => void;
 }
 
 /**
- * The shutdown order, in one place:
+ * The shutdown order, in one place (docs/ARCHITECTURE.md, "Shutdown"):
  * 1. readiness 503 (the load balancer stops sending new requests);
  * 2. wait `drainDelayMs` (its health check must see it);
  * 3. stop accepting connections, close idle keep-alive ones; answers from now on carry `Connection: close`;
- * 4. wait for requests in flight;
+ * 4. give requests in flight `graceMs`, then drop the connections still open: no answer was
+ *    written on them, so nothing on them was acknowledged (a stalled client cannot hold shutdown);
  * 5. flush the lanes (every acknowledged event is written);
  * 6. close pools and clients;
  * 7. exit 0.
- * A second signal or the timeout forces exit 1, logging how many events were not flushed.
+ * A second signal or the timeout takes the forced path: drop every connection, flush for at most
+ * `forcedFlushMs`, log what could not be written, exit 1.
  */
 export class Shutdown {
   private started = false;
+  private forcing = false;
 
   constructor(private readonly o: ShutdownOptions) {}
 
   /** First call runs the sequence; a second call forces exit. */
   trigger(reason: string): void {
     if (this.started) {
-      this.force(`second ${reason}`);
+      void this.force(`second ${reason}`);
       return;
     }
     this.started = true;
-    const timer = setTimeout(() => this.force('shutdown timeout'), this.o.timeoutMs);
+    const timer = setTimeout(() => void this.force('shutdown timeout'), this.o.timeoutMs);
     timer.unref();
     this.run(reason).then(
       () => {
+        if (this.forcing) return;
         clearTimeout(timer);
         this.o.logger.info('shutdown complete');
         this.o.logger.flush?.();
@@ -52,37 +61,74 @@ export class Shutdown {
       },
       (err: unknown) => {
         this.o.logger.error({ err }, 'shutdown failed');
-        this.force('shutdown error');
+        void this.force('shutdown error');
       },
     );
   }
 
   private async run(reason: string): Promise<void> {
-    const { readiness, server, writer, logger } = this.o;
+    const { readiness, servers, flusher, logger } = this.o;
     logger.info({ reason, drainDelayMs: this.o.drainDelayMs }, 'draining');
     readiness.startDraining();
-    await new Promise((r) => setTimeout(r, this.o.drainDelayMs));
+    await sleep(this.o.drainDelayMs);
 
-    logger.info('closing listener');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    logger.info({ graceMs: this.o.graceMs }, 'closing listeners');
+    const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    for (const s of servers) s.closeIdleConnections();
     // Keep-alive connections that were busy become idle after their answer (which said Connection: close).
-    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-    await closed;
+    const sweeper = setInterval(() => {
+      for (const s of servers) s.closeIdleConnections();
+    }, 100);
+    const graceOver = Symbol('grace over');
+    let graceTimer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      closed,
+      new Promise<symbol>((resolve) => (graceTimer = setTimeout(() => resolve(graceOver), this.o.graceMs))),
+    ]);
+    clearTimeout(graceTimer);
     clearInterval(sweeper);
+    if (outcome === graceOver) {
+      const open = await Promise.all(servers.map(openConnections));
+      logger.warn({ connections: open.reduce((a, b) => a + b, 0) }, 'grace over; dropping open connections');
+      for (const s of servers) s.closeAllConnections();
+      await closed;
+    }
 
-    logger.info({ held: writer.held() }, 'flushing lanes');
-    await writer.stop();
+    logger.info({ held: flusher.held() }, 'flushing lanes');
+    await flusher.stop();
     for (const c of this.o.closers) {
       await c.close();
       logger.debug({ closed: c.name }, 'closed');
     }
   }
 
-  private force(why: string): void {
-    this.o.writer.abort();
-    this.o.logger.error({ why, unflushedEvents: this.o.writer.held() }, 'forced exit; events not flushed');
-    this.o.logger.flush?.();
+  private async force(why: string): Promise<void> {
+    if (this.forcing) return;
+    this.forcing = true;
+    const { flusher, logger } = this.o;
+    for (const s of this.o.servers) s.closeAllConnections();
+    const flushMs = this.o.forcedFlushMs ?? 5000;
+    logger.error({ why, held: flusher.held(), flushMs }, 'forced shutdown; flushing what it can');
+    const flushed = await Promise.race([
+      flusher.stop().then(
+        () => true,
+        () => false,
+      ),
+      sleep(flushMs).then(() => false),
+    ]);
+    if (!flushed) flusher.abort();
+    const unflushed = flusher.held();
+    if (unflushed > 0) logger.error({ why, unflushedEvents: unflushed }, 'forced exit; events not flushed');
+    else logger.error({ why }, 'forced exit; every event held was flushed');
+    logger.flush?.();
     this.o.exit(1);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((err, n) => resolve(err ? 0 : n)));
 }

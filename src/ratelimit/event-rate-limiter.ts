@@ -1,27 +1,43 @@
 /** Where a rate-limit decision was counted. */
 export type LimiterStore = 'memory' | 'redis' | 'insurance';
 
-export interface LimitDecision {
-  readonly allowed: boolean;
-  /** When not allowed: time until the window frees (milliseconds). */
-  readonly retryAfterMs: number;
-  readonly store: LimiterStore;
-}
-
-/**
- * Counts events per key (an app, or an API key id) in one-second windows.
- * A request's events are admitted all together or not at all; a refused
- * request does not use up the key's budget.
- */
 /** Who is counted: `key` names the budget (an app, or an API key id); `app`'s limit applies. */
 export interface LimitSubject {
   readonly key: string;
   readonly app: string;
 }
 
+/** One subject's share of a request. */
+export interface LimitAsk {
+  readonly subject: LimitSubject;
+  /** Events the request carries for this subject (non-error events only). */
+  readonly events: number;
+  /**
+   * `partial` (`POST /v1/events`): take what the budget still holds, in request order; the client
+   * resends the rest. `whole` (fronts without a per-record retry list, such as OTLP): take all of
+   * them while the budget is positive, leaving a debt that later windows repay, else none.
+   */
+  readonly mode: 'partial' | 'whole';
+}
+
+export interface LimitGrant {
+  /** Events taken from the budget, 0..ask.events. */
+  readonly granted: number;
+  /** When not all were granted: how long until the budget holds the rest, or one window of it (milliseconds). */
+  readonly retryAfterMs: number;
+  readonly store: LimiterStore;
+}
+
+/**
+ * Counts events per key (an app, or an API key id) in a token bucket that refills at the app's
+ * limit per second and holds at most one second of it (docs/ARCHITECTURE.md, "Rate limits").
+ * A request larger than the budget is admitted in part, never refused forever: a client that
+ * resends its `throttled` events after `Retry-After` gets through at the limit's rate.
+ */
 export interface EventRateLimiter {
-  consume(subject: LimitSubject, events: number): Promise<LimitDecision>;
-  /** Gives back events counted for a request that could not be queued after all. */
+  /** Decides every subject of one request at once (one Redis round trip for all of them). */
+  take(asks: readonly LimitAsk[]): Promise<LimitGrant[]>;
+  /** Gives back events granted to a request that could not be queued after all. */
   refund(subject: LimitSubject, events: number): void;
   close(): Promise<void>;
 }

@@ -1,55 +1,68 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type {
-  EventRateLimiter,
-  LimitDecision,
-  LimitSubject,
-  LimiterStore,
-  RateLimits,
-} from './event-rate-limiter';
+import type { Clock } from '../clock';
+import type { EventRateLimiter, LimitAsk, LimitGrant, LimiterStore, RateLimits } from './event-rate-limiter';
+import { fullBucket, msUntilFull, takeFromBucket, type BucketState } from './token-bucket';
 
-const WINDOW_S = 1;
+/** Buckets held before full ones are forgotten (a full bucket and no bucket mean the same). */
+const SWEEP_AT = 10_000;
 
 /**
- * Limits counted in this process (tiers 1–2, and the insurance of the Redis
- * limiter). `divisor` splits each limit across that many instances.
+ * Limits counted in this process (tiers 1–2, and the insurance of the Redis limiter). `divisor`
+ * splits each limit across that many instances.
  */
 export class MemoryRateLimiter implements EventRateLimiter {
-  private readonly byLimit = new Map<number, RateLimiterMemory>();
+  /** Each key's bucket, with the rate it refills at. */
+  private readonly buckets = new Map<string, BucketState & { rate: number }>();
 
   constructor(
     private readonly limits: RateLimits,
+    private readonly clock: Clock,
     private readonly store: LimiterStore = 'memory',
     private readonly divisor = 1,
   ) {}
 
-  async consume({ key, app }: LimitSubject, events: number): Promise<LimitDecision> {
-    const limiter = this.limiterFor(app);
-    if (limiter === null) return { allowed: true, retryAfterMs: 0, store: this.store };
-    try {
-      await limiter.consume(key, events);
-      return { allowed: true, retryAfterMs: 0, store: this.store };
-    } catch (res) {
-      if (!(res instanceof RateLimiterRes)) throw res;
-      void limiter.reward(key, events);
-      return { allowed: false, retryAfterMs: res.msBeforeNext, store: this.store };
-    }
+  take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
+    return Promise.resolve(this.takeNow(asks));
   }
 
-  refund({ key, app }: LimitSubject, events: number): void {
-    void this.limiterFor(app)?.reward(key, events);
+  /** `take`, answered synchronously. */
+  takeNow(asks: readonly LimitAsk[]): LimitGrant[] {
+    const now = this.clock.now();
+    if (this.buckets.size >= SWEEP_AT) this.sweep(now);
+    return asks.map(({ subject, events, mode }) => {
+      const rate = this.rateFor(subject.app);
+      if (rate === null) return { granted: events, retryAfterMs: 0, store: this.store };
+      let bucket = this.buckets.get(subject.key);
+      if (bucket === undefined) {
+        bucket = { ...fullBucket(rate, now), rate };
+        this.buckets.set(subject.key, bucket);
+      }
+      bucket.rate = rate;
+      const { granted, waitMs } = takeFromBucket(bucket, now, rate, events, mode);
+      return { granted, retryAfterMs: waitMs, store: this.store };
+    });
   }
 
-  async close(): Promise<void> {}
+  refund({ key, app }: LimitAsk['subject'], events: number): void {
+    const rate = this.rateFor(app);
+    const bucket = this.buckets.get(key);
+    if (rate === null || bucket === undefined) return;
+    bucket.tokens = Math.min(rate, bucket.tokens + events);
+  }
 
-  private limiterFor(app: string): RateLimiterMemory | null {
+  async close(): Promise<void> {
+    this.buckets.clear();
+  }
+
+  /** Events per second for `app` in this process, or null when unlimited. */
+  private rateFor(app: string): number | null {
     const perSecond = this.limits.limitFor(app);
     if (perSecond <= 0) return null;
-    const points = Math.max(1, Math.ceil(perSecond / this.divisor));
-    let limiter = this.byLimit.get(points);
-    if (!limiter) {
-      limiter = new RateLimiterMemory({ points, duration: WINDOW_S });
-      this.byLimit.set(points, limiter);
+    return Math.max(1, perSecond / this.divisor);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, bucket] of this.buckets) {
+      if (now - bucket.at >= msUntilFull(bucket, bucket.rate)) this.buckets.delete(key);
     }
-    return limiter;
   }
 }

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
-import type { EventRateLimiter, LimitDecision, LimitSubject, RateLimits } from './event-rate-limiter';
+import type { EventRateLimiter, LimitAsk, LimitGrant, LimitSubject, RateLimits } from './event-rate-limiter';
 import { MemoryRateLimiter } from './memory-rate-limiter';
+import { REDIS_REFUND_SCRIPT, REDIS_TAKE_SCRIPT } from './redis-take-script';
 
 export interface RedisRateLimiterOptions {
   /** ioredis client made with `enableOfflineQueue: false` and a `commandTimeout`: a call fails fast, never queues. */
@@ -21,68 +21,88 @@ export interface RedisRateLimiterOptions {
   readonly metrics: AdmissionMetrics;
 }
 
+/** The scripts, registered on the client (ioredis sends EVALSHA, and the script itself once if Redis lacks it). */
+interface ScriptedRedis {
+  sluiceTakeBuckets(keys: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
+  sluiceRefundBucket(key: string, rate: number, events: number): Promise<number>;
+}
+
 /**
- * Cluster-wide limits counted in Redis. Redis trouble never fails or holds a
- * request: when the client is not connected, or a call errors or times out,
- * the in-memory insurance limiter decides at once, and Redis is tried again
- * after `retryMs` (so a frozen Redis costs one timeout per `retryMs`, not one
+ * Cluster-wide limits counted in Redis: one script call decides every app of a request
+ * (redis-take-script.ts). Redis trouble never fails or holds a request: when the client is not
+ * connected, or a call errors or times out, the in-memory insurance limiter decides at once, and
+ * Redis is tried again after `retryMs` (so a frozen Redis costs one timeout per `retryMs`, not one
  * per request). Counting returns to Redis by itself when it answers again.
  */
 export class RedisRateLimiter implements EventRateLimiter {
-  private readonly byLimit = new Map<number, RateLimiterRedis>();
   private readonly insurance: MemoryRateLimiter;
+  private readonly scripted: ScriptedRedis;
   private redisBlockedUntil = 0;
   private onInsurance = false;
 
   constructor(private readonly o: RedisRateLimiterOptions) {
-    this.insurance = new MemoryRateLimiter(o.limits, 'insurance', o.expectedInstances);
+    this.insurance = new MemoryRateLimiter(o.limits, o.clock, 'insurance', o.expectedInstances);
+    o.redis.defineCommand('sluiceTakeBuckets', { lua: REDIS_TAKE_SCRIPT });
+    o.redis.defineCommand('sluiceRefundBucket', { numberOfKeys: 1, lua: REDIS_REFUND_SCRIPT });
+    this.scripted = o.redis as unknown as ScriptedRedis;
     o.metrics.fallbackActive.set(0);
   }
 
-  async consume({ key, app }: LimitSubject, events: number): Promise<LimitDecision> {
-    const limiter = this.limiterFor(app);
-    if (limiter === null) return { allowed: true, retryAfterMs: 0, store: 'redis' };
+  async take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
+    const limited = asks.filter((a) => this.o.limits.limitFor(a.subject.app) > 0);
+    if (limited.length === 0)
+      return asks.map((a) => ({ granted: a.events, retryAfterMs: 0, store: 'redis' }));
     if (this.o.redis.status !== 'ready' || this.o.clock.now() < this.redisBlockedUntil) {
-      return this.viaInsurance({ key, app }, events);
+      return this.viaInsurance(asks);
     }
+    const keys = limited.map((a) => this.o.keyPrefix + a.subject.key);
+    const args = limited.flatMap((a) => [
+      this.o.limits.limitFor(a.subject.app),
+      a.events,
+      a.mode === 'whole' ? 1 : 0,
+    ]);
+    let answer: number[];
     try {
-      await limiter.consume(key, events);
-      this.backOnRedis();
-      return { allowed: true, retryAfterMs: 0, store: 'redis' };
-    } catch (res) {
-      if (res instanceof RateLimiterRes) {
-        this.backOnRedis();
-        limiter.reward(key, events).catch(() => undefined);
-        return { allowed: false, retryAfterMs: res.msBeforeNext, store: 'redis' };
-      }
+      answer = await this.scripted.sluiceTakeBuckets(keys.length, ...keys, ...args);
+    } catch (err) {
       this.o.metrics.redisErrors.inc();
       this.redisBlockedUntil = this.o.clock.now() + this.o.retryMs;
       if (!this.onInsurance)
-        this.o.logger.warn({ err: res }, 'Redis rate limiter failed; insurance limiter answers');
-      return this.viaInsurance({ key, app }, events);
+        this.o.logger.warn({ err }, 'Redis rate limiter failed; insurance limiter answers');
+      return this.viaInsurance(asks);
     }
+    this.backOnRedis();
+    let k = 0;
+    return asks.map((a) => {
+      if (this.o.limits.limitFor(a.subject.app) <= 0)
+        return { granted: a.events, retryAfterMs: 0, store: 'redis' };
+      const granted = Number(answer[2 * k] ?? 0);
+      const retryAfterMs = Number(answer[2 * k + 1] ?? 0);
+      k++;
+      return { granted, retryAfterMs, store: 'redis' };
+    });
   }
 
-  refund({ key, app }: LimitSubject, events: number): void {
+  refund(subject: LimitSubject, events: number): void {
     if (this.onInsurance) {
-      this.insurance.refund({ key, app }, events);
+      this.insurance.refund(subject, events);
       return;
     }
-    this.limiterFor(app)
-      ?.reward(key, events)
-      .catch(() => undefined);
+    const rate = this.o.limits.limitFor(subject.app);
+    if (rate <= 0) return;
+    this.scripted.sluiceRefundBucket(this.o.keyPrefix + subject.key, rate, events).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.insurance.close();
   }
 
-  private viaInsurance(subject: LimitSubject, events: number): Promise<LimitDecision> {
+  private viaInsurance(asks: readonly LimitAsk[]): LimitGrant[] {
     if (!this.onInsurance) {
       this.onInsurance = true;
       this.o.metrics.fallbackActive.set(1);
     }
-    return this.insurance.consume(subject, events);
+    return this.insurance.takeNow(asks);
   }
 
   private backOnRedis(): void {
@@ -90,22 +110,5 @@ export class RedisRateLimiter implements EventRateLimiter {
     this.onInsurance = false;
     this.o.metrics.fallbackActive.set(0);
     this.o.logger.info('Redis rate limiter answering again');
-  }
-
-  private limiterFor(app: string): RateLimiterRedis | null {
-    const perSecond = this.o.limits.limitFor(app);
-    if (perSecond <= 0) return null;
-    let limiter = this.byLimit.get(perSecond);
-    if (!limiter) {
-      limiter = new RateLimiterRedis({
-        storeClient: this.o.redis,
-        keyPrefix: this.o.keyPrefix,
-        points: perSecond,
-        duration: 1,
-        rejectIfRedisNotReady: true,
-      });
-      this.byLimit.set(perSecond, limiter);
-    }
-    return limiter;
   }
 }

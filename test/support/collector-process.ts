@@ -26,19 +26,33 @@ export interface CollectorProcess {
  */
 export async function startCollectorProcess(
   env: Record<string, string>,
-  opts: { readyTimeoutMs?: number; waitReady?: boolean } = {},
+  opts: {
+    readyTimeoutMs?: number;
+    waitReady?: boolean;
+    /**
+     * `user`: only `env` on top of the defaults a user gets (rate limit, shedding, drain delay on).
+     * Default `harness`: rate limits and shedding off, no drain delay, unless `env` sets them.
+     */
+    defaults?: 'user' | 'harness';
+  } = {},
 ): Promise<CollectorProcess> {
   const port = env.SLUICE_PORT ? Number(env.SLUICE_PORT) : await freePort();
+  const harness =
+    opts.defaults === 'user'
+      ? {}
+      : {
+          SLUICE_DRAIN_DELAY_MS: '0',
+          // Limits are off unless a test sets them: most tests measure other things at rates above 100/s.
+          SLUICE_RATE_LIMIT: '0',
+          // So is load shedding: jest workers share two cores (see in-process.ts).
+          SLUICE_SHED_LAG_MS: '0',
+        };
   const child = spawn(process.execPath, [CLI, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       SLUICE_HOST: '127.0.0.1',
       SLUICE_LOG_LEVEL: 'warn',
-      SLUICE_DRAIN_DELAY_MS: '0',
-      // Limits are off unless a test sets them: most tests measure other things at rates above 100/s.
-      SLUICE_RATE_LIMIT: '0',
-      // So is load shedding: jest workers share two cores (see in-process.ts).
-      SLUICE_SHED_LAG_MS: '0',
+      ...harness,
       ...env,
       SLUICE_PORT: String(port),
     },

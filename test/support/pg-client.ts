@@ -15,3 +15,26 @@ export async function countStored(url: string, ids: readonly string[]): Promise<
     await client.end();
   }
 }
+
+/** Ids of `ids` not stored exactly once (missing or duplicated, over both tables), with their count. */
+export async function idsNotStoredOnce(
+  url: string,
+  ids: readonly string[],
+): Promise<Array<[string, number]>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ id: string; n: string }>(
+      `SELECT id::text AS id, count(*) AS n FROM (
+         SELECT id FROM events WHERE id = ANY($1::uuid[])
+         UNION ALL
+         SELECT id FROM metric_samples WHERE id = ANY($1::uuid[])
+       ) t GROUP BY id`,
+      [ids],
+    );
+    const counts = new Map(r.rows.map((row) => [row.id, Number(row.n)]));
+    return ids.map((id): [string, number] => [id, counts.get(id) ?? 0]).filter(([, n]) => n !== 1);
+  } finally {
+    await client.end();
+  }
+}

@@ -35,7 +35,7 @@ function setup(standardCapacity = 3, rateLimit = 0) {
       storageUp: () => true,
       toRow: (event) => event as unknown as StorageRow,
     }),
-    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit)) : null,
+    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit), clock) : null,
     clock,
     metrics,
     admissionMetrics: createAdmissionMetrics(metrics.registry),
@@ -85,5 +85,33 @@ describe('IntakeService', () => {
     const over = await service.ingest([metric('a'), errorEvent('a')]);
     expect(over).toMatchObject({ kind: 'throttled', accepted: 1, throttled: [0], reason: 'rate_limited' });
     if (over.kind === 'throttled') expect(over.retryAfterSeconds).toBe(1);
+  });
+
+  it('admits up to the budget in request order and throttles the rest, errors past the limiter', async () => {
+    const { service } = setup(100, 3);
+    const out = await service.ingest([
+      metric('a'),
+      metric('a'),
+      errorEvent('a'),
+      metric('a'),
+      metric('a'),
+      metric('a'),
+    ]);
+    expect(out).toMatchObject({ kind: 'throttled', accepted: 4, throttled: [4, 5], reason: 'rate_limited' });
+  });
+
+  it('whole: takes a request larger than the budget while it is positive, then refuses whole', async () => {
+    const { service, errorLane, standardLane } = setup(100, 3);
+    const big = [metric('a'), metric('a'), metric('a'), metric('a'), metric('a')];
+    expect(await service.ingest(big, null, { whole: true })).toMatchObject({ kind: 'taken', accepted: 5 });
+    const refused = await service.ingest([errorEvent('a'), metric('a')], null, { whole: true });
+    expect(refused).toMatchObject({
+      kind: 'throttled',
+      accepted: 0,
+      throttled: [0, 1],
+      reason: 'rate_limited',
+    });
+    expect(errorLane.heldEvents).toBe(0);
+    expect(standardLane.heldEvents).toBe(5);
   });
 });

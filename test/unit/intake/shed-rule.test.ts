@@ -18,14 +18,21 @@ describe('ShedRule', () => {
   });
 
   it('refuses a request unread only once the delay reaches the threshold, and counts it', async () => {
-    expect(rule([9.9, 2]).shed.refuseUnread()).toBeNull();
+    expect(rule([9.9, 2]).shed.refuseUnread(5)).toBeNull();
     const { shed, metrics } = rule([2, 10]);
-    expect(shed.refuseUnread()).toEqual({ retryAfterSeconds: 2 });
+    expect(shed.refuseUnread(5)).toEqual({ retryAfterSeconds: 2 });
     const refused = (await metrics.requestsRejected.get()).values;
     expect(refused).toEqual([expect.objectContaining({ labels: { code: 'overloaded' }, value: 1 })]);
   });
 
+  it('never refuses while it holds fewer than two other ingest requests: the delay is not its own', () => {
+    const { shed } = rule([1e6]);
+    expect(shed.refuseUnread(0)).toBeNull();
+    expect(shed.refuseUnread(1)).toBeNull();
+    expect(shed.refuseUnread(2)).not.toBeNull();
+  });
+
   it('never refuses when shedding is off (threshold 0)', () => {
-    expect(rule([1e6], 0).shed.refuseUnread()).toBeNull();
+    expect(rule([1e6], 0).shed.refuseUnread(5)).toBeNull();
   });
 });

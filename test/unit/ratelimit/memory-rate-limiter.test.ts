@@ -1,22 +1,70 @@
-import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
+import { RateLimits, type LimitAsk, type LimitGrant } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 
 const subject = (app: string) => ({ key: `app:${app}`, app });
+const ask = (app: string, events: number, mode: LimitAsk['mode'] = 'partial'): LimitAsk => ({
+  subject: subject(app),
+  events,
+  mode,
+});
+
+function limiter(limits: RateLimits, divisor = 1) {
+  const clock = { t: 0, now: () => clock.t };
+  const l = new MemoryRateLimiter(limits, clock, divisor === 1 ? 'memory' : 'insurance', divisor);
+  const take = async (a: LimitAsk): Promise<LimitGrant> => {
+    const [grant] = await l.take([a]);
+    if (grant === undefined) throw new Error('no grant');
+    return grant;
+  };
+  return { l, clock, take };
+}
 
 describe('MemoryRateLimiter', () => {
-  it('admits a request whole or not at all, and a refused one uses no budget', async () => {
-    const l = new MemoryRateLimiter(new RateLimits(10));
-    expect((await l.consume(subject('a'), 6)).allowed).toBe(true);
-    const refused = await l.consume(subject('a'), 6);
-    expect(refused.allowed).toBe(false);
-    expect(refused.retryAfterMs).toBeGreaterThan(0);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(1000);
-    expect((await l.consume(subject('a'), 4)).allowed).toBe(true);
-    expect((await l.consume(subject('a'), 1)).allowed).toBe(false);
+  it('grants what the budget holds, in part, and says when the rest frees', async () => {
+    const { take } = limiter(new RateLimits(10));
+    expect(await take(ask('a', 6))).toEqual({ granted: 6, retryAfterMs: 0, store: 'memory' });
+    const partial = await take(ask('a', 6));
+    expect(partial.granted).toBe(4);
+    expect(partial.retryAfterMs).toBe(200); // the other 2 at 10/s
+    expect((await take(ask('a', 1))).granted).toBe(0);
+  });
+
+  it('a request larger than a whole window still makes progress at the limit rate', async () => {
+    const { take, clock } = limiter(new RateLimits(100));
+    let rest = 1000;
+    let elapsed = 0;
+    let rounds = 0;
+    while (rest > 0 && rounds < 100) {
+      const g = await take(ask('a', rest));
+      rest -= g.granted;
+      rounds++;
+      if (rest > 0) {
+        expect(g.retryAfterMs).toBeGreaterThan(0);
+        expect(g.retryAfterMs).toBeLessThanOrEqual(1000);
+        clock.t += g.retryAfterMs;
+        elapsed += g.retryAfterMs;
+      }
+    }
+    expect(rest).toBe(0);
+    // 100 at once, then 100 a second: 9 seconds for the other 900.
+    expect(elapsed).toBe(9000);
+    expect(rounds).toBe(10);
+  });
+
+  it('whole: takes a request larger than the budget while the budget is positive, then repays the debt', async () => {
+    const { take, clock } = limiter(new RateLimits(100));
+    expect((await take(ask('a', 350, 'whole'))).granted).toBe(350);
+    const refused = await take(ask('a', 1, 'whole'));
+    expect(refused.granted).toBe(0);
+    expect(refused.retryAfterMs).toBe(2510); // debt of 250, then one token
+    clock.t += 2500;
+    expect((await take(ask('a', 1, 'whole'))).granted).toBe(0);
+    clock.t += 10;
+    expect((await take(ask('a', 500, 'whole'))).granted).toBe(500);
   });
 
   it('keeps apps apart and applies per-app overrides; 0 is unlimited', async () => {
-    const l = new MemoryRateLimiter(
+    const { l } = limiter(
       new RateLimits(
         2,
         new Map([
@@ -25,23 +73,26 @@ describe('MemoryRateLimiter', () => {
         ]),
       ),
     );
-    expect((await l.consume(subject('small'), 3)).allowed).toBe(false);
-    expect((await l.consume(subject('big'), 100)).allowed).toBe(true);
-    expect((await l.consume(subject('free'), 1_000_000)).allowed).toBe(true);
+    const grants = await l.take([ask('small', 3), ask('big', 100), ask('free', 1_000_000)]);
+    expect(grants.map((g) => g.granted)).toEqual([2, 100, 1_000_000]);
   });
 
   it('splits a limit across instances (the insurance of the Redis limiter)', async () => {
-    const l = new MemoryRateLimiter(new RateLimits(90), 'insurance', 3);
-    const d = await l.consume(subject('a'), 31);
-    expect(d).toMatchObject({ allowed: false, store: 'insurance' });
-    expect((await l.consume(subject('a'), 30)).allowed).toBe(true);
+    const { take } = limiter(new RateLimits(90), 3);
+    expect(await take(ask('a', 31))).toMatchObject({ granted: 30, store: 'insurance' });
   });
 
-  it('refund gives budget back', async () => {
-    const l = new MemoryRateLimiter(new RateLimits(5));
-    expect((await l.consume(subject('a'), 5)).allowed).toBe(true);
-    l.refund(subject('a'), 5);
-    await new Promise((r) => setImmediate(r));
-    expect((await l.consume(subject('a'), 5)).allowed).toBe(true);
+  it('refund gives budget back, never above one window', async () => {
+    const { l, take } = limiter(new RateLimits(5));
+    expect((await take(ask('a', 5))).granted).toBe(5);
+    l.refund(subject('a'), 50);
+    expect((await take(ask('a', 10))).granted).toBe(5);
+  });
+
+  it('refills continuously: half a window later, half the budget is back', async () => {
+    const { take, clock } = limiter(new RateLimits(10));
+    expect((await take(ask('a', 10))).granted).toBe(10);
+    clock.t += 500;
+    expect((await take(ask('a', 10))).granted).toBe(5);
   });
 });
