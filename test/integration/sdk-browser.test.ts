@@ -269,7 +269,7 @@ describe('SDK in headless Chromium', () => {
         const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
         client.error(new Error('offline 1'));
         client.error(new Error('offline 2'));
-        await client.flush(); // 503: stays buffered, and saved
+        await client.flush({ timeoutMs: 500 }); // 503 until the deadline: stays buffered, and saved
       });
       const saved = await page.evaluate(
         () => JSON.parse(localStorage.getItem('sluice.test') ?? '[]') as WireEvent[],

@@ -265,15 +265,59 @@ describe('client: flush and close', () => {
     expect(transport.requests).toHaveLength(2);
   });
 
-  it('flush() resolves after a failed attempt, leaving the events buffered', async () => {
+  it('flush() retries through failures and 429s until everything has left', async () => {
     const { client, clock, transport } = harness({ batchSize: 10 });
-    transport.answer(new Error('down'));
+    transport.answer(new Error('down'), status(503, '1'), throttleAll('2'));
     client.error('x');
-    await client.flush();
-    expect(client.stats().buffered.error).toBe(1);
+    client.lifecycle('app.started');
+    let done = false;
+    void client.flush({ timeoutMs: 60_000 }).then(() => (done = true));
+    await clock.advance(2999);
+    expect(done).toBe(false);
+    expect(transport.requests).toHaveLength(3);
     await clock.advance(1000);
-    expect(client.stats().sent).toBe(1);
-    expect(transport.requests).toHaveLength(2);
+    expect(done).toBe(true);
+    expect(transport.requests).toHaveLength(4);
+    expect(client.stats()).toMatchObject({ sent: 2, buffered: { total: 0 }, inFlight: 0 });
+  });
+
+  it('flush() resolves at its deadline (default 30 s), leaving the rest buffered', async () => {
+    const { client, clock, transport } = harness({ batchSize: 10 });
+    transport.answerAlways(() => status(503, '1'));
+    client.error('x');
+    let done = false;
+    void client.flush().then(() => (done = true));
+    await clock.advance(29_999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    expect(client.stats().buffered.error).toBe(1);
+  });
+
+  it('keeps the process alive while a flush() is pending, and only then', async () => {
+    const { client, clock, transport } = harness({ batchSize: 10, flushIntervalMs: 5000 });
+    transport.answer(throttleAll('2'));
+    client.error('x');
+    expect(clock.pendingTimers).toBe(1); // the batch waits for its interval…
+    expect(clock.keepAliveTimers).toBe(0); // …without holding the process
+    let done = false;
+    void client.flush({ timeoutMs: 40_000 }).then(() => (done = true));
+    await clock.advance(0); // sent at once, answered 429: Retry-After 2 s
+    expect(transport.requests).toHaveLength(1);
+    expect(clock.keepAliveTimers).toBe(1);
+    await clock.advance(1999);
+    expect(clock.keepAliveTimers).toBe(1);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    expect(clock.pendingTimers).toBe(0); // nothing left to do: no timer at all
+
+    transport.answer(throttleAll('2'));
+    client.error('y');
+    await clock.advance(5000); // sent on its interval, throttled: the retry timer does not hold the process
+    expect(transport.requests).toHaveLength(3);
+    expect(client.stats().retryAt).not.toBeNull();
+    expect(clock.pendingTimers).toBe(1);
+    expect(clock.keepAliveTimers).toBe(0);
   });
 
   it('close() retries until the deadline, drops later captures, leaves no timer', async () => {
@@ -300,6 +344,7 @@ describe('client: flush and close', () => {
     void closed.then(() => (done = true));
     await clock.advance(2999);
     expect(done).toBe(false);
+    expect(clock.keepAliveTimers).toBe(1); // in Node, the process waits for close()
     await clock.advance(1);
     await settle();
     expect(done).toBe(true);
