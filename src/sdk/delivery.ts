@@ -50,16 +50,8 @@ export class Delivery {
   private draining = false;
   /** No request starts before this time (ms): `Retry-After` or backoff. */
   private blockedUntil = 0;
+  /** Consecutive requests that made no progress: the backoff exponent. */
   private failures = 0;
-  /**
-   * Most events in the next request: `batchSize`, halved by each 429 (down
-   * to 1), grown back by a quarter of `batchSize` per success (AIMD). The
-   * collector admits each lane and each app's rate-limit share
-   * all-or-nothing, so a batch larger than the room left is throttled whole,
-   * every time; a smaller one fits. Growing additively rather than doubling
-   * keeps the SDK from overshooting a rate limit right after each wait.
-   */
-  private batchLimit: number;
   private waiters: Waiter[] = [];
   private timer: TimerHandle | undefined;
   private wakeAt = Infinity;
@@ -84,16 +76,10 @@ export class Delivery {
       onDrop('buffer_full', 1),
     );
     this.ready = o.persistence === undefined;
-    this.batchLimit = o.batchSize;
   }
 
   get eventsInFlight(): number {
     return this.inFlightEvents;
-  }
-
-  /** Most events the next request may carry (see `batchLimit`). */
-  get currentBatchLimit(): number {
-    return this.batchLimit;
   }
 
   get consecutiveFailures(): number {
@@ -159,7 +145,7 @@ export class Delivery {
     if (!this.stopped && this.ready && now >= this.blockedUntil) {
       let budget = KEEPALIVE_MAX_BYTES - this.keepaliveBytes;
       while (budget >= MIN_KEEPALIVE_BUDGET && this.buffer.size > 0) {
-        const batch = this.buffer.take(this.batchLimit, Math.min(budget, this.o.maxBatchBytes));
+        const batch = this.buffer.take(this.o.batchSize, Math.min(budget, this.o.maxBatchBytes));
         let json = encodeBatch(batch.map((e) => e.event));
         let bytes = utf8Length(json);
         while (bytes > budget && batch.length > 1) {
@@ -256,7 +242,7 @@ export class Delivery {
     if (!due) return;
     this.draining = true;
     this.sending = true;
-    void this.send(this.buffer.take(this.batchLimit, this.o.maxBatchBytes));
+    void this.send(this.buffer.take(this.o.batchSize, this.o.maxBatchBytes));
   }
 
   /**
@@ -318,22 +304,25 @@ export class Delivery {
       case 'accepted':
         failed = false;
         this.failures = 0;
-        this.batchLimit = Math.min(this.o.batchSize, this.batchLimit + Math.ceil(this.o.batchSize / 4));
         this.counters.succeeded++;
         if (!outcome.unconfirmed) this.sampler.onSuccess();
         this.counters.sent += batch.length - outcome.rejected.length;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         break;
-      case 'throttled':
-        this.failures++;
+      case 'throttled': {
+        const taken = batch.length - outcome.rejected.length - outcome.throttled.length;
+        // The collector took what the budget allowed: the rest passes once Retry-After has freed
+        // more, so a 429 that took part of the batch waits for Retry-After only. Backoff grows
+        // while 429s take nothing (a full queue, an overloaded collector).
+        this.failures = taken > 0 ? 0 : this.failures + 1;
         this.counters.throttled++;
         this.sampler.onThrottled();
-        this.batchLimit = Math.max(1, Math.floor(this.batchLimit / 2));
-        this.counters.sent += batch.length - outcome.rejected.length - outcome.throttled.length;
+        this.counters.sent += taken;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         this.buffer.requeue(outcome.throttled.map((i) => batch[i]!));
         this.block(now, outcome.retryAfterMs);
         break;
+      }
       case 'retryable':
         this.failures++;
         this.counters.failed++;
@@ -360,7 +349,7 @@ export class Delivery {
   }
 
   private block(now: number, retryAfterMs: number | undefined): void {
-    const delay = retryDelay(this.failures, retryAfterMs, this.o.retry, this.o.random);
+    const delay = retryDelay(Math.max(1, this.failures), retryAfterMs, this.o.retry, this.o.random);
     this.blockedUntil = Math.max(this.blockedUntil, now + delay);
   }
 
