@@ -292,4 +292,37 @@ describe('SDK against a real collector with a tiny queue', () => {
     );
     expect(stored.map((e) => e.name).sort()).toEqual(['Error', 'shutdown.pending_summary']);
   });
+  it.each([
+    ['the event loop runs dry (beforeExit)', 'end', null],
+    ['SIGTERM arrives', 'wait', 'SIGTERM'],
+  ] as const)(
+    'a Node process whose collector is away saves its events when %s, and ends within the bound',
+    async (_, mode, signal) => {
+      const persistPath = path.join(dir, `exit-${mode}`, 'events.json');
+      const deadPort = await freePort();
+      const script = `
+      const { createNodeClient } = require(${JSON.stringify(SDK_NODE_DIST)});
+      const client = createNodeClient({ endpoint: 'http://127.0.0.1:${deadPort}/v1/events', app: 'exit-offline', persistPath: ${JSON.stringify(persistPath)}, exitHooks: { timeoutMs: 1000 } });
+      client.error(new Error('at exit'));
+      client.metric('shutdown.pending', 1);
+      ${mode === 'wait' ? "setInterval(() => {}, 1000); process.stdout.write('ready\\n');" : ''}
+    `;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (code, sig) => resolve([code, sig])),
+      );
+      if (signal) {
+        await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+        child.kill(signal);
+      }
+      const start = Date.now();
+      const [code, sig] = await exited;
+      // The hooks retry for 1 s, then save: the process neither hangs nor leaves early.
+      expect(Date.now() - start).toBeLessThan(10_000);
+      if (signal) expect(sig).toBe(signal);
+      else expect(code).toBe(0);
+      const saved = JSON.parse(await readFile(persistPath, 'utf8')) as WireEvent[];
+      expect(saved.map((e) => e.name)).toEqual(['Error', 'shutdown.pending_summary']);
+    },
+  );
 });
