@@ -25,17 +25,19 @@ export interface Client {
   /** Captures a log line; `message` goes in the event's top-level `message`. */
   log(name: string, message: string, attributes?: CaptureAttributes): void;
   /**
-   * Closes open aggregation windows and sends everything buffered. Resolves
-   * when it has all left, or when a request fails (the events stay buffered
-   * and are retried on the backoff schedule), or after `timeoutMs`
-   * (milliseconds; default: no limit). Honours `Retry-After`: waits rather
-   * than sends early.
+   * Closes open aggregation windows and sends everything buffered, retrying
+   * through failures. Resolves when it has all left (taken, or dropped as
+   * counted in `stats().dropped`), or after `timeoutMs` (milliseconds,
+   * default 30000); then saves what is left to the persistence store.
+   * Honours `Retry-After`: waits rather than sends early. In Node it keeps
+   * the process alive until it resolves.
    */
   flush(options?: { readonly timeoutMs?: number }): Promise<void>;
   /**
    * Stops capturing, sends everything left — retrying through failures —
    * for at most `timeoutMs` (milliseconds, default 5000), saves what is left
-   * to the persistence store, removes page hooks and timers. Idempotent.
+   * to the persistence store, removes page hooks and timers. Idempotent. In
+   * Node it keeps the process alive until it resolves.
    */
   close(options?: { readonly timeoutMs?: number }): Promise<void>;
   /** A snapshot of rates, buffer and counters. */
@@ -47,6 +49,8 @@ const SUMMARY_SUFFIX = '_summary';
 const MAX_SERIES = 1000;
 /** Most metric names whose `aggregation.metrics` predicate answer is remembered. */
 const MAX_CACHED_NAMES = 1000;
+/** Default deadline of `flush()` (milliseconds): a collector that stays away cannot hold a process forever. */
+const DEFAULT_FLUSH_TIMEOUT_MS = 30_000;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 
 /**
@@ -157,12 +161,12 @@ class SluiceClient implements Client {
   flush(options?: { readonly timeoutMs?: number }): Promise<void> {
     try {
       if (this.closing) return this.closing;
-      const timeoutMs = timeoutOf(options, Infinity);
-      const start = this.o.clock.now();
+      const deadline = this.o.clock.now() + timeoutOf(options, DEFAULT_FLUSH_TIMEOUT_MS);
       return this.loaded
-        .then(() => {
+        .then(async () => {
           this.aggregator?.closeAll();
-          return this.delivery.drain(start + timeoutMs, true);
+          await this.delivery.drain(deadline);
+          if (this.delivery.pending > 0) await this.delivery.persist();
         })
         .catch(this.internalError);
     } catch (e) {
@@ -200,7 +204,6 @@ class SluiceClient implements Client {
           throttled: this.delivery.counters.throttled,
           failed: this.delivery.counters.failed,
         },
-        batchLimit: this.delivery.currentBatchLimit,
         consecutiveFailures: this.delivery.consecutiveFailures,
         retryAt: this.delivery.retryAt,
         internalErrors: this.internalErrors,
@@ -321,7 +324,7 @@ class SluiceClient implements Client {
     this.aggregator?.closeAll();
     if (this.aggregationTimer !== undefined) this.o.clock.clearTimeout(this.aggregationTimer);
     this.aggregationTimer = undefined;
-    await this.delivery.drain(start + timeoutMs, false);
+    await this.delivery.drain(start + timeoutMs);
     this.delivery.stop();
     await this.delivery.persist();
   }
@@ -375,7 +378,6 @@ function emptyStats(disabled: string): ClientStats {
     sent: 0,
     dropped: Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<DropReason, number>,
     requests: { succeeded: 0, throttled: 0, failed: 0 },
-    batchLimit: 0,
     consecutiveFailures: 0,
     retryAt: null,
     internalErrors: 0,

@@ -20,9 +20,6 @@ export interface DeliveryCounters {
 interface Waiter {
   /** Resolved once no entry with `seq ≤ mark` is buffered or in flight… */
   readonly mark: number;
-  /** …or, with `stopOnFailure`, once a request started after it (number > `afterSend`) failed… */
-  readonly afterSend: number;
-  readonly stopOnFailure: boolean;
   /** …or at this time (ms since the epoch). */
   readonly deadline: number;
   readonly resolve: () => void;
@@ -46,8 +43,6 @@ export class Delivery {
   private keepaliveBytes = 0;
   /** The batch loop has a request out. */
   private sending = false;
-  /** Requests started so far; numbers each request. */
-  private sends = 0;
   private seq = 0;
   /** When the buffer last went from empty to not empty: its oldest event's wait starts here. */
   private pendingSince = Infinity;
@@ -55,19 +50,18 @@ export class Delivery {
   private draining = false;
   /** No request starts before this time (ms): `Retry-After` or backoff. */
   private blockedUntil = 0;
+  /** Consecutive requests that made no progress: the backoff exponent. */
   private failures = 0;
-  /**
-   * Most events in the next request: `batchSize`, halved by each 429 (down
-   * to 1), grown back by a quarter of `batchSize` per success (AIMD). The
-   * collector admits each lane and each app's rate-limit share
-   * all-or-nothing, so a batch larger than the room left is throttled whole,
-   * every time; a smaller one fits. Growing additively rather than doubling
-   * keeps the SDK from overshooting a rate limit right after each wait.
-   */
-  private batchLimit: number;
   private waiters: Waiter[] = [];
   private timer: TimerHandle | undefined;
   private wakeAt = Infinity;
+  /**
+   * The armed timer keeps the process alive. True exactly while someone
+   * waits in `flush()` or `close()`: an idle SDK must not hold a process
+   * open, and a pending flush must not let it end (in Node an unfinished
+   * top-level `await` would exit with code 13 while `Retry-After` runs).
+   */
+  private timerKeepsAlive = false;
   /** Sending waits for persisted events to be restored, so they keep their place in the queues. */
   private ready: boolean;
   private stopped = false;
@@ -82,16 +76,10 @@ export class Delivery {
       onDrop('buffer_full', 1),
     );
     this.ready = o.persistence === undefined;
-    this.batchLimit = o.batchSize;
   }
 
   get eventsInFlight(): number {
     return this.inFlightEvents;
-  }
-
-  /** Most events the next request may carry (see `batchLimit`). */
-  get currentBatchLimit(): number {
-    return this.batchLimit;
   }
 
   get consecutiveFailures(): number {
@@ -125,17 +113,22 @@ export class Delivery {
     this.reschedule(now);
   }
 
+  /** Events buffered or in flight. */
+  get pending(): number {
+    return this.buffer.size + this.inFlightEvents;
+  }
+
   /**
    * Resolves once every event buffered now has left (taken, rejected or
-   * dropped), or at `deadline`, or — with `stopOnFailure` — when a request
-   * started for it fails (its events stay buffered for the next attempt).
-   * Waits for `Retry-After` and backoff: nothing is sent before them.
+   * dropped), or at `deadline`. Sends back to back, retrying through
+   * failures; waits for `Retry-After` and backoff (nothing is sent before
+   * them), keeping the process alive meanwhile.
    */
-  drain(deadline: number, stopOnFailure: boolean): Promise<void> {
+  drain(deadline: number): Promise<void> {
     return new Promise((resolve) => {
       if (this.stopped) return resolve();
       const now = this.o.clock.now();
-      this.waiters.push({ mark: this.seq, afterSend: this.sends, stopOnFailure, deadline, resolve });
+      this.waiters.push({ mark: this.seq, deadline, resolve });
       this.trySend(now);
       this.settleWaiters(now);
       this.reschedule(now);
@@ -152,7 +145,7 @@ export class Delivery {
     if (!this.stopped && this.ready && now >= this.blockedUntil) {
       let budget = KEEPALIVE_MAX_BYTES - this.keepaliveBytes;
       while (budget >= MIN_KEEPALIVE_BUDGET && this.buffer.size > 0) {
-        const batch = this.buffer.take(this.batchLimit, Math.min(budget, this.o.maxBatchBytes));
+        const batch = this.buffer.take(this.o.batchSize, Math.min(budget, this.o.maxBatchBytes));
         let json = encodeBatch(batch.map((e) => e.event));
         let bytes = utf8Length(json);
         while (bytes > budget && batch.length > 1) {
@@ -176,6 +169,7 @@ export class Delivery {
     this.stopped = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.wakeAt = Infinity;
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
   }
@@ -199,6 +193,7 @@ export class Delivery {
     try {
       this.timer = undefined;
       this.wakeAt = Infinity;
+      this.timerKeepsAlive = false;
       if (this.stopped) return;
       const now = this.o.clock.now();
       this.trySend(now);
@@ -209,9 +204,13 @@ export class Delivery {
     }
   };
 
-  /** Arms the one timer for the next moment anything is due: a send, or a waiter's deadline. */
+  /**
+   * Arms the one timer for the next moment anything is due: a send, or a
+   * waiter's deadline. It keeps the process alive while anyone waits.
+   */
   private reschedule(now: number): void {
     if (this.stopped) return;
+    const keepAlive = this.waiters.length > 0;
     let at = Infinity;
     if (this.buffer.size > 0 && !this.sending && this.ready) {
       const due =
@@ -221,10 +220,15 @@ export class Delivery {
       at = Math.max(due, this.blockedUntil);
     }
     for (const w of this.waiters) if (w.deadline < at) at = w.deadline;
-    if (at >= this.wakeAt) return; // the armed timer fires first and re-evaluates
+    // An earlier timer of the same kind fires first and re-evaluates; one of the other kind is
+    // replaced, so a kept-alive timer never outlives the last waiter.
+    if (at >= this.wakeAt && keepAlive === this.timerKeepsAlive) return;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
     this.wakeAt = at;
-    this.timer = this.o.clock.setTimeout(this.wake, Math.max(0, at - now));
+    this.timerKeepsAlive = keepAlive;
+    if (at === Infinity) return;
+    this.timer = this.o.clock.setTimeout(this.wake, Math.max(0, at - now), { keepAlive });
   }
 
   private trySend(now: number): void {
@@ -238,7 +242,7 @@ export class Delivery {
     if (!due) return;
     this.draining = true;
     this.sending = true;
-    void this.send(this.buffer.take(this.batchLimit, this.o.maxBatchBytes));
+    void this.send(this.buffer.take(this.o.batchSize, this.o.maxBatchBytes));
   }
 
   /**
@@ -246,7 +250,6 @@ export class Delivery {
    * transport is called before the first `await`, i.e. synchronously.
    */
   private async send(batch: BufferEntry[], keepalive?: { json: string; bytes: number }): Promise<void> {
-    const number = ++this.sends;
     this.inFlight.add(batch);
     this.inFlightEvents += batch.length;
     if (keepalive) this.keepaliveBytes += keepalive.bytes;
@@ -269,7 +272,7 @@ export class Delivery {
     if (keepalive) this.keepaliveBytes -= keepalive.bytes;
     else this.sending = false;
     try {
-      this.settle(batch, outcome, number, keepalive !== undefined);
+      this.settle(batch, outcome, keepalive !== undefined);
     } catch (err) {
       this.onInternalError(err);
     }
@@ -294,29 +297,32 @@ export class Delivery {
   }
 
   /** Applies one answer: counts, sampler, requeue, wait; then continues the drain or waits. */
-  private settle(batch: readonly BufferEntry[], outcome: Outcome, number: number, keepalive: boolean): void {
+  private settle(batch: readonly BufferEntry[], outcome: Outcome, keepalive: boolean): void {
     const now = this.o.clock.now();
     let failed = true;
     switch (outcome.kind) {
       case 'accepted':
         failed = false;
         this.failures = 0;
-        this.batchLimit = Math.min(this.o.batchSize, this.batchLimit + Math.ceil(this.o.batchSize / 4));
         this.counters.succeeded++;
         if (!outcome.unconfirmed) this.sampler.onSuccess();
         this.counters.sent += batch.length - outcome.rejected.length;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         break;
-      case 'throttled':
-        this.failures++;
+      case 'throttled': {
+        const taken = batch.length - outcome.rejected.length - outcome.throttled.length;
+        // The collector took what the budget allowed: the rest passes once Retry-After has freed
+        // more, so a 429 that took part of the batch waits for Retry-After only. Backoff grows
+        // while 429s take nothing (a full queue, an overloaded collector).
+        this.failures = taken > 0 ? 0 : this.failures + 1;
         this.counters.throttled++;
         this.sampler.onThrottled();
-        this.batchLimit = Math.max(1, Math.floor(this.batchLimit / 2));
-        this.counters.sent += batch.length - outcome.rejected.length - outcome.throttled.length;
+        this.counters.sent += taken;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         this.buffer.requeue(outcome.throttled.map((i) => batch[i]!));
         this.block(now, outcome.retryAfterMs);
         break;
+      }
       case 'retryable':
         this.failures++;
         this.counters.failed++;
@@ -337,25 +343,22 @@ export class Delivery {
       this.draining = false;
       if (!keepalive) void this.persist(); // end of a round: save what is left
     }
-    this.settleWaiters(now, failed ? number : undefined);
+    this.settleWaiters(now);
     this.trySend(now);
     this.reschedule(now);
   }
 
   private block(now: number, retryAfterMs: number | undefined): void {
-    const delay = retryDelay(this.failures, retryAfterMs, this.o.retry, this.o.random);
+    const delay = retryDelay(Math.max(1, this.failures), retryAfterMs, this.o.retry, this.o.random);
     this.blockedUntil = Math.max(this.blockedUntil, now + delay);
   }
 
-  private settleWaiters(now: number, failedRequest?: number): void {
+  private settleWaiters(now: number): void {
     if (this.waiters.length === 0) return;
     let pending = this.buffer.minSeq();
     for (const batch of this.inFlight) for (const e of batch) if (e.seq < pending) pending = e.seq;
     this.waiters = this.waiters.filter((w) => {
-      const done =
-        pending > w.mark ||
-        now >= w.deadline ||
-        (w.stopOnFailure && failedRequest !== undefined && failedRequest > w.afterSend);
+      const done = pending > w.mark || now >= w.deadline;
       if (done) w.resolve();
       return !done;
     });

@@ -24,4 +24,4 @@ export type {
 export { fetchTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
 export type { BufferStore } from './store';
 export { localStorageStore } from './local-storage-store';
-export { systemClock, type Clock, type TimerHandle } from './clock';
+export { systemClock, type Clock, type TimerHandle, type TimerOptions } from './clock';

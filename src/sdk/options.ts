@@ -44,8 +44,8 @@ export interface ClientOptions {
   readonly sampleRate?: number;
   /**
    * Most events per request (1..1000, the collector's default cap); a full
-   * batch is sent at once. A 429 halves the next requests (down to 1); each
-   * success grows them back by a quarter of `batchSize`. Default 100.
+   * batch is sent at once. A 429 does not shrink batches: the collector takes
+   * what the budget allows and the SDK resends only the rest. Default 100.
    */
   readonly batchSize?: number;
   /** Longest an event waits in the buffer before its batch is sent (milliseconds). Default 5000. */

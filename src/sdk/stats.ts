@@ -46,9 +46,10 @@ export interface ClientStats {
   readonly dropped: Readonly<Record<DropReason, number>>;
   /** Requests answered 2xx, 429, other failure (network, 5xx, 4xx). */
   readonly requests: { readonly succeeded: number; readonly throttled: number; readonly failed: number };
-  /** Most events the next request carries: `batchSize`, halved per 429, grown back by `batchSize`/4 per success. */
-  readonly batchLimit: number;
-  /** Consecutive failed requests: the backoff exponent. */
+  /**
+   * Consecutive requests that made no progress (network error, timeout, 408,
+   * 5xx, or a 429 that took nothing): the backoff exponent.
+   */
   readonly consecutiveFailures: number;
   /** No request starts before this time (ms since the epoch; `Retry-After` or backoff), or null. */
   readonly retryAt: number | null;

@@ -229,17 +229,19 @@ describe('SDK in headless Chromium', () => {
     const app = `browser-hide-${process.pid}`;
     const page = await openPage();
     await createPageClient(page, { app, flushIntervalMs: 600_000 });
-    await page.evaluate(() => {
+    // Capture and hide in one task: no timer can send anything in between, and the request must
+    // start within the hide event's own task (a page being hidden may run no later one).
+    const [beforeHide, afterHide] = await page.evaluate(() => {
       const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
       client.lifecycle('page.backgrounded');
       client.error(new Error('before hiding'));
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await storedEvents(app)).toEqual([]); // nothing leaves on its own for 10 minutes
-    await page.evaluate(() => {
+      const before = client.stats();
       Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
       document.dispatchEvent(new Event('visibilitychange'));
+      return [before, client.stats()];
     });
+    expect(beforeHide).toMatchObject({ buffered: { total: 2 }, inFlight: 0 }); // nothing leaves on its own for 10 minutes
+    expect(afterHide).toMatchObject({ buffered: { total: 0 }, inFlight: 2 });
     const stored = await waitForStored(app, 2, 'the events flushed on visibilitychange');
     expect(stored.map((e) => e.type).sort()).toEqual(['error', 'lifecycle']);
     await page.close();
@@ -269,7 +271,7 @@ describe('SDK in headless Chromium', () => {
         const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
         client.error(new Error('offline 1'));
         client.error(new Error('offline 2'));
-        await client.flush(); // 503: stays buffered, and saved
+        await client.flush({ timeoutMs: 500 }); // 503 until the deadline: stays buffered, and saved
       });
       const saved = await page.evaluate(
         () => JSON.parse(localStorage.getItem('sluice.test') ?? '[]') as WireEvent[],

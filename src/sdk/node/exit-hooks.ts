@@ -8,11 +8,14 @@ export interface ExitHookOptions {
 }
 
 /**
- * Flushes the client when the process is about to end (Node only):
+ * Sends or saves what the client holds when the process is about to end
+ * (Node only). The client's pending `flush()` and `close()` keep the
+ * process alive until they resolve, so the hooks need no timer of their own:
  *
- * - `beforeExit` (the event loop ran dry): flushes, bounded by `timeoutMs`,
- *   and again on a later `beforeExit` only if new events were captured —
- *   so a collector that is down cannot keep the process alive forever;
+ * - `beforeExit` (the event loop ran dry): flushes, bounded by `timeoutMs`
+ *   (what is left is saved to persistence), and again on a later
+ *   `beforeExit` only if new events were captured — so a collector that is
+ *   down cannot keep the process alive forever;
  * - each of `signals`: closes the client (flush bounded by `timeoutMs`,
  *   persist the rest), then, when no other listener handles that signal,
  *   re-raises it so the process ends as it would have without the SDK.
@@ -31,18 +34,13 @@ export function installExitHooks(client: Client, options: ExitHookOptions = {}):
     if (flushing || s.captured === flushedAt || (s.buffered.total === 0 && s.aggregating === 0)) return;
     flushing = true;
     flushedAt = s.captured;
-    // A ref'd timer keeps the loop alive while the flush (whose timers are unref'd) runs.
-    const keepAlive = setTimeout(() => {}, timeoutMs);
     void client.flush({ timeoutMs }).finally(() => {
-      clearTimeout(keepAlive);
       flushing = false;
     });
   };
 
   const onSignal = (signal: NodeJS.Signals): void => {
-    const keepAlive = setTimeout(() => {}, timeoutMs + 1000);
     void client.close({ timeoutMs }).finally(() => {
-      clearTimeout(keepAlive);
       if (process.listenerCount(signal) === 1) {
         remove();
         process.kill(process.pid, signal);

@@ -1,5 +1,5 @@
-import type { Transport } from '../../../src/sdk/transport';
-import { accepted, FakeClock, settle, status, throttleAll, throttled } from './fakes';
+import type { Transport, TransportRequest } from '../../../src/sdk/transport';
+import { accepted, FakeClock, settle, status, throttleAll, throttled, type Answer } from './fakes';
 import { harness, watchUnhandledRejections } from './harness';
 
 const unhandled = watchUnhandledRejections();
@@ -156,14 +156,68 @@ describe('client: partial answers', () => {
     for (const e of sent) expect(e).toEqual(first.get(e.id)); // same id, same ts, same everything
     expect(client.stats()).toMatchObject({ sent: 3, buffered: { total: 0 } });
   });
+});
 
-  it('halves the batch after a 429 (down to 1) and grows it back by batchSize/4 per success', async () => {
-    const { client, clock, transport } = harness({ batchSize: 8, flushIntervalMs: 1000 });
-    transport.answer(throttleAll('0'), throttleAll('0'), throttleAll('0'), throttleAll('0'));
-    for (let i = 0; i < 40; i++) client.lifecycle('app.tick');
+describe('client: a collector that admits part of a request', () => {
+  /**
+   * A fake collector with a per-second budget: each request takes what the budget still allows,
+   * in request order, and throttles the rest with `Retry-After` = when the budget frees.
+   */
+  function budgeted(clock: FakeClock, perSecond: number): (req: TransportRequest) => Answer {
+    let windowStart = -Infinity;
+    let used = 0;
+    return (req) => {
+      const now = clock.now();
+      if (now - windowStart >= 1000) {
+        windowStart = Math.floor(now / 1000) * 1000;
+        used = 0;
+      }
+      const take = Math.min(perSecond - used, req.events.length);
+      used += take;
+      if (take === req.events.length) return accepted(take);
+      const rest = req.events.map((_, i) => i).slice(take);
+      return throttled(req.events.length, rest, String(Math.ceil((windowStart + 1000 - now) / 1000)));
+    };
+  }
+
+  it('keeps full batches and makes progress at the budget, waiting Retry-After only', async () => {
+    const clock = new FakeClock(Date.UTC(2025, 5, 1, 12, 0, 0));
+    const { client, transport } = harness({ batchSize: 10, flushIntervalMs: 1000 }, clock);
+    transport.answerAlways(budgeted(clock, 6));
+    const t0 = clock.now();
+    for (let i = 0; i < 40; i++) client.lifecycle('app.tick', { seq: i });
+    await clock.advance(20_000);
+
+    // No shrinking: each request carries a full batch, or all that is left.
+    const sizes = transport.requests.map((r) => r.events.length);
+    expect(sizes).toEqual([10, 10, 10, 10, 10, 10, 4]);
+    // One request per budget window: every wait is Retry-After, never a growing backoff.
+    expect(transport.requests.map((r) => r.at - t0)).toEqual([0, 1000, 2000, 3000, 4000, 5000, 6000]);
+    // Every event taken exactly once, in capture order.
+    const taken = transport.requests.flatMap((r) => r.events.slice(0, 6).map((e) => e.attributes?.seq));
+    expect(taken).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(client.stats()).toMatchObject({ sent: 40, buffered: { total: 0 }, consecutiveFailures: 0 });
+  });
+
+  it('backs off exponentially only while 429s take nothing; a 429 that took some resets the backoff', async () => {
+    const { client, clock, transport } = harness({ batchSize: 2, random: () => 0.999999 });
+    transport.answer(
+      throttleAll('0'),
+      throttleAll('0'),
+      throttleAll('0'),
+      throttled(2, [1], '0'), // took one event: progress
+      throttleAll('0'),
+    );
+    client.lifecycle('app.one');
+    client.lifecycle('app.two');
     await clock.advance(10_000);
-    expect(transport.requests.map((r) => r.events.length)).toEqual([8, 4, 2, 1, 1, 3, 5, 7, 8, 8, 8]); // 4 throttled, then 40 taken
-    expect(client.stats()).toMatchObject({ sent: 40, batchLimit: 8 });
+    const at = transport.requests.map((r) => r.at);
+    expect(at.slice(1).map((t, i) => t - at[i]!)).toEqual([99, 199, 399, 99, 99]);
+    expect(client.stats()).toMatchObject({
+      sent: 2,
+      consecutiveFailures: 0,
+      requests: { throttled: 5, succeeded: 1 },
+    });
   });
 });
 
@@ -265,15 +319,59 @@ describe('client: flush and close', () => {
     expect(transport.requests).toHaveLength(2);
   });
 
-  it('flush() resolves after a failed attempt, leaving the events buffered', async () => {
+  it('flush() retries through failures and 429s until everything has left', async () => {
     const { client, clock, transport } = harness({ batchSize: 10 });
-    transport.answer(new Error('down'));
+    transport.answer(new Error('down'), status(503, '1'), throttleAll('2'));
     client.error('x');
-    await client.flush();
-    expect(client.stats().buffered.error).toBe(1);
+    client.lifecycle('app.started');
+    let done = false;
+    void client.flush({ timeoutMs: 60_000 }).then(() => (done = true));
+    await clock.advance(2999);
+    expect(done).toBe(false);
+    expect(transport.requests).toHaveLength(3);
     await clock.advance(1000);
-    expect(client.stats().sent).toBe(1);
-    expect(transport.requests).toHaveLength(2);
+    expect(done).toBe(true);
+    expect(transport.requests).toHaveLength(4);
+    expect(client.stats()).toMatchObject({ sent: 2, buffered: { total: 0 }, inFlight: 0 });
+  });
+
+  it('flush() resolves at its deadline (default 30 s), leaving the rest buffered', async () => {
+    const { client, clock, transport } = harness({ batchSize: 10 });
+    transport.answerAlways(() => status(503, '1'));
+    client.error('x');
+    let done = false;
+    void client.flush().then(() => (done = true));
+    await clock.advance(29_999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    expect(client.stats().buffered.error).toBe(1);
+  });
+
+  it('keeps the process alive while a flush() is pending, and only then', async () => {
+    const { client, clock, transport } = harness({ batchSize: 10, flushIntervalMs: 5000 });
+    transport.answer(throttleAll('2'));
+    client.error('x');
+    expect(clock.pendingTimers).toBe(1); // the batch waits for its interval…
+    expect(clock.keepAliveTimers).toBe(0); // …without holding the process
+    let done = false;
+    void client.flush({ timeoutMs: 40_000 }).then(() => (done = true));
+    await clock.advance(0); // sent at once, answered 429: Retry-After 2 s
+    expect(transport.requests).toHaveLength(1);
+    expect(clock.keepAliveTimers).toBe(1);
+    await clock.advance(1999);
+    expect(clock.keepAliveTimers).toBe(1);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    expect(clock.pendingTimers).toBe(0); // nothing left to do: no timer at all
+
+    transport.answer(throttleAll('2'));
+    client.error('y');
+    await clock.advance(5000); // sent on its interval, throttled: the retry timer does not hold the process
+    expect(transport.requests).toHaveLength(3);
+    expect(client.stats().retryAt).not.toBeNull();
+    expect(clock.pendingTimers).toBe(1);
+    expect(clock.keepAliveTimers).toBe(0);
   });
 
   it('close() retries until the deadline, drops later captures, leaves no timer', async () => {
@@ -300,6 +398,7 @@ describe('client: flush and close', () => {
     void closed.then(() => (done = true));
     await clock.advance(2999);
     expect(done).toBe(false);
+    expect(clock.keepAliveTimers).toBe(1); // in Node, the process waits for close()
     await clock.advance(1);
     await settle();
     expect(done).toBe(true);

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../../src/sdk/clock';
+import type { Clock, TimerHandle, TimerOptions } from '../../../src/sdk/clock';
 import type { Transport, TransportRequest, TransportResponse } from '../../../src/sdk/transport';
 import type { WireEvent } from '../../../src/sdk/types';
 
@@ -11,6 +11,7 @@ interface FakeTimer {
   readonly id: number;
   readonly at: number;
   readonly fn: () => void;
+  readonly keepAlive: boolean;
 }
 
 /** A clock whose time moves only when a test says so; timers fire in time order as it passes them. */
@@ -27,9 +28,9 @@ export class FakeClock implements Clock {
     return this.t;
   }
 
-  setTimeout(fn: () => void, ms: number): TimerHandle {
+  setTimeout(fn: () => void, ms: number, options?: TimerOptions): TimerHandle {
     const id = this.nextId++;
-    this.timers.set(id, { id, at: this.t + Math.max(0, ms), fn });
+    this.timers.set(id, { id, at: this.t + Math.max(0, ms), fn, keepAlive: options?.keepAlive === true });
     return id;
   }
 
@@ -39,6 +40,13 @@ export class FakeClock implements Clock {
 
   get pendingTimers(): number {
     return this.timers.size;
+  }
+
+  /** Pending timers that would keep a Node process alive. */
+  get keepAliveTimers(): number {
+    let n = 0;
+    for (const timer of this.timers.values()) if (timer.keepAlive) n++;
+    return n;
   }
 
   /** Moves time forward by `ms`, firing due timers in order and settling promises after each. */

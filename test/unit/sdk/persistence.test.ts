@@ -56,6 +56,24 @@ describe('persistence', () => {
     expect(store.saved).toEqual([]); // the round emptied the buffer and saved that
   });
 
+  it('saves what flush() could not send by its deadline, including what was captured meanwhile', async () => {
+    const store = new MemoryStore();
+    const clock = new FakeClock();
+    const { client, transport } = harness(
+      { persistence: store, batchSize: 10, flushIntervalMs: 60_000 },
+      clock,
+    );
+    transport.answerAlways(() => status(503, '60'));
+    client.error(new Error('first'));
+    const flushed = client.flush({ timeoutMs: 10_000 });
+    await clock.advance(0); // the attempt fails; the round's snapshot holds the error
+    expect(store.saved.map((e) => e.type)).toEqual(['error']);
+    client.lifecycle('app.stopping'); // captured while flush() waits out Retry-After
+    await clock.advance(10_000);
+    await flushed;
+    expect(store.saved.map((e) => e.type)).toEqual(['error', 'lifecycle']);
+  });
+
   it('does not overwrite the store before it has loaded, and loads a corrupt store as empty', async () => {
     const storage = new FakeStorage();
     (globalThis as { localStorage?: unknown }).localStorage = storage;
