@@ -24,7 +24,7 @@ const SDK_NODE_DIST = path.resolve(__dirname, '../../dist/src/sdk/node/index.js'
  * the burst too; it still answers 429 within the burst, so `flush()` must
  * wait out `Retry-After` at least once.
  */
-const RATE_LIMIT = 150;
+const RATE_LIMIT = 20;
 const METRICS = 200;
 const ERRORS = 25;
 const FLUSH_TIMEOUT_MS = 40_000;
