@@ -180,7 +180,7 @@ function validateOrThrow(
 }
 
 /**
- * Validates and normalises one event of the wire contract (DESIGN.md, v1).
+ * Validates and normalises one event of the wire contract (docs/ARCHITECTURE.md, v1).
  * Never throws: an invalid event yields a stable rejection reason.
  * `bytes` is an estimate of the event's in-memory size, used to bound lanes.
  */

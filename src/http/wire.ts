@@ -1,6 +1,6 @@
 import type { TelemetryEvent } from '../events/types';
 
-/** An event as the read API returns it: the shape the SDK sent (DESIGN.md, wire contract v1). */
+/** An event as the read API returns it: the shape the SDK sent (docs/ARCHITECTURE.md, wire contract v1). */
 export function toWire(e: TelemetryEvent): Record<string, unknown> {
   const source: Record<string, string> = { app: e.app };
   if (e.version !== null) source.version = e.version;

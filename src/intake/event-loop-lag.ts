@@ -24,6 +24,7 @@ export class EventLoopLag {
   private lastTickAt = 0;
   /** Lateness of recent ticks and when they fired, oldest first. */
   private readonly samples: Array<{ at: number; lateMs: number }> = [];
+  private tickCount = 0;
 
   constructor(private readonly o: EventLoopLagOptions = {}) {
     this.tickMs = o.tickMs ?? 5;
@@ -46,6 +47,11 @@ export class EventLoopLag {
     this.samples.length = 0;
   }
 
+  /** Ticks of the probe since it was made (lets a caller wait for samples instead of sleeping). */
+  get ticks(): number {
+    return this.tickCount;
+  }
+
   /** The standing lag now (milliseconds); 0 when the monitor is stopped. */
   standingMs(): number {
     if (this.timer === null) return 0;
@@ -66,6 +72,7 @@ export class EventLoopLag {
   private tick(): void {
     const now = performance.now();
     const lateMs = Math.max(0, now - this.expectedAt);
+    this.tickCount++;
     this.lastTickAt = now;
     this.expectedAt = now + this.tickMs;
     this.samples.push({ at: now, lateMs });

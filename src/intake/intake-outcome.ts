@@ -9,7 +9,7 @@ export interface RejectedEntry {
 /** Why valid events were not taken. */
 export type ThrottleReason = 'rate_limited' | 'queue_full';
 
-/** What one ingest request came to; the HTTP layer only maps it. Wire contract: DESIGN.md, answers table. */
+/** What one ingest request came to; the HTTP layer only maps it. Wire contract: docs/ARCHITECTURE.md, answers table. */
 export type IntakeOutcome =
   | {
       readonly kind: 'taken';

@@ -36,7 +36,7 @@ const LINEAR_MAX = 8;
 
 /**
  * Folds metric samples of one name and attribute set within a window into
- * one summary (DESIGN.md: aggregation). Windows are aligned to multiples of
+ * one summary (docs/ARCHITECTURE.md: aggregation). Windows are aligned to multiples of
  * `windowMs` since the epoch, so two processes summarise the same intervals.
  * A sample in a later window than its series' open one closes that window
  * first; `closeEnded` closes windows that time has passed.

@@ -27,7 +27,7 @@ const PRIORITY: Readonly<Record<EventType, number>> = { metric: 0, log: 1, lifec
 /**
  * The offline buffer: bounded by count and bytes; when over a bound it drops
  * the lowest priority first (metric < log < lifecycle < error), oldest first
- * within a priority (DESIGN.md: priority drop). Batches are taken highest
+ * within a priority (docs/ARCHITECTURE.md: priority drop). Batches are taken highest
  * priority first, so errors leave first, as they are drained first by the
  * collector's fast lane.
  */

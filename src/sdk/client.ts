@@ -245,7 +245,7 @@ class SluiceClient implements Client {
     this.delivery.enqueue(event, estimateChars(event, this.sourceLength), now);
   }
 
-  /** Static rate for every type; the dynamic rate on top for all but errors (DESIGN.md). */
+  /** Static rate for every type; the dynamic rate on top for all but errors (docs/ARCHITECTURE.md). */
   private sampledIn(type: EventType): boolean {
     const rate = type === 'error' ? this.o.sampleRate : this.o.sampleRate * this.sampler.rate;
     if (rate >= 1 || this.o.random() < rate) return true;

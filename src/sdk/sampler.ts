@@ -1,5 +1,5 @@
 /**
- * Dynamic sampling driven by HTTP 429 only (DESIGN.md, first line of defence).
+ * Dynamic sampling driven by HTTP 429 only (docs/ARCHITECTURE.md, first line of defence).
  *
  * Our reading of "1.0 normally; first 429 → 0.5; 429 again while at 0.5 →
  * 0.1; after 10 consecutive successes → 0.5; after 30 consecutive successes

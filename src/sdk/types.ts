@@ -1,5 +1,5 @@
 /**
- * The event shapes of the wire contract (DESIGN.md, "Wire contract (v1)"),
+ * The event shapes of the wire contract (docs/ARCHITECTURE.md, "Wire contract (v1)"),
  * as the SDK sends them. Kept free of collector imports so the SDK bundles alone.
  */
 

@@ -1,6 +1,6 @@
 import { uuidV7 } from './uuid-v7';
 
-/** An event as an SDK sends it (DESIGN.md, wire contract v1). */
+/** An event as an SDK sends it (docs/ARCHITECTURE.md, wire contract v1). */
 export interface WireEvent {
   readonly id: string;
   readonly type: 'metric' | 'lifecycle' | 'log' | 'error';

@@ -16,7 +16,7 @@ export interface PostEventsOptions {
   readonly turns: Pick<TurnQueue, 'take'>;
 }
 
-/** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (DESIGN.md answers table). */
+/** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (docs/ARCHITECTURE.md answers table). */
 export function postEvents(o: PostEventsOptions) {
   return async (req: Request, res: Response): Promise<void> => {
     if (!isJsonContentType(req.headers['content-type'])) {

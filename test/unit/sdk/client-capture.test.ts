@@ -8,7 +8,7 @@ async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return new Response(stream).text();
 }
 
-describe('client: events on the wire (DESIGN.md wire contract)', () => {
+describe('client: events on the wire (docs/ARCHITECTURE.md wire contract)', () => {
   it('metric, lifecycle, log and error events have exactly the wire shape', async () => {
     const { client, clock, transport } = harness({ version: '1.4.2', env: 'prod', batchSize: 10 });
     const ts = clock.now();

@@ -4,7 +4,7 @@ function successes(s: DynamicSampler, n: number): void {
   for (let i = 0; i < n; i++) s.onSuccess();
 }
 
-describe('DynamicSampler (DESIGN.md: dynamic sampling driven by 429 only)', () => {
+describe('DynamicSampler (docs/ARCHITECTURE.md: dynamic sampling driven by 429 only)', () => {
   it('starts at 1.0 and stays there on successes', () => {
     const s = new DynamicSampler();
     successes(s, 100);
