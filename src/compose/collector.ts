@@ -144,7 +144,7 @@ async function startLaneIntake(
       writer,
       ack: config.ack,
       ackTimeoutMs: config.ackTimeoutMs,
-      storageUp: () => readiness.storageUp,
+      storageUp: () => readiness.dependencyUp,
       toRow: (event) => storage.toRow(event),
     }),
     flusher: writer,
@@ -196,7 +196,7 @@ async function startQueueIntake(
     topology: queue.topology,
     watchConsumers: false,
     recreate: ensure,
-    onChange: (up) => readiness.setStorageUp(up),
+    onChange: (up) => readiness.setDependencyUp(up),
     intervalMs: config.healthIntervalMs,
     timeoutMs: config.natsPublishTimeoutMs,
     clock,
@@ -234,7 +234,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const metrics = createMetrics();
   const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock);
-  const readiness = new Readiness(metrics);
+  const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   const intake =
     queue !== null
       ? await startQueueIntake(config, queue, readiness, metrics, clock, logger)

@@ -72,14 +72,14 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   };
   await retryUntil('create stream and consumers', ensure, startupMs, logger);
 
-  const readiness = new Readiness(metrics);
+  const readiness = new Readiness(metrics, 'jetstream');
   const monitor = new JetStreamMonitor({
     nc,
     jsm,
     topology: queue.topology,
     watchConsumers: true,
     recreate: ensure,
-    onChange: (up) => readiness.setStorageUp(up),
+    onChange: (up) => readiness.setDependencyUp(up),
     intervalMs: config.healthIntervalMs,
     timeoutMs: config.natsPublishTimeoutMs,
     clock,

@@ -2,18 +2,33 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import { withTimeout } from './with-timeout';
 
-/** Readiness for traffic: storage reachable (checked in the background) and not draining. */
+/**
+ * What a process must reach to take traffic: storage (a collector writing directly, tiers 1–3)
+ * or the JetStream stream (an ingest collector or a worker, tier 4).
+ */
+export type ReadinessDependency = 'storage' | 'jetstream';
+
+/**
+ * Readiness for traffic: its dependency reachable (checked in the background, see
+ * `StorageHealthMonitor` and `JetStreamMonitor`) and not draining. `sluice_storage_up` follows
+ * storage only; JetStream's state is `sluice_queue_nats_up`.
+ */
 export class Readiness {
-  private storageReachable = false;
+  private dependencyReachable = false;
   private isDraining = false;
 
-  constructor(private readonly metrics: Metrics) {
-    metrics.storageUp.set(0);
+  constructor(
+    private readonly metrics: Metrics,
+    /** What `dependencyUp` is about. Default storage. */
+    readonly dependency: ReadinessDependency = 'storage',
+  ) {
+    if (dependency === 'storage') metrics.storageUp.set(0);
     metrics.draining.set(0);
   }
 
-  get storageUp(): boolean {
-    return this.storageReachable;
+  /** Whether the last background check reached the dependency. */
+  get dependencyUp(): boolean {
+    return this.dependencyReachable;
   }
 
   get draining(): boolean {
@@ -21,15 +36,15 @@ export class Readiness {
   }
 
   /** Why the collector is not ready, or null when it is. */
-  notReadyReason(): 'draining' | 'storage_unavailable' | null {
+  notReadyReason(): 'draining' | `${ReadinessDependency}_unavailable` | null {
     if (this.isDraining) return 'draining';
-    if (!this.storageReachable) return 'storage_unavailable';
+    if (!this.dependencyReachable) return `${this.dependency}_unavailable`;
     return null;
   }
 
-  setStorageUp(up: boolean): void {
-    this.storageReachable = up;
-    this.metrics.storageUp.set(up ? 1 : 0);
+  setDependencyUp(up: boolean): void {
+    this.dependencyReachable = up;
+    if (this.dependency === 'storage') this.metrics.storageUp.set(up ? 1 : 0);
   }
 
   startDraining(): void {
@@ -75,12 +90,12 @@ export class StorageHealthMonitor {
     const up = await withTimeout(this.o.ping(), this.o.timeoutMs).then(
       () => true,
       (err: unknown) => {
-        if (this.o.readiness.storageUp) this.o.logger.error({ err }, 'storage unreachable');
+        if (this.o.readiness.dependencyUp) this.o.logger.error({ err }, 'storage unreachable');
         return false;
       },
     );
-    if (up && !this.o.readiness.storageUp) this.o.logger.info('storage reachable');
-    this.o.readiness.setStorageUp(up);
+    if (up && !this.o.readiness.dependencyUp) this.o.logger.info('storage reachable');
+    this.o.readiness.setDependencyUp(up);
     if (!this.stopped) {
       this.timer = setTimeout(() => void this.check(), this.o.intervalMs);
       this.timer.unref();

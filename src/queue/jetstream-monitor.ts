@@ -17,7 +17,7 @@ export interface JetStreamMonitorOptions {
    * deleted it): creates stream and consumers again from config.
    */
   readonly recreate: () => Promise<void>;
-  /** Told every change of reachability (`Readiness.setStorageUp`: "the sink's backend is up"). */
+  /** Told every change of reachability (`Readiness.setDependencyUp`). */
   readonly onChange: (up: boolean) => void;
   /** Interval between checks (milliseconds). */
   readonly intervalMs: number;
