@@ -1,17 +1,12 @@
 /**
  * The event shapes of the wire contract (docs/ARCHITECTURE.md, "Wire contract (v1)"),
- * as the SDK sends them. Kept free of collector imports so the SDK bundles alone.
+ * as the SDK sends them.
  */
 
-/** The four kinds of event, in priority order (lowest first): the order the buffer drops them. */
-export const EVENT_TYPES = ['metric', 'log', 'lifecycle', 'error'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** An attribute value: the wire contract allows only flat scalars; anything else is dropped at capture. */
-export type AttributeValue = string | number | boolean;
-
-/** Attributes of one event: a flat map of string → string | number | boolean. */
-export type Attributes = Readonly<Record<string, AttributeValue>>;
+// The contract's primitives are the collector's own (src/events/types.ts has no imports, so the
+// SDK still bundles alone).
+import type { Attributes, EventType, MetricSummary } from '../events/types';
+export { EVENT_TYPES, type AttributeValue, type Attributes, type EventType } from '../events/types';
 
 /** Who sent an event: `source` on the wire. */
 export interface Source {
@@ -21,13 +16,7 @@ export interface Source {
 }
 
 /** An aggregated metric: every sample of one name and attribute set within one window. */
-export interface MetricSummary {
-  readonly count: number;
-  readonly min: number;
-  readonly max: number;
-  readonly sum: number;
-  readonly avg: number;
-}
+export type { MetricSummary };
 
 /** The `error` field of an error event. */
 export interface WireError {
