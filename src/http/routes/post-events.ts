@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
+import type { Metrics } from '../../metrics/instruments';
 import { exceedsJsonDepth } from '../json-depth';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendJson } from '../send-json';
@@ -14,30 +16,20 @@ export interface PostEventsOptions {
   readonly maxJsonDepth: number;
   /** Turns for the CPU-heavy part (parse, validate, admit); see turn-queue.ts. */
   readonly turns: Pick<TurnQueue, 'take'>;
+  /** Counts requests refused as a whole, by error code. */
+  readonly metrics: Pick<Metrics, 'requestsRejected'>;
 }
 
 /** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (DESIGN.md answers table). */
 export function postEvents(o: PostEventsOptions) {
   return async (req: Request, res: Response): Promise<void> => {
-    if (!isJsonContentType(req.headers['content-type'])) {
-      throw new SluiceError('unsupported_media_type');
-    }
-    const body = await readBody(req, o.maxBodyBytes);
-    await o.turns.take();
-    let parsed: unknown;
+    let events: unknown[];
     try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      throw new SluiceError('invalid_json');
+      events = await readEvents(req, o);
+    } catch (err) {
+      if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
+      throw err;
     }
-    if (exceedsJsonDepth(parsed, o.maxJsonDepth)) {
-      throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
-    }
-    const events = (parsed as { events?: unknown } | null)?.events;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
-      throw new SluiceError('invalid_body');
-    }
-
     const outcome = await o.ingest.ingest(events, req.principal ?? null);
     switch (outcome.kind) {
       case 'taken':
@@ -56,4 +48,32 @@ export function postEvents(o: PostEventsOptions) {
         throw new SluiceError('storage_unavailable', undefined, outcome.retryAfterSeconds);
     }
   };
+}
+
+/**
+ * The body's `events` array. Everything a hostile body could make expensive is refused on the raw
+ * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word) and
+ * nesting deeper than allowed (parsing it is what costs).
+ */
+async function readEvents(req: Request, o: PostEventsOptions): Promise<unknown[]> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new SluiceError('unsupported_media_type');
+  }
+  const body = await readBody(req, o.maxBodyBytes);
+  await o.turns.take();
+  if (!isUtf8(body)) throw new SluiceError('invalid_utf8');
+  if (exceedsJsonDepth(body, o.maxJsonDepth)) {
+    throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new SluiceError('invalid_json');
+  }
+  const events = (parsed as { events?: unknown } | null)?.events;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
+    throw new SluiceError('invalid_body');
+  }
+  return events;
 }
