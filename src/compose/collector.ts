@@ -263,6 +263,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
+    maxEventsPerRequest: config.maxEventsPerRequest,
+    maxAttributes: config.maxAttributes,
     turns,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:

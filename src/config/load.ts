@@ -1,14 +1,22 @@
+import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
 
-/** A setting with a value that is not allowed. The message names the variable. */
+/**
+ * A setting with a value that is not allowed. The message names the variable and shows the value
+ * with any password masked (see redact-secrets.ts): it is printed to the terminal and to logs.
+ */
 export class ConfigError extends Error {
+  /** The value as given, password masked. */
+  readonly value: string;
   constructor(
     readonly variable: string,
-    readonly value: string,
+    value: string,
     reason: string,
   ) {
-    super(`${variable}=${JSON.stringify(value)} ${reason}`);
+    const shown = redactSecrets(value);
+    super(`${variable}=${JSON.stringify(shown)} ${reason}`);
     this.name = 'ConfigError';
+    this.value = shown;
   }
 }
 

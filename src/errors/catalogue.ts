@@ -6,6 +6,7 @@
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, message: 'Body is not valid JSON.' },
+  invalid_utf8: { status: 400, message: 'Body is not valid UTF-8.' },
   invalid_gzip: { status: 400, message: 'Body is not valid gzip.' },
   invalid_body: { status: 400, message: 'Body must be a JSON object with an "events" array.' },
   too_deep: { status: 400, message: 'Body nests arrays or objects deeper than allowed.' },
@@ -14,6 +15,10 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, message: 'No such route.' },
   body_too_large: { status: 413, message: 'Body is larger than allowed (after decompression).' },
   too_many_events: { status: 413, message: 'Request carries more events than allowed.' },
+  too_many_values: {
+    status: 413,
+    message: 'Body holds more JSON arrays, objects or members than the largest request allowed can.',
+  },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
   unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or identity.' },
   rate_limited: {

@@ -1,3 +1,4 @@
+import { cutText, isStorableText } from './cut-text';
 import type { EventLimits } from './limits';
 import type { Rejection, RejectionReason } from './rejection';
 import {
@@ -18,6 +19,8 @@ const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 /** Keys that would reach an object's prototype chain if ever merged into a plain object. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const TRUNCATED = '…[truncated]';
+/** Longest attribute key echoed in a rejection's `field`: the key itself may be any length. */
+const MAX_ECHOED_KEY = 64;
 /** Fixed per-event overhead of the in-memory representation (bytes), for lane accounting. */
 const EVENT_OVERHEAD_BYTES = 256;
 const ATTRIBUTE_OVERHEAD_BYTES = 48;
@@ -34,14 +37,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000: such a string would poison a whole batch. */
-function hasNul(s: string): boolean {
-  return s.includes('\u0000');
-}
-
 function optionalString(v: unknown, max: number, reason: RejectionReason, field: string): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length > max || hasNul(v)) fail(reason, field);
+  if (typeof v !== 'string' || v.length > max || !isStorableText(v)) fail(reason, field);
   return v;
 }
 
@@ -54,6 +52,9 @@ function parseSummary(v: unknown): MetricSummary {
   }
   const s = { count, min: min as number, max: max as number, sum: sum as number, avg: avg as number };
   if (s.min > s.max) fail('summary_invalid', 'summary');
+  // Storage keeps count, min, max and sum; avg is read back as sum / count. Refusing any other avg
+  // is what makes the stored summary exactly the one sent.
+  if (s.avg !== s.sum / s.count) fail('summary_invalid', 'summary.avg');
   return s;
 }
 
@@ -62,17 +63,28 @@ function parseError(v: unknown, limits: EventLimits): ErrorDetail {
     !isRecord(v) ||
     typeof v.message !== 'string' ||
     v.message.length > limits.maxStringLength ||
-    hasNul(v.message)
+    !isStorableText(v.message)
   ) {
     fail('error_invalid', 'error');
   }
   const kind = optionalString(v.kind, limits.maxSourceLength, 'error_invalid', 'error.kind');
-  let stack = optionalString(v.stack, Number.MAX_SAFE_INTEGER, 'error_invalid', 'error.stack');
-  // A long stack is cut, not rejected: losing the error would cost more than its tail.
-  if (stack !== null && stack.length > limits.maxStackLength) {
-    stack = stack.slice(0, Math.max(0, limits.maxStackLength - TRUNCATED.length)) + TRUNCATED;
-  }
+  // A long stack is cut, not rejected: losing the error would cost more than its tail. The marker
+  // says so, and the cut keeps surrogate pairs whole; only the part kept must be storable text.
+  const stack =
+    typeof v.stack === 'string'
+      ? optionalString(
+          cutText(v.stack, limits.maxStackLength, TRUNCATED),
+          limits.maxStackLength,
+          'error_invalid',
+          'error.stack',
+        )
+      : optionalString(v.stack, limits.maxStackLength, 'error_invalid', 'error.stack');
   return { message: v.message, kind, stack };
+}
+
+/** `attributes.<key>`, the key cut short: a rejection must not echo a 100 KB key back. */
+function attributeField(key: string): string {
+  return `attributes.${cutText(key, MAX_ECHOED_KEY)}`;
 }
 
 function parseAttributes(v: unknown, limits: EventLimits): [Record<string, AttributeValue>, number] {
@@ -93,18 +105,18 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
       key.length === 0 ||
       key.length > limits.maxAttributeKeyLength ||
       RESERVED_KEYS.has(key) ||
-      hasNul(key)
+      !isStorableText(key)
     ) {
-      fail('attribute_key_invalid', `attributes.${key}`);
+      fail('attribute_key_invalid', attributeField(key));
     }
     const value = v[key];
     if (typeof value === 'string') {
-      if (value.length > limits.maxStringLength || hasNul(value)) {
-        fail('attribute_value_invalid', `attributes.${key}`);
+      if (value.length > limits.maxStringLength || !isStorableText(value)) {
+        fail('attribute_value_invalid', attributeField(key));
       }
       bytes += value.length * 2;
     } else if (!(typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
-      fail('attribute_value_invalid', `attributes.${key}`);
+      fail('attribute_value_invalid', attributeField(key));
     }
     out[key] = value;
     bytes += key.length * 2 + ATTRIBUTE_OVERHEAD_BYTES;
@@ -129,7 +141,9 @@ function validateOrThrow(
   if (!isRecord(source) || typeof source.app !== 'string' || source.app.length === 0) {
     fail('source_invalid', 'source');
   }
-  if (source.app.length > limits.maxSourceLength || hasNul(source.app)) fail('source_invalid', 'source.app');
+  if (source.app.length > limits.maxSourceLength || !isStorableText(source.app)) {
+    fail('source_invalid', 'source.app');
+  }
   const version = optionalString(
     source.version,
     limits.maxSourceLength,

@@ -33,6 +33,9 @@ export interface AppDeps {
   readonly maxBodyBytes: number;
   /** Deepest JSON nesting accepted. */
   readonly maxJsonDepth: number;
+  /** Most events per request and attributes per event: together they bound a body's JSON values. */
+  readonly maxEventsPerRequest: number;
+  readonly maxAttributes: number;
   /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-queue.ts). */
   readonly turns: Pick<TurnQueue, 'take'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */

@@ -1,11 +1,18 @@
 import { SluiceError } from '../errors/catalogue';
+import { cutText, isStorableText } from '../events/cut-text';
+import { decodeCursor, type EventCursor } from './event-cursor';
 
 type Query = Record<string, unknown>;
+
+/** Longest parameter name echoed in an answer; a longer (unknown) name is cut. */
+const MAX_ECHOED_NAME = 64;
 
 /**
  * Reads typed query parameters; every failure is a 400 `invalid_parameter`
  * that names the parameter. Unknown parameters are refused too: a typo such
- * as `form=` must not silently widen a query.
+ * as `form=` must not silently widen a query. Every value that passes can be
+ * bound as it is on either storage (no U+0000, no lone surrogate, types that
+ * cast), so no parameter can turn into a 500.
  */
 export class QueryParams {
   constructor(
@@ -25,6 +32,7 @@ export class QueryParams {
     if (typeof v !== 'string' || v.length === 0 || v.length > maxLength) {
       throw invalid(name, `must be given once, as a non-empty string of at most ${maxLength} characters`);
     }
+    if (!isStorableText(v)) throw invalid(name, 'must be UTF-8 text without U+0000');
     return v;
   }
 
@@ -44,6 +52,15 @@ export class QueryParams {
     return n;
   }
 
+  /** A keyset cursor returned by `GET /v1/events` (see event-cursor.ts). */
+  cursor(name: string): EventCursor | undefined {
+    const v = this.string(name, 128);
+    if (v === undefined) return undefined;
+    const cursor = decodeCursor(v);
+    if (cursor === null) throw invalid(name, 'is not a cursor returned by this API');
+    return cursor;
+  }
+
   oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
     const v = this.string(name, 64);
     if (v === undefined) return undefined;
@@ -54,5 +71,6 @@ export class QueryParams {
 }
 
 export function invalid(parameter: string, problem: string): SluiceError {
-  return new SluiceError('invalid_parameter', `Query parameter "${parameter}" ${problem}.`);
+  const name = JSON.stringify(cutText(parameter, MAX_ECHOED_NAME)).slice(1, -1);
+  return new SluiceError('invalid_parameter', `Query parameter "${name}" ${problem}.`);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { SluiceError } from '../errors/catalogue';
+import { cutText } from '../events/cut-text';
 
 /**
  * Reads a request body of at most `maxBytes`, inflating gzip with the output
@@ -12,7 +13,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   if (encoding !== 'identity' && encoding !== 'gzip') {
     throw new SluiceError(
       'unsupported_encoding',
-      `Content-Encoding "${encoding}" is not supported; use gzip or identity.`,
+      `Content-Encoding ${JSON.stringify(cutText(encoding, 64))} is not supported; use gzip or identity.`,
     );
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -80,10 +81,25 @@ function tooLarge(maxBytes: number): SluiceError {
   return new SluiceError('body_too_large', `Body is larger than ${maxBytes} bytes (after decompression).`);
 }
 
-/** `application/json`, with an optional `charset=utf-8`. */
+/**
+ * `application/json`, with an optional charset that must be UTF-8. Per RFC 9110 §8.3.1 the type and
+ * the parameter name are case-insensitive, the charset value is too (RFC 2978), and a parameter
+ * value may be a quoted string: `charset="UTF-8"` is the same as `charset=utf-8`. Other parameters
+ * are ignored.
+ */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') return false;
-  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8');
+  return params.every((p) => {
+    const eq = p.indexOf('=');
+    if (eq < 0 || p.slice(0, eq).trimEnd() !== 'charset') return true;
+    return unquote(p.slice(eq + 1).trimStart()) === 'utf-8';
+  });
+}
+
+/** The value of a quoted-string (RFC 9110 §5.6.4), or the token as it is. */
+function unquote(value: string): string {
+  if (value.length < 2 || !value.startsWith('"') || !value.endsWith('"')) return value;
+  return value.slice(1, -1).replace(/\\(.)/g, '$1');
 }

@@ -18,15 +18,3 @@ export function toWire(e: TelemetryEvent): Record<string, unknown> {
   out.attributes = { ...e.attributes };
   return out;
 }
-
-/** Keyset cursor: opaque to clients, base64url of `ts:id`. */
-export function encodeCursor(pos: { ts: number; id: string }): string {
-  return Buffer.from(`${pos.ts}:${pos.id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { ts: number; id: string } | null {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const m = /^(\d{1,16}):([0-9a-f-]{36})$/.exec(text);
-  if (!m) return null;
-  return { ts: Number(m[1]), id: m[2] as string };
-}

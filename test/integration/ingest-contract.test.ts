@@ -66,6 +66,14 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     expect(await stored(`app=${dedupeApp}&limit=1000`)).toHaveLength(20);
   });
 
+  it.each(['application/json; charset="utf-8"', 'application/json;charset=UTF-8', 'Application/JSON'])(
+    'Content-Type %s is JSON in UTF-8',
+    async (type) => {
+      const res = await postEvents(c.url, [metric(app)], { headers: { 'content-type': type } });
+      expect(res).toMatchObject({ status: 202, body: { accepted: 1 } });
+    },
+  );
+
   it('gzip bodies are accepted', async () => {
     const res = await postEvents(c.url, [metric(app)], { gzip: true });
     expect(res).toMatchObject({ status: 202, body: { accepted: 1 } });
@@ -116,6 +124,25 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
       () => postEvents(c.url, [], { headers: { 'content-type': 'application/json; charset=latin1' } }),
     ],
     [
+      'UTF-8 in another charset than utf-8',
+      415,
+      'unsupported_media_type',
+      () => postEvents(c.url, [], { headers: { 'content-type': 'application/json; charset="utf-16"' } }),
+    ],
+    [
+      'bytes that are not UTF-8',
+      400,
+      'invalid_utf8',
+      () =>
+        postEvents(c.url, null, {
+          raw: Buffer.concat([
+            Buffer.from('{"events":[],"x":"'),
+            Buffer.from([0xff, 0xfe]),
+            Buffer.from('"}'),
+          ]),
+        }),
+    ],
+    [
       'brotli',
       415,
       'unsupported_encoding',
@@ -128,16 +155,51 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     expect(typeof res.body.message).toBe('string');
   });
 
-  it('prototype keys in a body pollute nothing', async () => {
-    const raw = `{"events":[{"id":"${crypto.randomUUID()}","type":"log","name":"p","ts":${Date.now()},
-      "source":{"app":"${app}","__proto__":{"polluted":1}},"__proto__":{"polluted":2},
-      "attributes":{"constructor":{"prototype":{"polluted":3}}}}],"__proto__":{"polluted":4}}`;
+  it('prototype keys sent as raw JSON text pollute nothing and are not stored', async () => {
+    const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
+    const protoApp = `${app}-proto`;
+    const kept = crypto.randomUUID();
+    const ts = Date.now();
+    // Raw text, as the wire delivers it: a JS object literal would set its own prototype instead of
+    // carrying a "__proto__" key, and the collector would never see one.
+    const raw = `{"events":[
+      {"id":"${kept}","type":"log","name":"p","ts":${ts},"message":"m",
+       "source":{"app":"${protoApp}","__proto__":{"env":"polluted"}},
+       "__proto__":{"polluted":1,"type":"error"},"constructor":{"prototype":{"polluted":2}},
+       "attributes":{"ok":"yes"}},
+      {"id":"${crypto.randomUUID()}","type":"log","name":"p","ts":${ts},"source":{"app":"${protoApp}"},
+       "attributes":{"__proto__":{"polluted":3}}},
+      {"id":"${crypto.randomUUID()}","type":"log","name":"p","ts":${ts},"source":{"app":"${protoApp}"},
+       "attributes":{"constructor":{"prototype":{"polluted":4}}}}
+    ],"__proto__":{"polluted":5}}`;
+    expect(Object.keys(JSON.parse(raw) as object)).toEqual(['events', '__proto__']);
+
     const res = await postEvents(c.url, null, { raw });
     expect(res.status).toBe(202);
-    expect(res.body.rejected).toEqual([
-      { index: 0, reason: 'attribute_key_invalid', field: 'attributes.constructor' },
-    ]);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(res.body).toEqual({
+      accepted: 1,
+      rejected: [
+        { index: 1, reason: 'attribute_key_invalid', field: 'attributes.__proto__' },
+        { index: 2, reason: 'attribute_key_invalid', field: 'attributes.constructor' },
+      ],
+    });
+    const rows = await waitFor('the kept event stored', async () => {
+      const r = await stored(`app=${protoApp}`);
+      return r.length === 1 ? r : null;
+    });
+    expect(rows[0]).toEqual({
+      id: kept,
+      type: 'log',
+      name: 'p',
+      ts,
+      source: { app: protoApp },
+      message: 'm',
+      attributes: { ok: 'yes' },
+    });
+    expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeKeys);
+    const fresh: Record<string, unknown> = {};
+    expect(fresh.polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(fresh)).toBe(Object.prototype);
   });
 
   it('GET /v1/events pages newest first with a keyset cursor and filters', async () => {
@@ -193,6 +255,15 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     ['/v1/events?type=trace', 'type'],
     ['/v1/events?from=-1', 'from'],
     ['/v1/events?cursor=garbage', 'cursor'],
+    // Both used to reach PostgreSQL and answer 500: NUL in a text parameter, a failed uuid cast.
+    ['/v1/events?app=%00', 'app'],
+    ['/v1/events?name=a%00b', 'name'],
+    [`/v1/events?cursor=${Buffer.from(`1:${'-'.repeat(36)}`).toString('base64url')}`, 'cursor'],
+    [
+      `/v1/events?cursor=${Buffer.from(`9999999999999999:0190f3c2-0000-7000-8000-000000000001`).toString('base64url')}`,
+      'cursor',
+    ],
+    ['/v1/metrics?name=x&app=%00', 'app'],
     ['/v1/events?form=1', 'form'],
     ['/v1/events?app=a&app=b', 'app'],
     ['/v1/metrics', 'name'],

@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import { EVENT_TYPES } from '../../events/types';
 import type { Storage } from '../../storage/port';
-import { QueryParams, invalid } from '../query-params';
-import { decodeCursor, encodeCursor, toWire } from '../wire';
+import { encodeCursor } from '../event-cursor';
+import { QueryParams } from '../query-params';
+import { toWire } from '../wire';
 
 /** Largest page of `GET /v1/events`. */
 export const MAX_EVENTS_PAGE = 1000;
@@ -20,9 +21,7 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
       'limit',
       'cursor',
     ]);
-    const cursor = q.string('cursor', 128);
-    const before = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (before === null) throw invalid('cursor', 'is not a cursor returned by this API');
+    const before = q.cursor('cursor');
     const page = await storage.queryEvents({
       app: q.string('app', 128),
       type: q.oneOf('type', EVENT_TYPES),

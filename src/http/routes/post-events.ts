@@ -1,7 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
-import { exceedsJsonDepth } from '../json-depth';
+import type { Metrics } from '../../metrics/instruments';
+import { wireShapeBudget } from '../../events/wire-shape';
+import { scanJson, type JsonShapeLimits } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendJson } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
@@ -12,32 +15,30 @@ export interface PostEventsOptions {
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */
   readonly maxJsonDepth: number;
+  /** Most events in one request; with `maxAttributes`, bounds the JSON values a body may hold. */
+  readonly maxEventsPerRequest: number;
+  /** Most attributes per event. */
+  readonly maxAttributes: number;
   /** Turns for the CPU-heavy part (parse, validate, admit); see turn-queue.ts. */
   readonly turns: Pick<TurnQueue, 'take'>;
+  /** Counts requests refused as a whole, by error code. */
+  readonly metrics: Pick<Metrics, 'requestsRejected'>;
 }
 
 /** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (docs/ARCHITECTURE.md answers table). */
 export function postEvents(o: PostEventsOptions) {
+  const shape: JsonShapeLimits = {
+    maxDepth: o.maxJsonDepth,
+    ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
+  };
   return async (req: Request, res: Response): Promise<void> => {
-    if (!isJsonContentType(req.headers['content-type'])) {
-      throw new SluiceError('unsupported_media_type');
-    }
-    const body = await readBody(req, o.maxBodyBytes);
-    await o.turns.take();
-    let parsed: unknown;
+    let events: unknown[];
     try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      throw new SluiceError('invalid_json');
+      events = await readEvents(req, o, shape);
+    } catch (err) {
+      if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
+      throw err;
     }
-    if (exceedsJsonDepth(parsed, o.maxJsonDepth)) {
-      throw new SluiceError('too_deep', `Body nests deeper than ${o.maxJsonDepth} levels.`);
-    }
-    const events = (parsed as { events?: unknown } | null)?.events;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
-      throw new SluiceError('invalid_body');
-    }
-
     const outcome = await o.ingest.ingest(events, req.principal ?? null);
     switch (outcome.kind) {
       case 'taken':
@@ -56,4 +57,39 @@ export function postEvents(o: PostEventsOptions) {
         throw new SluiceError('storage_unavailable', undefined, outcome.retryAfterSeconds);
     }
   };
+}
+
+/**
+ * The body's `events` array. Everything a hostile body could make expensive is refused on the raw
+ * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word), and
+ * nesting or a number of values no request of the contract needs (parsing them is what costs).
+ */
+async function readEvents(req: Request, o: PostEventsOptions, shape: JsonShapeLimits): Promise<unknown[]> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new SluiceError('unsupported_media_type');
+  }
+  const body = await readBody(req, o.maxBodyBytes);
+  await o.turns.take();
+  if (!isUtf8(body)) throw new SluiceError('invalid_utf8');
+  const verdict = scanJson(body, shape);
+  if (verdict === 'too_deep') {
+    throw new SluiceError('too_deep', `Body nests deeper than ${shape.maxDepth} levels.`);
+  }
+  if (verdict === 'too_many_values') {
+    throw new SluiceError(
+      'too_many_values',
+      `Body holds more arrays/objects (${shape.maxContainers}) or members (${shape.maxSeparators} separators) than ${o.maxEventsPerRequest} events can.`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new SluiceError('invalid_json');
+  }
+  const events = (parsed as { events?: unknown } | null)?.events;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
+    throw new SluiceError('invalid_body');
+  }
+  return events;
 }

@@ -85,10 +85,57 @@ describe('validateEvent', () => {
     expect(reason(raw)).toBe(expected);
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('rejects the reserved attribute key %s', (key) => {
-    const raw = JSON.parse(`{"id":"${base.id}","type":"log","name":"a","ts":${NOW},"source":{"app":"a"},
-      "attributes":{"${key}":{"polluted":true}}}`);
-    expect(reason(raw)).toBe('attribute_key_invalid');
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses the reserved attribute key %s sent as raw JSON text, and nothing reaches a prototype',
+    (key) => {
+      const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
+      // As the wire delivers it: JSON.parse makes an own property named `__proto__` (an object
+      // literal here would set the literal's prototype instead and test nothing).
+      const raw = JSON.parse(`{"id":"${base.id}","type":"log","name":"a","ts":${NOW},
+        "source":{"app":"a","${key}":{"polluted":1}},"${key}":{"polluted":2},
+        "attributes":{"ok":1,"${key}":{"polluted":3,"prototype":{"polluted":4}}}}`) as {
+        attributes: object;
+      };
+      expect(Object.getOwnPropertyNames(raw.attributes)).toEqual(['ok', key]);
+
+      expect(validateEvent(raw, limits, NOW)).toEqual({
+        ok: false,
+        rejection: { reason: 'attribute_key_invalid', field: `attributes.${key}` },
+      });
+      expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeKeys);
+      const fresh: Record<string, unknown> = {};
+      expect(fresh.polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(fresh)).toBe(Object.prototype);
+    },
+  );
+
+  it('keeps prototype keys outside attributes inert: the event carries exactly what the contract reads', () => {
+    const raw: unknown = JSON.parse(`{"id":"${base.id}","type":"error","name":"a","ts":${NOW},
+      "__proto__":{"polluted":1,"type":"metric"},"constructor":{"prototype":{"polluted":2}},
+      "source":{"app":"a","__proto__":{"env":"polluted"}},
+      "error":{"message":"m","__proto__":{"kind":"polluted"}},"attributes":{"ok":1}}`);
+    const v = validateEvent(raw, limits, NOW);
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.event.type).toBe('error');
+    expect(v.event.env).toBeNull();
+    expect(v.event.error).toEqual({ message: 'm', kind: null, stack: null });
+    expect(Object.getPrototypeOf(v.event.attributes)).toBeNull();
+    expect(Object.keys(v.event.attributes)).toEqual(['ok']);
+    expect(Object.keys(v.event).sort()).toEqual([
+      'app',
+      'attributes',
+      'env',
+      'error',
+      'id',
+      'message',
+      'name',
+      'summary',
+      'ts',
+      'type',
+      'value',
+      'version',
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -110,5 +157,140 @@ describe('validateEvent', () => {
       expect(e.event.error?.stack?.endsWith('…[truncated]')).toBe(true);
       expect(e.event.value).toBeNull();
     }
+  });
+
+  describe('nothing is changed silently', () => {
+    const LONE_HIGH = '\ud83d';
+    const LONE_LOW = '\ude80';
+
+    it.each<[string, unknown, string, string]>([
+      [
+        'a lone surrogate in a log message',
+        { ...base, type: 'log', message: `a${LONE_HIGH}b` },
+        'message_invalid',
+        'message',
+      ],
+      [
+        'a lone surrogate in source.app',
+        { ...base, source: { app: `a${LONE_LOW}` } },
+        'source_invalid',
+        'source.app',
+      ],
+      [
+        'a lone surrogate in source.env',
+        { ...base, source: { app: 'a', env: LONE_LOW } },
+        'source_field_invalid',
+        'source.env',
+      ],
+      [
+        'a lone surrogate in an error message',
+        { ...base, type: 'error', value: undefined, error: { message: `x${LONE_HIGH}` } },
+        'error_invalid',
+        'error',
+      ],
+      [
+        'a lone surrogate in error.kind',
+        { ...base, type: 'error', value: undefined, error: { message: 'm', kind: LONE_LOW } },
+        'error_invalid',
+        'error.kind',
+      ],
+      [
+        'a lone surrogate in an attribute key',
+        { ...base, attributes: { [`k${LONE_HIGH}`]: 1 } },
+        'attribute_key_invalid',
+        `attributes.k${LONE_HIGH}`,
+      ],
+      [
+        'a lone surrogate in an attribute value',
+        { ...base, attributes: { k: `${LONE_LOW}v` } },
+        'attribute_value_invalid',
+        'attributes.k',
+      ],
+      [
+        'a message that is not a string',
+        { ...base, type: 'log', message: { text: 'hi' } },
+        'message_invalid',
+        'message',
+      ],
+      [
+        'a summary whose avg is not sum / count',
+        { ...base, value: undefined, summary: { count: 3, min: 0, max: 2, sum: 3, avg: 1.5 } },
+        'summary_invalid',
+        'summary.avg',
+      ],
+      [
+        'a summary avg off by one unit in the last place',
+        { ...base, value: undefined, summary: { count: 3, min: 0, max: 1, sum: 1, avg: 1 / 3 + 2 ** -54 } },
+        'summary_invalid',
+        'summary.avg',
+      ],
+    ])('refuses %s, naming the field', (_label, raw, reasonCode, field) => {
+      expect(validateEvent(raw, limits, NOW)).toEqual({
+        ok: false,
+        rejection: { reason: reasonCode, field },
+      });
+    });
+
+    it('keeps a well-formed surrogate pair and a summary whose avg is sum / count exactly', () => {
+      const v = validateEvent(
+        {
+          ...base,
+          value: undefined,
+          summary: { count: 3, min: 0, max: 1, sum: 1, avg: 1 / 3 },
+          message: 'rocket 🚀',
+          attributes: { '🚀': '🚀' },
+        },
+        limits,
+        NOW,
+      );
+      expect(v.ok).toBe(true);
+      if (!v.ok) return;
+      expect(v.event.summary).toEqual({ count: 3, min: 0, max: 1, sum: 1, avg: 1 / 3 });
+      expect(v.event.message).toBe('rocket 🚀');
+      expect(v.event.attributes).toEqual(Object.assign(Object.create(null), { '🚀': '🚀' }));
+    });
+
+    it.each([0, 1, 2, 3])(
+      'cuts a long stack without splitting a surrogate pair (pair at offset %i)',
+      (shift) => {
+        // maxStackLength 64: the marker takes 12 code units, so 52 are kept; move a pair across that edge.
+        const stack = 'a'.repeat(50 + shift) + '🚀'.repeat(20);
+        const v = validateEvent(
+          { ...base, type: 'error', value: undefined, error: { message: 'm', stack } },
+          limits,
+          NOW,
+        );
+        expect(v.ok).toBe(true);
+        if (!v.ok) return;
+        const kept = v.event.error?.stack ?? '';
+        expect(kept.endsWith('…[truncated]')).toBe(true);
+        expect(kept.length).toBeLessThanOrEqual(64);
+        expect((kept as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);
+        expect(stack.startsWith(kept.slice(0, -'…[truncated]'.length))).toBe(true);
+      },
+    );
+
+    it('refuses only a stack whose kept part is not text: what is cut off does not matter', () => {
+      const error = (stack: string) => ({
+        ...base,
+        type: 'error',
+        value: undefined,
+        error: { message: 'm', stack },
+      });
+      expect(validateEvent(error('s'.repeat(70) + LONE_HIGH), limits, NOW).ok).toBe(true);
+      expect(validateEvent(error(`s${LONE_HIGH}s`), limits, NOW)).toEqual({
+        ok: false,
+        rejection: { reason: 'error_invalid', field: 'error.stack' },
+      });
+    });
+
+    it('cuts a rejected attribute key in the field it names', () => {
+      const key = 'k'.repeat(100_000);
+      const v = validateEvent({ ...base, attributes: { [key]: 1 } }, limits, NOW);
+      expect(v.ok).toBe(false);
+      if (v.ok) return;
+      expect(v.rejection.reason).toBe('attribute_key_invalid');
+      expect(v.rejection.field).toBe(`attributes.${'k'.repeat(63)}…`);
+    });
   });
 });

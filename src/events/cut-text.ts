@@ -1,0 +1,26 @@
+/**
+ * `text` cut to at most `maxLength` UTF-16 code units, ending with `marker` when anything was cut.
+ * The cut never falls between the two halves of a surrogate pair: a lone half is not text (it
+ * cannot be encoded as UTF-8 and would be stored as U+FFFD).
+ */
+export function cutText(text: string, maxLength: number, marker = '…'): string {
+  if (text.length <= maxLength) return text;
+  let end = Math.max(0, maxLength - marker.length);
+  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  return text.slice(0, end) + marker;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** `String.prototype.isWellFormed` (Node 20; ES2024, newer than the compiler's lib). */
+type WellFormed = { isWellFormed(): boolean };
+
+/**
+ * Whether `text` can be stored exactly as sent: well-formed Unicode (no lone surrogate, which UTF-8
+ * cannot encode) and no U+0000 (PostgreSQL text and jsonb cannot hold it).
+ */
+export function isStorableText(text: string): boolean {
+  return (text as unknown as WellFormed).isWellFormed() && !text.includes('\u0000');
+}
