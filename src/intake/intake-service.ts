@@ -68,6 +68,7 @@ export class IntakeService {
   ): Promise<IntakeOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
+      o.metrics.requestsRejected.inc({ code: 'too_many_events' });
       throw new SluiceError(
         'too_many_events',
         `Request carries ${rawEvents.length} events; at most ${o.maxEventsPerRequest} are allowed.`,

@@ -35,5 +35,8 @@ export function isValidName(name: unknown, suffix = ''): name is string {
 }
 
 export function truncate(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max) : s;
+  if (s.length <= max) return s;
+  // Never end on the first half of a surrogate pair: the collector refuses lone surrogates.
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

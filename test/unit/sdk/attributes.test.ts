@@ -1,4 +1,5 @@
 import { sanitizeAttributes, seriesKey } from '../../../src/sdk/attributes';
+import { truncate } from '../../../src/sdk/limits';
 
 describe('sanitizeAttributes', () => {
   it('keeps strings, finite numbers and booleans; drops everything else', () => {
@@ -57,5 +58,15 @@ describe('seriesKey', () => {
       seriesKey('m', { b: 1 }),
     ];
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('truncate', () => {
+  it('never ends on the first half of a surrogate pair', () => {
+    const s = 'ab😀cd'; // 😀 is two UTF-16 units at 2 and 3
+    expect(truncate(s, 3)).toBe('ab');
+    expect(truncate(s, 4)).toBe('ab😀');
+    expect(truncate('abc', 5)).toBe('abc');
+    expect(truncate('abcdef', 3)).toBe('abc');
   });
 });
