@@ -10,6 +10,7 @@ import type { Config } from './config/load';
 import type { EventLimits } from './events/limits';
 import { createApp } from './http/app';
 import { withOverloadGate } from './http/overload-gate';
+import { startOtlpServer, type RunningOtlpServer } from './http/otlp/otlp-server';
 import { listen } from './http/server';
 import { TurnQueue } from './http/turn-queue';
 import type { EventSink } from './ingest/event-sink';
@@ -51,6 +52,8 @@ export interface RunningCollector {
   readonly url: string;
   readonly port: number;
   readonly server: Server;
+  /** The OTLP/HTTP receiver; null when `SLUICE_OTLP_PORT` is 0. */
+  readonly otlp: RunningOtlpServer | null;
   readonly metrics: Metrics;
   readonly storage: Storage;
   /** Starts the shutdown sequence (a second call forces exit). */
@@ -324,10 +327,26 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const otlp =
+    config.otlpPort === 0
+      ? null
+      : await startOtlpServer({
+          config,
+          ingest,
+          keyRing: admission.keyRing,
+          limits: eventLimits(config),
+          metrics,
+          turns,
+          draining: () => readiness.draining,
+          admissionMetrics: admission.metrics,
+          clock,
+          logger,
+        });
 
   const shutdown = new Shutdown({
     readiness,
     server,
+    otherServers: otlp ? [otlp.server] : [],
     writer: intake.drain,
     closers: [
       ...intake.closers,
@@ -342,13 +361,20 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info(
-    { url: `http://${host}:${port}`, storage: storage.kind, ack: config.ack, mode: config.mode },
+    {
+      url: `http://${host}:${port}`,
+      otlp: otlp?.url ?? 'off',
+      storage: storage.kind,
+      ack: config.ack,
+      mode: config.mode,
+    },
     'sluice listening',
   );
   return {
     url: `http://${host}:${port}`,
     port,
     server,
+    otlp,
     metrics,
     storage,
     shutdown: (reason) => shutdown.trigger(reason),

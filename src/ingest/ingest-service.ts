@@ -71,7 +71,11 @@ export class IngestService {
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
   }
 
-  async ingest(rawEvents: readonly unknown[], principal: Principal | null = null): Promise<IngestOutcome> {
+  async ingest(
+    rawEvents: readonly unknown[],
+    principal: Principal | null = null,
+    _options?: { readonly whole?: boolean },
+  ): Promise<IngestOutcome> {
     const { o } = this;
     if (rawEvents.length > o.maxEventsPerRequest) {
       throw new SluiceError(

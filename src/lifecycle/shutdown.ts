@@ -5,6 +5,8 @@ import type { Readiness } from './readiness';
 export interface ShutdownOptions {
   readonly readiness: Readiness;
   readonly server: Server;
+  /** Further listeners closed in the same step as `server` (the OTLP receiver). Default: none. */
+  readonly otherServers?: readonly Server[];
   /** Flushes the lanes; `abort` gives up on retries. */
   readonly writer: { stop(): Promise<void>; abort(): void; held(): number };
   /** Closed after the writer has flushed, in order. */
@@ -64,10 +66,11 @@ export class Shutdown {
     await new Promise((r) => setTimeout(r, this.o.drainDelayMs));
 
     logger.info('closing listener');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    const servers = [server, ...(this.o.otherServers ?? [])];
+    const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    for (const s of servers) s.closeIdleConnections();
     // Keep-alive connections that were busy become idle after their answer (which said Connection: close).
-    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    const sweeper = setInterval(() => servers.forEach((s) => s.closeIdleConnections()), 100);
     await closed;
     clearInterval(sweeper);
 

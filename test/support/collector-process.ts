@@ -39,6 +39,8 @@ export async function startCollectorProcess(
       SLUICE_RATE_LIMIT: '0',
       // So is load shedding: jest workers share two cores (see in-process.ts).
       SLUICE_SHED_LAG_MS: '0',
+      // The OTLP receiver is off unless a test gives it a port (see in-process.ts).
+      SLUICE_OTLP_PORT: '0',
       ...env,
       SLUICE_PORT: String(port),
     },
