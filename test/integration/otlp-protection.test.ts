@@ -6,6 +6,7 @@ import { metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import type { InProcessCollector } from '../support/in-process';
 import { tempSqlitePath } from '../support/postgres';
+import { TcpProxy } from '../support/tcp-proxy';
 import { errorSpan, logRecord, logsRequest, postOtlp, tracesRequest } from './otlp-requests';
 import { bySeq, runOtelClient, startWithOtlp, storedEvents, uniqueApp } from './otlp-support';
 
@@ -268,5 +269,32 @@ describe('OTLP receiver at shutdown', () => {
     expect(await c.stop()).toBe(0);
     await expect(fetch(`${otlpUrl}/v1/logs`, { method: 'POST', body: '{}' })).rejects.toThrow();
     expect(c.collector.otlp?.server.listening).toBe(false);
+  });
+});
+
+describe('OTLP receiver behind a plain TCP front', () => {
+  it('an exporter sending through a TCP forwarder (as a load balancer in TCP mode) lands its records', async () => {
+    const { c, otlpUrl } = await startWithOtlp({ SLUICE_SQLITE_PATH: tempSqlitePath('otlp-tcp') });
+    const proxy = new TcpProxy('127.0.0.1', Number(new URL(otlpUrl).port));
+    await proxy.start();
+    try {
+      const app = uniqueApp('tcp');
+      const run = await runOtelClient({
+        scenario: 'log-batch',
+        count: 7,
+        url: `http://127.0.0.1:${proxy.port}`,
+        app,
+        encoding: 'protobuf',
+      });
+      expect(run.exports).toEqual([{ code: 0 }]);
+      const events = await waitFor('7 events', async () => {
+        const e = await storedEvents(c.url, app);
+        return e.length >= 7 ? e : null;
+      });
+      expect([...bySeq(events).keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    } finally {
+      await proxy.close();
+      await c.stop();
+    }
   });
 });
