@@ -5,13 +5,14 @@ import { generateKey } from '../../src/auth/api-keys';
 import { metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import type { InProcessCollector } from '../support/in-process';
-import { tempSqlitePath } from '../support/postgres';
+import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 import { TcpProxy } from '../support/tcp-proxy';
 import { errorSpan, logRecord, logsRequest, postOtlp, tracesRequest } from './otlp-requests';
 import { bySeq, runOtelClient, startWithOtlp, storedEvents, uniqueApp } from './otlp-support';
 
 const RESOURCE_EXHAUSTED = 8;
 const UNAUTHENTICATED = 16;
+const UNAVAILABLE = 14;
 
 function seqRecords(from: number, count: number) {
   return Array.from({ length: count }, (_, i) => logRecord(from + i));
@@ -306,6 +307,47 @@ describe('OTLP receiver behind a plain TCP front', () => {
     } finally {
       await proxy.close();
       await c.stop();
+    }
+  });
+});
+
+describe('OTLP with storage away', () => {
+  it('SLUICE_ACK=stored: 503 with a google.rpc.Status and a short Retry-After, then 200 once storage is back', async () => {
+    const db = await createTestDatabase('otlp-away');
+    const target = new URL(db.url);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const { c, otlpUrl } = await startWithOtlp({
+      SLUICE_DATABASE_URL: viaProxy.toString(),
+      SLUICE_ACK: 'stored',
+      SLUICE_ACK_TIMEOUT_MS: '1500',
+      SLUICE_HEALTH_INTERVAL_MS: '100',
+      SLUICE_STORAGE_TIMEOUT_MS: '500',
+      SLUICE_FLUSH_INTERVAL_MS: '20',
+    });
+    try {
+      const app = uniqueApp('away');
+      expect((await postOtlp(otlpUrl, 'logs', logsRequest(app, [logRecord(1)]))).status).toBe(200);
+      proxy.cut();
+      await waitFor('readyz 503', async () => (await fetch(`${c.url}/readyz`)).status === 503, 5000);
+      for (const encoding of ['json', 'protobuf'] as const) {
+        const refused = await postOtlp(otlpUrl, 'logs', logsRequest(app, [logRecord(2)]), { encoding });
+        expect(refused).toMatchObject({ status: 503, body: { code: UNAVAILABLE } });
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(2);
+      }
+      proxy.restore();
+      await waitFor('readyz 200', async () => (await fetch(`${c.url}/readyz`)).status === 200, 10_000);
+      expect((await postOtlp(otlpUrl, 'logs', logsRequest(app, [logRecord(2)]))).status).toBe(200);
+      const events = await storedEvents(c.url, app);
+      expect([...bySeq(events).keys()].sort()).toEqual([1, 2]);
+    } finally {
+      await c.stop();
+      await proxy.close();
+      await db.drop();
     }
   });
 });
