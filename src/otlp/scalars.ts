@@ -43,9 +43,11 @@ export function countOf(v: unknown): number | null {
 
 /**
  * A `fixed64` nanosecond timestamp as integer milliseconds since the epoch; 0 when absent or zero.
- * Computed on the decimal text: nanoseconds of today exceed 2^53.
+ * Computed on the decimal text: nanoseconds of today exceed 2^53. A JSON number that large has
+ * already lost its last digits when parsed; milliseconds survive that.
  */
 export function nanosToMs(v: unknown): number {
+  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.floor(v / 1e6) : 0;
   const text = int64Text(v);
   if (text === '0' || text.startsWith('-')) return 0;
   return text.length <= 6 ? 0 : Number(text.slice(0, -6));
