@@ -154,7 +154,12 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
         node: process.execPath,
         cli: files.cli,
         port: collectorPort,
-        env: { ...env, SLUICE_PORT: String(collectorPort) },
+        env: {
+          ...env,
+          SLUICE_PORT: String(collectorPort),
+          // Collectors share this machine: each its own OTLP port too (unless the receiver is off).
+          SLUICE_OTLP_PORT: env.SLUICE_OTLP_PORT === '0' ? '0' : String(await freePort()),
+        },
         readyTimeoutMs,
         // The drain delay, then in-flight requests and the flush, bounded by the collector's own timeout.
         stopTimeoutMs: settings.drainDelayMs + settings.shutdownTimeoutMs + 5000,

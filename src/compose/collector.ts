@@ -37,6 +37,7 @@ import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
 import { createScheduler } from './scheduler';
 import { schedulerConfigFrom } from '../scheduler/scheduler-config';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
+import { startOtlpServer, type RunningOtlpServer } from '../http/otlp/otlp-server';
 
 export interface CollectorDeps {
   readonly logger: Logger;
@@ -51,6 +52,8 @@ export interface RunningCollector {
   readonly url: string;
   readonly port: number;
   readonly server: Server;
+  /** The OTLP/HTTP receiver; null when `SLUICE_OTLP_PORT` is 0. */
+  readonly otlp: RunningOtlpServer | null;
   readonly metrics: Metrics;
   readonly storage: Storage;
   /** Starts the shutdown sequence (a second call forces exit). */
@@ -285,10 +288,26 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const otlp =
+    config.otlpPort === 0
+      ? null
+      : await startOtlpServer({
+          config,
+          ingest,
+          shed,
+          keyRing: admission.keyRing,
+          limits: eventLimits(config),
+          metrics,
+          turns,
+          draining: () => readiness.draining,
+          admissionMetrics: admission.metrics,
+          clock,
+          logger,
+        });
 
   const shutdown = new Shutdown({
     readiness,
-    servers: [server],
+    servers: otlp ? [server, otlp.server] : [server],
     flusher: intake.flusher,
     closers: [
       ...intake.closers,
@@ -304,13 +323,20 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info(
-    { url: `http://${host}:${port}`, storage: storage.kind, ack: config.ack, mode: config.mode },
+    {
+      url: `http://${host}:${port}`,
+      otlp: otlp?.url ?? 'off',
+      storage: storage.kind,
+      ack: config.ack,
+      mode: config.mode,
+    },
     'sluice listening',
   );
   return {
     url: `http://${host}:${port}`,
     port,
     server,
+    otlp,
     metrics,
     storage,
     shutdown: (reason) => shutdown.trigger(reason),

@@ -1,5 +1,6 @@
 import { ADMISSION_SETTINGS } from './admission-settings';
 import { CORE_SETTINGS } from './core-settings';
+import { OTLP_SETTINGS } from './otlp-settings';
 import { QUEUE_SETTINGS } from './queue-settings';
 import { SCHEDULER_SETTINGS } from './scheduler-settings';
 import type { Setting } from './setting';
@@ -11,6 +12,7 @@ import type { Setting } from './setting';
 export const SETTINGS = {
   ...CORE_SETTINGS,
   ...ADMISSION_SETTINGS,
+  ...OTLP_SETTINGS,
   ...QUEUE_SETTINGS,
   ...SCHEDULER_SETTINGS,
 } as const;

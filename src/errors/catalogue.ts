@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, message: 'Body is not valid JSON.' },
   invalid_utf8: { status: 400, message: 'Body is not valid UTF-8.' },
   invalid_gzip: { status: 400, message: 'Body is not valid gzip.' },
+  invalid_protobuf: { status: 400, message: 'Body is not a valid protobuf OTLP export request.' },
   invalid_body: { status: 400, message: 'Body must be a JSON object with an "events" array.' },
   too_deep: { status: 400, message: 'Body nests arrays or objects deeper than allowed.' },
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },

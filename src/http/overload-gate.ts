@@ -31,14 +31,14 @@ export function withOverloadGate(
   app: RequestListener,
   shed: Pick<ShedRule, 'refuseUnread'>,
   isIngest: IngestRequestTest = isEventsIngest,
-  refused: (res: ServerResponse, retryAfterSeconds: number) => void = answerOverloaded,
+  refused: (req: IncomingMessage, res: ServerResponse, retryAfterSeconds: number) => void = answerOverloaded,
 ): RequestListener {
   let inFlight = 0;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (isIngest(req)) {
       const refusal = shed.refuseUnread(inFlight);
       if (refusal !== null) {
-        refused(res, refusal.retryAfterSeconds);
+        refused(req, res, refusal.retryAfterSeconds);
         return;
       }
       inFlight++;
@@ -48,7 +48,7 @@ export function withOverloadGate(
   };
 }
 
-function answerOverloaded(res: ServerResponse, retryAfterSeconds: number): void {
+function answerOverloaded(_req: IncomingMessage, res: ServerResponse, retryAfterSeconds: number): void {
   res.writeHead(429, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(OVERLOADED_BODY),

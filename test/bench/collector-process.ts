@@ -44,6 +44,8 @@ export async function startCollector(s: CollectorSettings): Promise<ServiceProce
     SLUICE_DRAIN_DELAY_MS: '0',
     // The bench measures capacity: the per-app limit (default 100 events/s) would measure the limiter.
     SLUICE_RATE_LIMIT: '0',
+    // The OTLP receiver is off unless a run gives it a port (its default, 4318, is one per machine).
+    SLUICE_OTLP_PORT: '0',
     ...(s.queueCapacity !== undefined && { SLUICE_QUEUE_CAPACITY: String(s.queueCapacity) }),
     ...(s.queueMaxBytes !== undefined && { SLUICE_QUEUE_MAX_BYTES: String(s.queueMaxBytes) }),
     ...(s.errorQueueCapacity !== undefined && { SLUICE_ERROR_QUEUE_CAPACITY: String(s.errorQueueCapacity) }),

@@ -21,8 +21,12 @@ export function httpClientKind(): HttpClient['kind'] {
  * A client with `connections` keep-alive connections to `origin`. Every run, baselines and Sluice
  * alike, uses this one client, so that its cost is the same on both sides of each ratio.
  */
-export function createHttpClient(origin: string, connections: number): HttpClient {
-  const client = new RawHttpClient(origin, connections);
+export function createHttpClient(
+  origin: string,
+  connections: number,
+  contentType = 'application/json',
+): HttpClient {
+  const client = new RawHttpClient(origin, connections, contentType);
   return {
     kind: 'raw-socket',
     post: (path, body) => client.post(path, body),

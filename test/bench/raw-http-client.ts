@@ -144,6 +144,8 @@ export class RawHttpClient {
   constructor(
     origin: string,
     private readonly connections: number,
+    /** Content-Type of every request. */
+    private readonly contentType = 'application/json',
   ) {
     const url = new URL(origin);
     this.host = url.hostname;
@@ -183,7 +185,7 @@ export class RawHttpClient {
     if (head === undefined) {
       head = Buffer.from(
         `POST ${path} HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+          `Content-Type: ${this.contentType}\r\nContent-Length: ${length}\r\n\r\n`,
         'latin1',
       );
       this.heads.set(key, head);

@@ -19,6 +19,7 @@ import { runSdkBench } from './sdk';
 import { runHeadline } from './suites/headline';
 import { runLayout } from './suites/layout';
 import { runOpenLoopSuite } from './suites/open-loop';
+import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
 import { runWritePath } from './suites/write-path';
 import { formatTable } from './table';
@@ -82,6 +83,7 @@ async function main(): Promise<number> {
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
+    rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
     progress('queue');
     rows.push(...((await step('queue', () => runQueueBench())) ?? []));
     progress('cluster');

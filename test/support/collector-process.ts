@@ -53,6 +53,8 @@ export async function startCollectorProcess(
       SLUICE_HOST: '127.0.0.1',
       SLUICE_LOG_LEVEL: 'warn',
       ...harness,
+      // The OTLP receiver is off unless a test gives it a port: its default (4318) is one per machine.
+      SLUICE_OTLP_PORT: '0',
       ...env,
       SLUICE_PORT: String(port),
     },

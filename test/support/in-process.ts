@@ -23,6 +23,8 @@ export async function startInProcess(env: Record<string, string>): Promise<InPro
     // So is load shedding: jest workers share two cores, and a request refused because another
     // worker held the CPU is a flake, not a finding (the shedding tests set it).
     SLUICE_SHED_LAG_MS: '0',
+    // The OTLP receiver is off unless a test gives it a port: its default (4318) is one port for all.
+    SLUICE_OTLP_PORT: '0',
     ...env,
   });
   let resolveExit!: (code: number) => void;

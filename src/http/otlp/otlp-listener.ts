@@ -1,0 +1,143 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { ApiKeyRing } from '../../auth/api-keys';
+import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
+import type { Logger } from '../../log/logger';
+import type { AdmissionMetrics } from '../../metrics/admission-instruments';
+import type { Metrics } from '../../metrics/instruments';
+import type { OtlpMetrics } from '../../metrics/otlp-instruments';
+import { exportResponse, rpcCodeFor, statusAnswer, type EncodedAnswer } from '../../otlp/answer';
+import { encodingOf, type OtlpEncoding } from '../../otlp/encoding';
+import type { OtlpExportService } from '../../otlp/export-service';
+import { otlpTypes } from '../../otlp/proto/otlp-types';
+import { SIGNALS, type SignalSpec } from '../../otlp/signals';
+import { readBody } from '../read-body';
+import type { TurnQueue } from '../../intake/turn-queue';
+import { decodeExport } from './decode-export';
+import { otlpPrincipal } from './otlp-principal';
+
+export interface OtlpListenerDeps {
+  readonly exports: Pick<OtlpExportService, 'export'>;
+  /** API keys; null: auth off. */
+  readonly keyRing: ApiKeyRing | null;
+  readonly admissionMetrics: AdmissionMetrics;
+  readonly metrics: Pick<Metrics, 'httpDuration'>;
+  readonly otlpMetrics: OtlpMetrics;
+  /** Largest body after decompression (bytes; `SLUICE_OTLP_MAX_BODY_BYTES`). */
+  readonly maxBodyBytes: number;
+  /** Deepest JSON nesting accepted (`SLUICE_OTLP_MAX_JSON_DEPTH`). */
+  readonly maxJsonDepth: number;
+  /** Turns for the CPU-heavy part (decode, map, admit), shared with `POST /v1/events`. */
+  readonly turns: Pick<TurnQueue, 'take'>;
+  /** True once shutdown began: answers then close their connection. */
+  readonly draining: () => boolean;
+  readonly logger: Logger;
+}
+
+/**
+ * The OTLP/HTTP receiver's requests (OTLP specification, "OTLP/HTTP"): `POST /v1/logs`,
+ * `/v1/metrics`, `/v1/traces`, in JSON or protobuf by Content-Type, answered in the request's
+ * encoding (JSON for a Content-Type it does not know). Thin: authenticate, read, decode, hand the
+ * export to the export service, encode its outcome. Refusals carry a `google.rpc.Status`.
+ */
+export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
+  const types = otlpTypes();
+  const byPath = new Map(SIGNALS.map((s) => [s.path, s]));
+
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    spec: SignalSpec | undefined,
+    encoding: OtlpEncoding | null,
+  ): Promise<number> {
+    const answerIn = encoding ?? 'json';
+    try {
+      if (spec === undefined)
+        throw new SluiceError('not_found', `No OTLP route for ${req.method} ${pathOf(req)}.`);
+      if (encoding === null) {
+        throw new SluiceError(
+          'unsupported_media_type',
+          'Content-Type must be application/json or application/x-protobuf.',
+        );
+      }
+      const principal = otlpPrincipal(req, deps.keyRing, deps.admissionMetrics);
+      const body = await readBody(req, deps.maxBodyBytes);
+      await deps.turns.take();
+      const request = decodeExport(body, encoding, spec, types, deps.maxJsonDepth);
+      const outcome = await deps.exports.export(spec, request, principal);
+      if (outcome.kind === 'taken') {
+        return send(res, 200, exportResponse(spec, types, encoding, outcome.rejected, outcome.message));
+      }
+      res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+      return send(
+        res,
+        outcome.status,
+        statusAnswer(
+          types,
+          encoding,
+          rpcCodeFor(outcome.status),
+          ERROR_CATALOGUE[outcome.reason].message.replace('the throttled events', 'the export'),
+        ),
+      );
+    } catch (err) {
+      const e = err instanceof SluiceError ? err : clientError(err);
+      if (e === null) {
+        deps.logger.error({ err, path: pathOf(req) }, 'unhandled error in OTLP request');
+        return send(
+          res,
+          500,
+          statusAnswer(types, answerIn, rpcCodeFor(500), ERROR_CATALOGUE.internal.message),
+        );
+      }
+      if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+      // The rest of an over-long body is not read: the connection cannot be reused.
+      if (e.status === 413) res.setHeader('Connection', 'close');
+      return send(res, e.status, statusAnswer(types, answerIn, rpcCodeFor(e.status), e.message));
+    }
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    const path = pathOf(req);
+    const spec = req.method === 'POST' ? byPath.get(path) : undefined;
+    const encoding = encodingOf(req.headers['content-type']);
+    if (deps.draining()) res.setHeader('Connection', 'close');
+    void handle(req, res, spec, encoding).then((status) => {
+      deps.otlpMetrics.requests.inc({
+        signal: spec?.signal ?? 'unmatched',
+        encoding: encoding ?? 'unknown',
+        status: String(status),
+      });
+      deps.metrics.httpDuration.observe(
+        { route: spec?.path ?? 'unmatched', method: req.method ?? '', status: String(status) },
+        (performance.now() - started) / 1000,
+      );
+    });
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function send(res: ServerResponse, status: number, answer: EncodedAnswer): number {
+  if (res.headersSent) {
+    res.destroy();
+    return status;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', answer.contentType);
+  res.setHeader('Content-Length', answer.body.length);
+  res.end(answer.body);
+  return status;
+}
+
+/** Errors raised by Node while reading a request (aborted, bad framing) are the client's problem. */
+function clientError(err: unknown): SluiceError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    return new SluiceError('invalid_body', 'Request body was cut off.');
+  }
+  return null;
+}

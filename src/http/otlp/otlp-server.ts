@@ -1,0 +1,106 @@
+import type { Server } from 'node:http';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config/load';
+import type { EventLimits } from '../../events/limits';
+import type { IntakeService } from '../../intake/intake-service';
+import type { ShedRule } from '../../intake/shed-rule';
+import type { Logger } from '../../log/logger';
+import type { AdmissionMetrics } from '../../metrics/admission-instruments';
+import type { Metrics } from '../../metrics/instruments';
+import { createOtlpMetrics } from '../../metrics/otlp-instruments';
+import { OtlpExportService } from '../../otlp/export-service';
+import type { ApiKeyRing } from '../../auth/api-keys';
+import { listen } from '../server';
+import type { TurnQueue } from '../../intake/turn-queue';
+import { createOtlpListener } from './otlp-listener';
+import { withOtlpOverloadGate } from './otlp-overload-gate';
+
+/** What the OTLP receiver is wired to: the collector's own intake, admission and instruments. */
+export interface OtlpServerDeps {
+  readonly config: Pick<
+    Config,
+    | 'host'
+    | 'otlpPort'
+    | 'otlpMaxBodyBytes'
+    | 'otlpMaxJsonDepth'
+    | 'otlpRetryAfterMaxMs'
+    | 'maxEventsPerRequest'
+    | 'keepAliveTimeoutMs'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+  >;
+  /** The intake `POST /v1/events` uses. */
+  readonly ingest: Pick<IntakeService, 'ingest'>;
+  /** The shed rule `POST /v1/events` uses. */
+  readonly shed: Pick<ShedRule, 'refuseUnread'>;
+  readonly limits: EventLimits;
+  readonly keyRing: ApiKeyRing | null;
+  readonly admissionMetrics: AdmissionMetrics;
+  readonly metrics: Metrics;
+  readonly turns: Pick<TurnQueue, 'take'>;
+  /** True once shutdown began. */
+  readonly draining: () => boolean;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** A listening OTLP receiver. */
+export interface RunningOtlpServer {
+  readonly server: Server;
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, closes idle connections, waits for the others (answers in flight close theirs). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the OTLP/HTTP receiver on `SLUICE_OTLP_PORT` (the caller skips it when the port is 0): a
+ * second listener in front of the same intake, behind the same overload gate decision.
+ */
+export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlpServer> {
+  const { config } = deps;
+  const otlpMetrics = createOtlpMetrics(deps.metrics.registry);
+  const exports = new OtlpExportService({
+    ingest: deps.ingest,
+    limits: deps.limits,
+    maxEventsPerCall: config.maxEventsPerRequest,
+    retryAfterMaxSeconds: Math.max(1, Math.floor(config.otlpRetryAfterMaxMs / 1000)),
+    clock: deps.clock,
+    metrics: otlpMetrics,
+  });
+  const listener = createOtlpListener({
+    exports,
+    keyRing: deps.keyRing,
+    admissionMetrics: deps.admissionMetrics,
+    metrics: deps.metrics,
+    otlpMetrics,
+    maxBodyBytes: config.otlpMaxBodyBytes,
+    maxJsonDepth: config.otlpMaxJsonDepth,
+    turns: deps.turns,
+    draining: deps.draining,
+    logger: deps.logger.child({ component: 'otlp' }),
+  });
+  const server = await listen(withOtlpOverloadGate(listener, deps.shed, otlpMetrics), {
+    host: config.host,
+    port: config.otlpPort,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.otlpPort;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { Principal } from '../auth/api-keys';
+import type { Clock } from '../clock';
+import type { EventLimits } from '../events/limits';
+import type { IntakeService } from '../intake/intake-service';
+import type { OtlpMetrics } from '../metrics/otlp-instruments';
+import type { SignalSpec } from './signals';
+
+export interface OtlpExportServiceOptions {
+  /** The intake `POST /v1/events` uses: validation, lanes, rate limits, error fast lane, dedupe. */
+  readonly ingest: Pick<IntakeService, 'ingest'>;
+  /** The intake's event limits, which mapping keeps every event within. */
+  readonly limits: EventLimits;
+  /** Most events handed to the intake in one call (`SLUICE_MAX_EVENTS_PER_REQUEST`). */
+  readonly maxEventsPerCall: number;
+  /** Longest `Retry-After` of a refusal (seconds; `SLUICE_OTLP_RETRY_AFTER_MAX`). */
+  readonly retryAfterMaxSeconds: number;
+  readonly clock: Clock;
+  readonly metrics: OtlpMetrics;
+}
+
+/** What one export came to; the HTTP front only encodes it. */
+export type ExportOutcome =
+  | {
+      /** Every record that could be taken was taken: 200 with `partial_success` when some were rejected. */
+      readonly kind: 'taken';
+      readonly rejected: number;
+      readonly message: string;
+    }
+  | {
+      /** Not taken as a whole: the exporter resends the whole export after `Retry-After`. */
+      readonly kind: 'refused';
+      readonly status: 429 | 503;
+      readonly reason: 'rate_limited' | 'queue_full' | 'storage_unavailable';
+      readonly retryAfterSeconds: number;
+    };
+
+/**
+ * One OTLP export, end to end below HTTP: map the decoded request to wire events, hand them to
+ * the intake, and reduce the intake's outcome to OTLP's all-or-nothing answer. OTLP has no
+ * per-record retry list, so a request is taken or refused whole (`whole: true` asks the intake
+ * for exactly that); records already taken when a later part is refused are stored once when the
+ * exporter resends, because their ids are deterministic.
+ */
+export class OtlpExportService {
+  constructor(private readonly o: OtlpExportServiceOptions) {}
+
+  async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportOutcome> {
+    const { o } = this;
+    const mapped = spec.map(request, {
+      limits: o.limits,
+      keyApp: principal?.kind === 'ingest' ? principal.app : null,
+      now: o.clock.now(),
+    });
+    const unmapped = [...mapped.unmapped.values()].reduce((a, b) => a + b, 0);
+    const signal = spec.signal;
+    o.metrics.records.inc({ signal, outcome: 'event' }, mapped.events.length);
+    if (mapped.skipped > 0) o.metrics.records.inc({ signal, outcome: 'skipped' }, mapped.skipped);
+    if (unmapped > 0) o.metrics.records.inc({ signal, outcome: 'unmapped' }, unmapped);
+    if (mapped.droppedAttributes > 0) o.metrics.attributesDropped.inc({ signal }, mapped.droppedAttributes);
+
+    const reasons = new Map(mapped.unmapped);
+    for (let start = 0; start < mapped.events.length; start += o.maxEventsPerCall) {
+      const part = mapped.events.slice(start, start + o.maxEventsPerCall);
+      const outcome = await o.ingest.ingest(part, principal, { whole: true });
+      if (outcome.kind === 'unavailable') {
+        return {
+          kind: 'refused',
+          status: 503,
+          reason: 'storage_unavailable',
+          retryAfterSeconds: this.clamp(outcome.retryAfterSeconds),
+        };
+      }
+      if (outcome.kind === 'throttled') {
+        return {
+          kind: 'refused',
+          status: 429,
+          reason: outcome.reason,
+          retryAfterSeconds: this.clamp(outcome.retryAfterSeconds),
+        };
+      }
+      for (const r of outcome.rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
+    }
+
+    let rejected = 0;
+    for (const [reason, n] of reasons) {
+      rejected += n;
+      o.metrics.rejected.inc({ signal, reason }, n);
+    }
+    if (rejected === 0) return { kind: 'taken', rejected: 0, message: '' };
+    const detail = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ');
+    return {
+      kind: 'taken',
+      rejected,
+      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.`,
+    };
+  }
+
+  private clamp(seconds: number): number {
+    return Math.min(this.o.retryAfterMaxSeconds, Math.max(1, Math.ceil(seconds)));
+  }
+}

@@ -1,0 +1,102 @@
+import { Registry } from 'prom-client';
+import type { IntakeOutcome } from '../../../src/intake/intake-outcome';
+import { createOtlpMetrics } from '../../../src/metrics/otlp-instruments';
+import { OtlpExportService } from '../../../src/otlp/export-service';
+import { SIGNALS } from '../../../src/otlp/signals';
+import { kv, LIMITS, nanos, NOW, RESOURCE } from './fixtures';
+
+const logsSpec = SIGNALS.find((s) => s.signal === 'logs')!;
+
+function request(count: number, extra: Record<string, unknown> = {}) {
+  const logRecords = Array.from({ length: count }, (_, i) => ({
+    timeUnixNano: nanos(NOW),
+    body: { stringValue: `line ${i}` },
+    attributes: [kv('i', { intValue: i })],
+    ...extra,
+  }));
+  return { resourceLogs: [{ resource: RESOURCE, scopeLogs: [{ logRecords }] }] };
+}
+
+/** An export service over an intake that answers from `answers` in turn and records its calls. */
+function service(answers: IntakeOutcome[], maxEventsPerCall = 1000) {
+  const calls: Array<{ events: readonly unknown[]; options: unknown }> = [];
+  const registry = new Registry();
+  const s = new OtlpExportService({
+    ingest: {
+      ingest: async (events, _principal, options) => {
+        calls.push({ events, options });
+        return answers.shift() ?? { kind: 'taken', accepted: events.length, rejected: [] };
+      },
+    },
+    limits: LIMITS,
+    maxEventsPerCall,
+    retryAfterMaxSeconds: 2,
+    clock: { now: () => NOW },
+    metrics: createOtlpMetrics(registry),
+  });
+  return { s, calls, registry };
+}
+
+describe('OTLP export service', () => {
+  it('asks the intake to take or refuse each request whole', async () => {
+    const { s, calls } = service([]);
+    expect(await s.export(logsSpec, request(3), null)).toEqual({ kind: 'taken', rejected: 0, message: '' });
+    expect(calls).toEqual([{ events: expect.any(Array), options: { whole: true } }]);
+    expect(calls[0]?.events).toHaveLength(3);
+  });
+
+  it('hands an export larger than the per-request event limit over in parts', async () => {
+    const { s, calls } = service([], 4);
+    await s.export(logsSpec, request(10), null);
+    expect(calls.map((c) => c.events.length)).toEqual([4, 4, 2]);
+  });
+
+  it('a throttled part refuses the whole export with 429 and a Retry-After within the exporters’ budget', async () => {
+    const { s, calls } = service(
+      [
+        { kind: 'taken', accepted: 4, rejected: [] },
+        {
+          kind: 'throttled',
+          accepted: 0,
+          rejected: [],
+          throttled: [0, 1],
+          reason: 'queue_full',
+          retryAfterSeconds: 30,
+        },
+      ],
+      4,
+    );
+    expect(await s.export(logsSpec, request(10), null)).toEqual({
+      kind: 'refused',
+      status: 429,
+      reason: 'queue_full',
+      retryAfterSeconds: 2,
+    });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('an unavailable intake is a 503', async () => {
+    const { s } = service([{ kind: 'unavailable', retryAfterSeconds: 5 }]);
+    expect(await s.export(logsSpec, request(1), null)).toMatchObject({
+      kind: 'refused',
+      status: 503,
+      retryAfterSeconds: 2,
+    });
+  });
+
+  it('records the intake rejects and records that cannot be mapped add up in partial_success', async () => {
+    const { s, registry } = service([
+      { kind: 'taken', accepted: 1, rejected: [{ index: 0, reason: 'ts_out_of_range', field: 'ts' }] },
+    ]);
+    const req = request(2);
+    (req.resourceLogs[0]!.scopeLogs[0]!.logRecords as unknown[]).push('not a record');
+    expect(await s.export(logsSpec, req, null)).toEqual({
+      kind: 'taken',
+      rejected: 2,
+      message: '2 of 3 log records rejected: not_a_record ×1, ts_out_of_range ×1.',
+    });
+    const text = await registry.metrics();
+    expect(text).toMatch(/sluice_otlp_rejected_records_total\{signal="logs",reason="ts_out_of_range"\} 1/);
+    expect(text).toMatch(/sluice_otlp_records_total\{signal="logs",outcome="event"\} 2/);
+  });
+});
