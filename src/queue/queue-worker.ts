@@ -4,9 +4,9 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import { backoffDelay, type BackoffOptions } from '../pipeline/backoff';
+import { writeWithRetry } from '../pipeline/write-with-retry';
 import type { LaneName } from '../pipeline/lane';
-import type { Storage } from '../storage/port';
-import { isPermanentWriteError } from '../storage/write-errors';
+import type { Storage, StorageRow } from '../storage/port';
 import { publishDeadLetter, type DeadLetterReason } from './dead-letter';
 import { decodeEvent } from './event-codec';
 import { fetchOne, fetchWaiting } from './pull';
@@ -17,7 +17,7 @@ export interface QueueWorkerOptions {
   /** `flush` after acking: the acks have reached the server before the next fetch or the exit. */
   readonly nc: Pick<NatsConnection, 'flush'>;
   readonly topology: QueueTopology;
-  readonly storage: Pick<Storage, 'writeBatch'>;
+  readonly storage: Pick<Storage, 'toRow' | 'writeRows'>;
   /** Most messages per batch (one storage transaction). */
   readonly batchSize: number;
   /** Idle long poll per consumer (milliseconds). */
@@ -42,6 +42,7 @@ interface Fetched {
 
 interface Delivery extends Fetched {
   readonly event: TelemetryEvent;
+  readonly row: StorageRow;
 }
 
 /** Longest delay of a handed-back message before its next delivery (milliseconds). */
@@ -49,8 +50,8 @@ const MAX_NAK_DELAY_MS = 5000;
 
 /**
  * One worker's loop: pull a batch (the error consumer first, then the standard one, each with
- * `no_wait`; an idle worker long-polls both), write it with `storage.writeBatch` — the same
- * `(id, ts)` dedupe as the collector's writer — and ack every message only after the commit.
+ * `no_wait`; an idle worker long-polls both), write it through `writeWithRetry` — the collector's
+ * writer's own write path and `(id, ts)` dedupe — and ack every message only after the commit.
  *
  * The failure modes, and why nothing is lost or written twice:
  * - the worker dies mid-batch (kill -9): nothing was acked, JetStream delivers the batch again
@@ -184,7 +185,7 @@ export class QueueWorker {
       }
       const event = decodeEvent(f.msg.data);
       if (event === null) await this.failed(f, 'unparseable', 'payload is not a JSON Sluice event');
-      else deliveries.push({ ...f, event });
+      else deliveries.push({ ...f, event, row: this.o.storage.toRow(event) });
     }
     // Keep the batch ours while it is written, however long storage takes.
     const keepAlive = setInterval(
@@ -220,53 +221,23 @@ export class QueueWorker {
   }
 
   /**
-   * Writes until committed, retrying transient failures. Returns the deliveries stored (all but
-   * those the database refused, which were handed back or dead-lettered), or null when `abort`
-   * ended the retries.
+   * Writes until committed (see `writeWithRetry`). Returns the deliveries stored (all but those
+   * the database refused, which were handed back or dead-lettered), or null when `abort` ended
+   * the retries.
    */
   private async write(items: Delivery[]): Promise<Delivery[] | null> {
     const { storage, metrics, logger, backoff } = this.o;
-    for (let attempt = 0; ; attempt++) {
-      const started = process.hrtime.bigint();
-      try {
-        const result = await storage.writeBatch(items.map((i) => i.event));
-        metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-        metrics.batchSize.observe(items.length);
-        metrics.eventsDeduplicated.inc(items.length - result.inserted);
-        const errors = items.filter((i) => i.lane === 'error').length;
-        metrics.eventsStored.inc({ lane: 'error' }, errors);
-        metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
-        return items;
-      } catch (err) {
-        if (isPermanentWriteError(err)) {
-          metrics.writeErrors.inc({ kind: 'permanent' });
-          return this.bisect(items, err);
-        }
-        metrics.writeErrors.inc({ kind: 'transient' });
-        if (this.aborted) return null;
-        const delay = backoffDelay(attempt, backoff);
-        logger.warn(
-          { err, attempt, events: items.length, retryInMs: delay },
-          'storage write failed; retrying',
-        );
-        metrics.writeRetries.inc();
-        await this.sleep(delay, true);
-        if (this.aborted) return null;
-      }
-    }
-  }
-
-  private async bisect(items: Delivery[], err: unknown): Promise<Delivery[] | null> {
-    if (items.length === 1) {
-      const item = items[0] as Delivery;
-      await this.failed(item, 'storage_rejected', (err as Error).message ?? String(err));
-      return [];
-    }
-    const mid = items.length >> 1;
-    const left = await this.write(items.slice(0, mid));
-    if (left === null) return null;
-    const right = await this.write(items.slice(mid));
-    return right === null ? null : [...left, ...right];
+    const outcome = await writeWithRetry(items, {
+      write: (rows) => storage.writeRows(rows),
+      onRefused: (item, err) =>
+        this.failed(item, 'storage_rejected', err instanceof Error ? err.message : String(err)),
+      backoff,
+      sleep: (ms) => this.sleep(ms, true),
+      aborted: () => this.aborted,
+      metrics,
+      logger,
+    });
+    return outcome.settled ? outcome.stored : null;
   }
 
   /** This delivery failed for a reason a retry may not fix: hand it back, or give up after N. */
