@@ -28,7 +28,7 @@ const SUITE = 'queue';
 /** Requests in flight in both closed loops. */
 const CONCURRENCY = 16;
 const WORKERS = 2;
-const WORKER_BATCH = 1000;
+const WORKER_BATCH = 2000;
 /** Events per COPY transaction of the baseline (as the limits suite). */
 const COPY_EVENTS_PER_TRANSACTION = 1000;
 const WARMUP_REQUESTS = 100;
