@@ -95,6 +95,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     topology: queue.topology,
     storage,
     batchSize: config.workerBatchSize,
+    concurrency: config.writeConcurrency,
     fetchExpiresMs: config.workerFetchExpiresMs,
     requestTimeoutMs: config.natsPublishTimeoutMs,
     ackWaitMs: config.workerAckWaitMs,

@@ -27,6 +27,12 @@ export interface QueueWorkerOptions {
    * (a batch passes it by at most the last message's events).
    */
   readonly batchSize: number;
+  /**
+   * Batches being written at once, each pulled and written by its own loop in its own transaction
+   * (`SLUICE_WRITE_CONCURRENCY`, default 3): one batch is decoded and pulled while the database
+   * stores another. 1 when absent.
+   */
+  readonly concurrency?: number;
   /** Idle long poll per consumer (milliseconds). */
   readonly fetchExpiresMs: number;
   /** Bound of a `no_wait` pull and of a dead-letter publish (milliseconds). */
@@ -40,6 +46,14 @@ export interface QueueWorkerOptions {
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
+}
+
+/** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
+interface Slot {
+  /** Messages of the batch being settled. */
+  inHand: number;
+  /** The next batch, once its background pull is done; kept alive with the batch in hand. */
+  prefetched: Fetched[];
 }
 
 interface Fetched {
@@ -92,10 +106,9 @@ export class QueueWorker {
   private running: Promise<void> | null = null;
   private stopping = false;
   private aborted = false;
-  private cancelSleep: (() => void) | null = null;
-  private inHand = 0;
-  /** The next batch, once its background pull is done; kept alive with the batch in hand. */
-  private prefetched: Fetched[] = [];
+  /** Wakes every sleep that `stop` (or only `abort`, for storage retries) may cut short. */
+  private readonly sleepers = new Set<() => void>();
+  private slots: Slot[] = [];
   /** Recent events per message of each lane (a moving average); null until one was seen. */
   private readonly eventsPerMessage: Record<LaneName, number | null> = { error: null, standard: null };
 
@@ -103,23 +116,32 @@ export class QueueWorker {
 
   /** Messages fetched and not yet settled (acked or handed back). */
   held(): number {
-    return this.inHand + this.prefetched.length;
+    let n = 0;
+    for (const slot of this.slots) n += slot.inHand + slot.prefetched.length;
+    return n;
   }
 
   /** Idempotent. */
   start(): void {
     if (this.running) return;
     this.stopping = false;
-    this.running = this.loop().catch((err: unknown) => {
-      this.o.logger.fatal({ err }, 'worker loop crashed');
-      throw err;
-    });
+    this.slots = Array.from({ length: Math.max(1, this.o.concurrency ?? 1) }, () => ({
+      inHand: 0,
+      prefetched: [],
+    }));
+    this.running = Promise.all(this.slots.map((slot) => this.loop(slot))).then(
+      () => undefined,
+      (err: unknown) => {
+        this.o.logger.fatal({ err }, 'worker loop crashed');
+        throw err;
+      },
+    );
   }
 
   /** Finishes the batch in hand (written and acked), fetches no more, then resolves. Idempotent. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.cancelSleep?.();
+    for (const wake of [...this.sleepers]) wake();
     await this.running;
     this.running = null;
   }
@@ -128,10 +150,10 @@ export class QueueWorker {
   abort(): void {
     this.aborted = true;
     this.stopping = true;
-    this.cancelSleep?.();
+    for (const wake of [...this.sleepers]) wake();
   }
 
-  private async loop(): Promise<void> {
+  private async loop(slot: Slot): Promise<void> {
     let carried: Fetched[] = [];
     for (let failures = 0; !this.aborted;) {
       try {
@@ -144,8 +166,8 @@ export class QueueWorker {
           // Pull the next batch while this one is written: the fetch round trips and the decoding
           // overlap the database's work. When stopping, what was prefetched is settled too (it is
           // in hand); nothing further is pulled.
-          const next = this.stopping ? null : this.prefetch();
-          await this.settle(batch);
+          const next = this.stopping ? null : this.prefetch(slot);
+          await this.settle(batch, slot);
           carried = next === null ? [] : await next;
         }
         failures = 0;
@@ -159,10 +181,10 @@ export class QueueWorker {
   }
 
   /** The next batch, fetched in the background; a failure is logged and ends in an empty batch. */
-  private async prefetch(): Promise<Fetched[]> {
+  private async prefetch(slot: Slot): Promise<Fetched[]> {
     try {
       const next = await this.topUp([]);
-      this.prefetched = next;
+      slot.prefetched = next;
       return next;
     } catch (err) {
       this.o.queueMetrics.fetchErrors.inc();
@@ -210,11 +232,11 @@ export class QueueWorker {
     return { msg, lane, events };
   }
 
-  private async settle(batch: Fetched[]): Promise<void> {
+  private async settle(batch: Fetched[], slot: Slot): Promise<void> {
     const { queueMetrics, maxDeliveries, ackWaitMs, storage } = this.o;
     const started = process.hrtime.bigint();
-    this.inHand = batch.length;
-    this.prefetched = [];
+    slot.inHand = batch.length;
+    slot.prefetched = [];
     queueMetrics.workerBatchSize.observe(batch.length);
     const messages: InHand[] = [];
     const items: EventItem[] = [];
@@ -245,7 +267,7 @@ export class QueueWorker {
     const keepAlive = setInterval(
       () => {
         for (const m of messages) m.fetched.msg.working();
-        for (const f of this.prefetched) f.msg.working();
+        for (const f of slot.prefetched) f.msg.working();
       },
       Math.max(250, Math.floor(ackWaitMs / 3)),
     );
@@ -271,7 +293,7 @@ export class QueueWorker {
       }
     } finally {
       clearInterval(keepAlive);
-      this.inHand = 0;
+      slot.inHand = 0;
     }
     await this.o.nc.flush().catch((err: unknown) => this.o.logger.warn({ err }, 'flushing acks failed'));
     queueMetrics.workerBatchDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -363,16 +385,17 @@ export class QueueWorker {
   /** Sleeps `ms`; `stop` cuts it short unless `onlyAbort` (storage retries keep the batch until abort). */
   private sleep(ms: number, onlyAbort = false): Promise<void> {
     return new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.cancelSleep = null;
-        resolve();
-      }, ms);
-      this.cancelSleep = () => {
+      const wake = (): void => {
         if (onlyAbort && !this.aborted) return;
         clearTimeout(t);
-        this.cancelSleep = null;
+        this.sleepers.delete(wake);
         resolve();
       };
+      const t = setTimeout(() => {
+        this.sleepers.delete(wake);
+        resolve();
+      }, ms);
+      this.sleepers.add(wake);
     });
   }
 }
