@@ -200,17 +200,27 @@ export class QueueWorker {
     let events = 0;
     for (const f of batch) events += f.events;
     for (const lane of LANES) {
-      const room = batchSize - events;
-      if (room <= 0) break;
-      // As many messages as the room holds at this lane's recent size; one while it is unknown.
-      const perMessage = this.eventsPerMessage[lane];
-      const want = perMessage === null ? 1 : Math.max(1, Math.min(batchSize, Math.floor(room / perMessage)));
-      const msgs = await fetchWaiting(nc, topology.stream, topology.consumers[lane], want, requestTimeoutMs);
-      for (const msg of msgs) {
-        const f = this.fetched(msg, lane);
-        batch.push(f);
-        events += f.events;
+      // As many messages as the room holds at this lane's recent size (one while it is unknown),
+      // again while the lane had all that was asked and room is left.
+      for (let room = batchSize - events; room > 0; room = batchSize - events) {
+        const perMessage = this.eventsPerMessage[lane];
+        const want =
+          perMessage === null ? 1 : Math.max(1, Math.min(batchSize, Math.floor(room / perMessage)));
+        const msgs = await fetchWaiting(
+          nc,
+          topology.stream,
+          topology.consumers[lane],
+          want,
+          requestTimeoutMs,
+        );
+        for (const msg of msgs) {
+          const f = this.fetched(msg, lane);
+          batch.push(f);
+          events += f.events;
+        }
+        if (msgs.length < want) break;
       }
+      if (events >= batchSize) break;
     }
     return batch;
   }
