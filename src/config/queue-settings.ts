@@ -140,7 +140,7 @@ export const QUEUE_SETTINGS = {
   workerMaxAckPending: setting({
     env: 'SLUICE_WORKER_MAX_ACK_PENDING',
     default: '20000',
-    doc: 'Consumer max_ack_pending: most messages delivered and not yet acked, over all workers (keep ≥ 2 × workers × batch size: each holds a batch and prefetches the next).',
+    doc: 'Consumer max_ack_pending: most messages delivered and not yet acked, over all workers (each of a worker’s SLUICE_WRITE_CONCURRENCY loops holds a batch and prefetches the next, at most SLUICE_WORKER_BATCH_SIZE messages each).',
     parse: integer(1, 1_000_000),
   }),
   workerMaxDeliveries: setting({
