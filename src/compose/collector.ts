@@ -23,6 +23,7 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { DEFAULT_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { BoundedLane } from '../pipeline/lane';
@@ -159,6 +160,9 @@ async function startLaneIntake(
   };
 }
 
+/** Bytes of a message's `max_payload` left for its headers (the server counts them in). */
+const MESSAGE_HEADERS_ROOM_BYTES = 1024;
+
 /**
  * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
  * them. No lanes, no writer, no migrations here (workers migrate); readiness follows NATS, not
@@ -190,7 +194,7 @@ async function startQueueIntake(
     startupMs,
     logger,
   );
-  const jsm = await nc.jetstreamManager({ timeout: config.natsPublishTimeoutMs });
+  const jsm = await jetstreamManager(nc, { timeout: config.natsPublishTimeoutMs });
   const ensure = () => ensureStreams(jsm, queue.topology, queue.streamLimits);
   await retryUntil('create the stream', ensure, startupMs, logger);
   const monitor = new JetStreamMonitor({
@@ -212,6 +216,8 @@ async function startQueueIntake(
     publisher,
     topology: queue.topology,
     maxPendingAcks: config.natsMaxPendingAcks,
+    // Room for the headers (message id, event count) under the server's limit.
+    maxPayloadBytes: () => (nc.info?.max_payload ?? 1024 * 1024) - MESSAGE_HEADERS_ROOM_BYTES,
     publishTimeoutMs: config.natsPublishTimeoutMs,
     up: () => monitor.up,
     drainPerSecond: () => monitor.drainRate.perSecond(),

@@ -17,6 +17,7 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { DEFAULT_BACKOFF } from '../pipeline/backoff';
 import { JetStreamMonitor } from '../queue/jetstream-monitor';
 import { connectNats } from '../queue/nats-connection';
@@ -64,8 +65,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     startupMs,
     logger,
   );
-  const jsm = await nc.jetstreamManager({ timeout: config.natsPublishTimeoutMs });
-  const js = nc.jetstream({ timeout: config.natsPublishTimeoutMs });
+  const jsm = await jetstreamManager(nc, { timeout: config.natsPublishTimeoutMs });
+  const js = jetstream(nc, { timeout: config.natsPublishTimeoutMs });
   const ensure = async (): Promise<void> => {
     await ensureStreams(jsm, queue.topology, queue.streamLimits);
     await ensureConsumers(jsm, queue.topology, queue.consumerLimits);
@@ -89,11 +90,12 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   await monitor.start();
 
   const worker = new QueueWorker({
-    js,
     nc,
+    js,
     topology: queue.topology,
     storage,
     batchSize: config.workerBatchSize,
+    concurrency: config.writeConcurrency,
     fetchExpiresMs: config.workerFetchExpiresMs,
     requestTimeoutMs: config.natsPublishTimeoutMs,
     ackWaitMs: config.workerAckWaitMs,

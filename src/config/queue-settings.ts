@@ -98,7 +98,7 @@ export const QUEUE_SETTINGS = {
   natsDuplicateWindowMs: setting({
     env: 'SLUICE_NATS_DUPLICATE_WINDOW',
     default: '2m',
-    doc: 'JetStream drops a publish whose message id (the event id) it saw within this window (retries are free).',
+    doc: 'JetStream drops a message whose id (a digest of its events’ id and ts) it saw within this window (a resent request costs nothing); past it, the database’s (id, ts) dedupe stores each event once.',
     parse: duration(100, 86_400_000, 's'),
   }),
   natsDeadLetterMaxAgeMs: setting({
@@ -110,7 +110,7 @@ export const QUEUE_SETTINGS = {
   natsMaxPendingAcks: setting({
     env: 'SLUICE_NATS_MAX_PENDING_ACKS',
     default: '8192',
-    doc: 'Most publishes one collector has awaiting their JetStream ack; a request that would exceed it gets 429 at once.',
+    doc: 'Most events one collector has awaiting their JetStream publish ack; a request that would exceed it gets 429 at once.',
     parse: integer(1, 1_000_000),
   }),
   natsPublishTimeoutMs: setting({
@@ -121,8 +121,8 @@ export const QUEUE_SETTINGS = {
   }),
   workerBatchSize: setting({
     env: 'SLUICE_WORKER_BATCH_SIZE',
-    default: '1000',
-    doc: 'sluice worker: most messages fetched and written in one transaction.',
+    default: '2000',
+    doc: 'sluice worker: events per transaction; messages (one per request and lane) are pulled until their events reach it.',
     parse: integer(1, 10_000),
   }),
   workerFetchExpiresMs: setting({
@@ -140,7 +140,7 @@ export const QUEUE_SETTINGS = {
   workerMaxAckPending: setting({
     env: 'SLUICE_WORKER_MAX_ACK_PENDING',
     default: '20000',
-    doc: 'Consumer max_ack_pending: most messages delivered and not yet acked, over all workers (keep ≥ 2 × workers × batch size: each holds a batch and prefetches the next).',
+    doc: 'Consumer max_ack_pending: most messages delivered and not yet acked, over all workers (each of a worker’s SLUICE_WRITE_CONCURRENCY loops holds a batch and prefetches the next, at most SLUICE_WORKER_BATCH_SIZE messages each).',
     parse: integer(1, 1_000_000),
   }),
   workerMaxDeliveries: setting({

@@ -28,11 +28,16 @@ export function createQueueMetrics(registry: Registry) {
     }),
     pendingAcks: new Gauge({
       name: 'sluice_queue_publish_pending_acks',
-      help: 'Publishes sent and awaiting their JetStream ack (bounded by SLUICE_NATS_MAX_PENDING_ACKS).',
+      help: 'Events published and awaiting their JetStream ack (bounded by SLUICE_NATS_MAX_PENDING_ACKS).',
       registers: r,
       collect() {
         for (const hook of collectHooks) hook();
       },
+    }),
+    publishDuplicates: new Counter({
+      name: 'sluice_queue_publish_duplicates_total',
+      help: 'Messages JetStream acked as duplicates of one it stored within its duplicate window (a resent request), not stored again.',
+      registers: r,
     }),
     publishRefused: new Counter({
       name: 'sluice_queue_publish_refused_total',
@@ -69,8 +74,14 @@ export function createQueueMetrics(registry: Registry) {
     }),
     workerBatchSize: new Histogram({
       name: 'sluice_queue_worker_batch_size_messages',
-      help: 'Messages per batch a worker fetched and settled.',
+      help: 'Messages per batch a worker fetched and settled (each carries one request’s events of one lane).',
       buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+      registers: r,
+    }),
+    workerBatchEvents: new Histogram({
+      name: 'sluice_queue_worker_batch_events',
+      help: 'Events per batch a worker wrote (SLUICE_WORKER_BATCH_SIZE bounds it).',
+      buckets: [1, 10, 100, 250, 500, 1000, 2000, 5000, 10000, 20000],
       registers: r,
     }),
     workerBatchDuration: new Histogram({
@@ -99,7 +110,7 @@ export function createQueueMetrics(registry: Registry) {
     }),
     deadLetters: new Counter({
       name: 'sluice_queue_dead_letters_total',
-      help: 'Messages moved to the dead-letter subject, by reason (unparseable, storage_rejected, max_deliveries).',
+      help: 'Dead letters published: a whole message (unparseable, max_deliveries) or one event of it (storage_rejected, or an unparseable element), by reason.',
       labelNames: ['reason'] as const,
       registers: r,
     }),

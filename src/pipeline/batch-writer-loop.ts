@@ -2,10 +2,10 @@ import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { Storage } from '../storage/port';
-import { isPermanentWriteError } from '../storage/write-errors';
-import { backoffDelay, type BackoffOptions } from './backoff';
+import type { BackoffOptions } from './backoff';
 import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
+import { writeWithRetry } from './write-with-retry';
 
 export interface BatchWriterOptions {
   /** Drained first. */
@@ -33,10 +33,9 @@ export interface BatchWriterOptions {
  * The single writer of a process: takes batches from the lanes (error lane
  * first) when a batch is full or its oldest event has waited the flush
  * interval, writes each in one transaction, and releases the room only after
- * the commit. Up to `maxInFlight` batches are in flight at once. A transient
- * failure is retried with backoff, keeping the batch; a permanent one is
- * bisected so that only the rows the database refuses are dropped (and
- * counted).
+ * the commit. Up to `maxInFlight` batches are in flight at once. Each batch
+ * goes through `writeWithRetry`: transient failures are retried, keeping the
+ * batch; the rows the database refuses are dropped (and counted).
  */
 export class BatchWriterLoop {
   readonly drainRate: DrainRate;
@@ -140,62 +139,28 @@ export class BatchWriterLoop {
   }
 
   /**
-   * Writes until committed, retrying transient failures. Returns true once
-   * every item is settled (stored, or refused by the database and dropped);
-   * false only when `abort` ended the retries.
+   * Writes until committed (see `writeWithRetry`). Returns true once every item is settled
+   * (stored, or refused by the database and dropped); false only when `abort` ended the retries.
    */
   private async write(items: LaneItem[]): Promise<boolean> {
     const { storage, metrics, logger, backoff } = this.o;
-    for (let attempt = 0; ; attempt++) {
-      const started = process.hrtime.bigint();
-      try {
-        const result = await storage.writeRows(items.map((i) => i.row));
-        metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-        metrics.batchSize.observe(items.length);
-        metrics.eventsDeduplicated.inc(items.length - result.inserted);
-        if (result.redoneForDuplicates) metrics.writeRedos.inc();
-        let errors = 0;
-        for (const item of items) {
-          item.ticket?.settle();
-          if (item.lane === 'error') errors++;
-        }
-        metrics.eventsStored.inc({ lane: 'error' }, errors);
-        metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
-        return true;
-      } catch (err) {
-        if (isPermanentWriteError(err)) {
-          metrics.writeErrors.inc({ kind: 'permanent' });
-          return this.bisect(items, err);
-        }
-        metrics.writeErrors.inc({ kind: 'transient' });
-        if (this.aborted) {
-          logger.error(
-            { err, events: items.length },
-            'write failed during forced shutdown; batch not stored',
-          );
-          return false;
-        }
-        const delay = backoffDelay(attempt, backoff);
-        logger.warn(
-          { err, attempt, events: items.length, retryInMs: delay },
-          'storage write failed; retrying',
-        );
-        metrics.writeRetries.inc();
-        await this.sleepUninterrupted(delay);
-      }
-    }
-  }
-
-  private async bisect(items: LaneItem[], err: unknown): Promise<boolean> {
-    if (items.length === 1) {
-      const item = items[0] as LaneItem;
-      this.o.logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');
-      this.o.metrics.eventsDropped.inc({ reason: 'storage_rejected' });
-      item.ticket?.settle();
-      return true;
-    }
-    const mid = items.length >> 1;
-    return (await this.write(items.slice(0, mid))) && (await this.write(items.slice(mid)));
+    const outcome = await writeWithRetry(items, {
+      write: (rows) => storage.writeRows(rows),
+      onStored: (part) => {
+        for (const item of part) item.ticket?.settle();
+      },
+      onRefused: (item, err) => {
+        logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');
+        metrics.eventsDropped.inc({ reason: 'storage_rejected' });
+        item.ticket?.settle();
+      },
+      backoff,
+      sleep: (ms) => this.sleepUninterrupted(ms),
+      aborted: () => this.aborted,
+      metrics,
+      logger,
+    });
+    return outcome.settled;
   }
 
   /** Sleeps until `notify`/`stop` wakes the loop or `ms` passes (null: no timeout). */

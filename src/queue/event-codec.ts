@@ -5,7 +5,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 const TYPES = new Set<string>(EVENT_TYPES);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** One validated event as a message payload: the normalised event as JSON (UTF-8). */
+/** One validated event as a message payload (a dead letter): the normalised event as JSON (UTF-8). */
 export function encodeEvent(event: TelemetryEvent): Uint8Array {
   return encoder.encode(JSON.stringify(event));
 }
@@ -20,17 +20,36 @@ const stringOrNull = (v: unknown): v is string | null => v === null || typeof v 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
- * The event a collector published, or null when the payload is not one (a poison message: bad
- * UTF-8, bad JSON, or a shape `writeBatch` could not store). Collectors publish only events that
- * passed validation, so this checks structure, not the wire contract's limits again.
+ * The events of a message payload: a JSON array of events (what collectors publish, see
+ * `event-batches.ts`) or one event object (a single event, as a dead letter holds it). Null when
+ * the payload is not JSON, or neither form; an element that is not an event (a poison element)
+ * is null in its place, so its neighbours are still written.
  */
-export function decodeEvent(data: Uint8Array): TelemetryEvent | null {
+export function decodeEvents(data: Uint8Array): Array<TelemetryEvent | null> | null {
   let doc: unknown;
   try {
     doc = JSON.parse(decoder.decode(data));
   } catch {
     return null;
   }
+  if (Array.isArray(doc)) return doc.map(eventFrom);
+  if (!isObject(doc)) return null;
+  const one = eventFrom(doc);
+  return one === null ? null : [one];
+}
+
+/** The event of a single-event payload, or null when it is not one. */
+export function decodeEvent(data: Uint8Array): TelemetryEvent | null {
+  const events = decodeEvents(data);
+  return events?.length === 1 ? (events[0] ?? null) : null;
+}
+
+/**
+ * The event a collector published, or null when `doc` is not one (bad JSON shape, or a shape
+ * `writeRows` could not store). Collectors publish only events that passed validation, so this
+ * checks structure, not the wire contract's limits again.
+ */
+function eventFrom(doc: unknown): TelemetryEvent | null {
   if (!isObject(doc)) return null;
   const { id, type, name, ts, app, version, env, value, summary, error, message, attributes } = doc;
   if (typeof id !== 'string' || !UUID.test(id)) return null;

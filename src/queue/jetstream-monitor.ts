@@ -1,4 +1,5 @@
-import { Events, type JetStreamManager, type NatsConnection } from 'nats';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { QueueMetrics } from '../metrics/queue-instruments';
@@ -71,9 +72,9 @@ export class JetStreamMonitor {
   private async watchStatus(): Promise<void> {
     for await (const s of this.o.nc.status()) {
       if (this.stopped) return;
-      if (s.type === Events.Disconnect) this.set(false, null);
+      if (s.type === 'disconnect') this.set(false, null);
       // Back: check now rather than at the next tick, so recovery is as quick as the failure.
-      else if (s.type === Events.Reconnect) void this.runCheck();
+      else if (s.type === 'reconnect') void this.runCheck();
     }
   }
 

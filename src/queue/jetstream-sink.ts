@@ -6,14 +6,16 @@ import {
   retryAfterToDrain,
 } from '../intake/retry-after';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
-import { encodeEvent } from './event-codec';
+import { EVENT_COUNT_HEADER, eventMessages } from './event-batches';
 import type { QueueTopology } from './topology';
 
 export interface JetStreamSinkOptions {
   readonly publisher: Pick<AsyncPublisher, 'publishAll'>;
   readonly topology: QueueTopology;
-  /** Most publishes awaiting their ack at once in this process; past it, `offer` answers queue_full. */
+  /** Most events awaiting their publish ack at once in this process; past it, `offer` answers queue_full. */
   readonly maxPendingAcks: number;
+  /** Largest message payload the server takes (bytes, its `max_payload`): a request's events are split below it. */
+  readonly maxPayloadBytes: () => number;
   /** Longest wait for the acks of one offer (milliseconds); then it answers unavailable. */
   readonly publishTimeoutMs: number;
   /** Whether the background check last reached JetStream (`JetStreamMonitor.up`). */
@@ -46,13 +48,14 @@ function failureOf(o: PublishOutcome): Failure | null {
 }
 
 /**
- * The tier-4 sink: every event is published to the lane's subject with `Nats-Msg-Id` = event id
- * (JetStream drops a repeat inside the duplicate window, so a retried request costs nothing),
- * all of a request's events at once — asynchronous publishing, never one round trip per event —
- * and the answer is `taken` only after every ack arrived: a 202 then means "persisted by
- * JetStream" (see the README for what that means on power loss).
+ * The tier-4 sink: a request's events of one lane are published to the lane's subject as one
+ * message (more only past the server's payload limit, see `eventMessages`) whose `Nats-Msg-Id`
+ * digests the events' `(id, ts)` (JetStream drops a repeat inside the duplicate window, so a
+ * retried request costs nothing; past it the database's dedupe stores each event once), and the
+ * answer is `taken` only after every ack arrived: a 202 then means "persisted by JetStream" (see
+ * the README for what that means on power loss).
  *
- * Never waits for room: past `maxPendingAcks` publishes in flight, a full stream, or JetStream
+ * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
  * Events of a refused offer may still have been stored (some acks arrived): the client resends
  * them, and JetStream and `writeBatch` both dedupe, so all-or-nothing holds for what is stored.
@@ -65,7 +68,7 @@ export class JetStreamSink implements EventSink {
     o.metrics.onCollect(() => o.metrics.pendingAcks.set(this.pending));
   }
 
-  /** Publishes sent and not yet acked. */
+  /** Events published and not yet acked. */
   get pendingAcks(): number {
     return this.pending;
   }
@@ -87,12 +90,21 @@ export class JetStreamSink implements EventSink {
     }
     const subject = o.topology.subjects[lane];
     const started = process.hrtime.bigint();
+    const messages = eventMessages(
+      lane,
+      items.map((i) => i.event),
+      o.maxPayloadBytes(),
+    );
     this.pending += n;
     let outcomes: PublishOutcome[];
     try {
       outcomes = await o.publisher.publishAll(
         subject,
-        items.map((i) => ({ data: encodeEvent(i.event), msgId: i.event.id })),
+        messages.map((m) => ({
+          data: m.data,
+          msgId: m.msgId,
+          headers: { [EVENT_COUNT_HEADER]: String(m.events) },
+        })),
         o.publishTimeoutMs,
       );
     } finally {
@@ -101,10 +113,14 @@ export class JetStreamSink implements EventSink {
     }
     let failure: Failure | null = null;
     let failed = 0;
-    for (const outcome of outcomes) {
+    for (let i = 0; i < outcomes.length; i++) {
+      const outcome = outcomes[i] as PublishOutcome;
       const kind = failureOf(outcome);
-      if (kind === null) continue;
-      failed++;
+      if (kind === null) {
+        if (outcome.kind === 'stored' && outcome.duplicate) o.metrics.publishDuplicates.inc();
+        continue;
+      }
+      failed += messages[i]?.events ?? 0;
       // A full stream wins: the client should slow down, not fail over.
       if (failure === null || kind === 'stream_full') failure = kind;
     }
@@ -115,7 +131,7 @@ export class JetStreamSink implements EventSink {
     if (failure === null) return { taken: true };
     o.metrics.publishRefused.inc({ reason: failure }, failed);
     if (failure === 'stream_full') {
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(n) };
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messages.length) };
     }
     return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
   }

@@ -1,4 +1,5 @@
-import { connect, Events, type NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../log/logger';
 
 export interface NatsConnectOptions {
@@ -41,12 +42,12 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
   const log = o.logger;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === Events.Disconnect) log.warn({ server: s.data }, 'NATS disconnected');
-      else if (s.type === Events.Reconnect) log.info({ server: s.data }, 'NATS reconnected');
-      else if (s.type === Events.Error) log.warn({ err: s.data }, 'NATS connection error');
+      if (s.type === 'disconnect') log.warn({ server: s.server }, 'NATS disconnected');
+      else if (s.type === 'reconnect') log.info({ server: s.server }, 'NATS reconnected');
+      else if (s.type === 'error') log.warn({ err: s.error }, 'NATS connection error');
     }
   })().catch(() => undefined);
-  void nc.closed().then((err) => {
+  void nc.closed().then((err: void | Error) => {
     if (err) log.error({ err }, 'NATS connection closed with an error');
   });
   return nc;

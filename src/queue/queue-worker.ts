@@ -1,32 +1,45 @@
-import type { JetStreamClient, JsMsg, NatsConnection } from 'nats';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { TelemetryEvent } from '../events/types';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import { backoffDelay, type BackoffOptions } from '../pipeline/backoff';
 import type { LaneName } from '../pipeline/lane';
-import type { Storage } from '../storage/port';
-import { isPermanentWriteError } from '../storage/write-errors';
-import { publishDeadLetter, type DeadLetterReason } from './dead-letter';
-import { decodeEvent } from './event-codec';
+import { writeWithRetry } from '../pipeline/write-with-retry';
+import type { Storage, StorageRow } from '../storage/port';
+import { publishDeadLetter, type DeadLetter } from './dead-letter';
+import { EVENT_COUNT_HEADER } from './event-batches';
+import { decodeEvents, encodeEvent } from './event-codec';
 import { fetchOne, fetchWaiting } from './pull';
+import type { PulledMessage } from './pulled-message';
 import type { QueueTopology } from './topology';
 
 export interface QueueWorkerOptions {
-  readonly js: JetStreamClient;
-  /** `flush` after acking: the acks have reached the server before the next fetch or the exit. */
-  readonly nc: Pick<NatsConnection, 'flush'>;
+  /** Pull requests and the acks' flush. */
+  readonly nc: Pick<NatsConnection, 'flush' | 'publish' | 'subscribe'>;
+  /** Dead-letter publishes. */
+  readonly js: Pick<JetStreamClient, 'publish'>;
   readonly topology: QueueTopology;
-  readonly storage: Pick<Storage, 'writeBatch'>;
-  /** Most messages per batch (one storage transaction). */
+  readonly storage: Pick<Storage, 'toRow' | 'writeRows'>;
+  /**
+   * Events per batch (one storage transaction): messages are pulled until their events reach it
+   * (a batch passes it by at most the last message's events).
+   */
   readonly batchSize: number;
+  /**
+   * Batches being written at once, each pulled and written by its own loop in its own transaction
+   * (`SLUICE_WRITE_CONCURRENCY`, default 3): one batch is decoded and pulled while the database
+   * stores another. 1 when absent.
+   */
+  readonly concurrency?: number;
   /** Idle long poll per consumer (milliseconds). */
   readonly fetchExpiresMs: number;
   /** Bound of a `no_wait` pull and of a dead-letter publish (milliseconds). */
   readonly requestTimeoutMs: number;
   /** The consumers' ack wait (milliseconds): a batch in hand is kept alive (`working`) well within it. */
   readonly ackWaitMs: number;
-  /** Deliveries after which a failing message goes to the dead-letter subject. */
+  /** Deliveries after which what keeps failing in a message goes to the dead-letter subject. */
   readonly maxDeliveries: number;
   /** Delay between retries of a transient storage failure, and after a failed pull. */
   readonly backoff: BackoffOptions;
@@ -35,65 +48,100 @@ export interface QueueWorkerOptions {
   readonly logger: Logger;
 }
 
-interface Fetched {
-  readonly msg: JsMsg;
-  readonly lane: LaneName;
+/** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
+interface Slot {
+  /** Messages of the batch being settled. */
+  inHand: number;
+  /** The next batch, once its background pull is done; kept alive with the batch in hand. */
+  prefetched: Fetched[];
 }
 
-interface Delivery extends Fetched {
+interface Fetched {
+  readonly msg: PulledMessage;
+  readonly lane: LaneName;
+  /** Events its payload holds (its `Sluice-Events` header; 1 without it). */
+  readonly events: number;
+}
+
+/** A message being settled, and what of it failed (to hand back, or dead-letter at the last delivery). */
+interface InHand {
+  readonly fetched: Fetched;
+  readonly failures: DeadLetter[];
+}
+
+/** One event of a message in hand, as `writeWithRetry` takes it. */
+interface EventItem {
+  readonly row: StorageRow;
+  readonly lane: LaneName;
   readonly event: TelemetryEvent;
+  readonly index: number;
+  readonly message: InHand;
 }
 
 /** Longest delay of a handed-back message before its next delivery (milliseconds). */
 const MAX_NAK_DELAY_MS = 5000;
+const LANES = ['error', 'standard'] as const;
 
 /**
- * One worker's loop: pull a batch (the error consumer first, then the standard one, each with
- * `no_wait`; an idle worker long-polls both), write it with `storage.writeBatch` — the same
- * `(id, ts)` dedupe as the collector's writer — and ack every message only after the commit.
+ * One worker's loop: pull a batch of messages (the error consumer first, then the standard one,
+ * each with `no_wait`; an idle worker long-polls both) until their events fill a batch, write
+ * every event of them through `writeWithRetry` — the collector's writer's own write path and
+ * `(id, ts)` dedupe — and ack each message only after the commit of all its events.
  *
  * The failure modes, and why nothing is lost or written twice:
  * - the worker dies mid-batch (kill -9): nothing was acked, JetStream delivers the batch again
  *   after the ack wait, and rows already committed are skipped by the dedupe;
  * - storage fails transiently: the batch is retried with backoff, kept alive with `working()` so
  *   it is not redelivered to another worker meanwhile;
- * - storage refuses rows permanently: the batch is bisected, the rows it takes are committed, the
- *   refused message is handed back (nak with delay) until its delivery count reaches
- *   `maxDeliveries`, then moved to the dead-letter subject (acked only after that publish is
- *   acked) — counted, never a crash loop. An unparseable message goes the same way;
+ * - storage refuses events permanently: the batch is bisected, the events it takes are committed
+ *   (a poison event never holds back its neighbours, in its message or others), and a message
+ *   with a refused event is handed back (nak with delay) until its delivery count reaches
+ *   `maxDeliveries`; then each refused event alone goes to the dead-letter subject, and the
+ *   message is acked only after those publishes are acked — counted, never a crash loop. An
+ *   unparseable message (or element of one) goes the same way;
  * - a message delivered more than `maxDeliveries` times without an ack (it killed its workers)
- *   goes to the dead-letter subject before it is even decoded.
+ *   goes to the dead-letter subject whole before it is even decoded.
  */
 export class QueueWorker {
   private running: Promise<void> | null = null;
   private stopping = false;
   private aborted = false;
-  private cancelSleep: (() => void) | null = null;
-  private inHand = 0;
-  /** The next batch, once its background pull is done; kept alive with the batch in hand. */
-  private prefetched: Fetched[] = [];
+  /** Wakes every sleep that `stop` (or only `abort`, for storage retries) may cut short. */
+  private readonly sleepers = new Set<() => void>();
+  private slots: Slot[] = [];
+  /** Recent events per message of each lane (a moving average); null until one was seen. */
+  private readonly eventsPerMessage: Record<LaneName, number | null> = { error: null, standard: null };
 
   constructor(private readonly o: QueueWorkerOptions) {}
 
   /** Messages fetched and not yet settled (acked or handed back). */
   held(): number {
-    return this.inHand + this.prefetched.length;
+    let n = 0;
+    for (const slot of this.slots) n += slot.inHand + slot.prefetched.length;
+    return n;
   }
 
   /** Idempotent. */
   start(): void {
     if (this.running) return;
     this.stopping = false;
-    this.running = this.loop().catch((err: unknown) => {
-      this.o.logger.fatal({ err }, 'worker loop crashed');
-      throw err;
-    });
+    this.slots = Array.from({ length: Math.max(1, this.o.concurrency ?? 1) }, () => ({
+      inHand: 0,
+      prefetched: [],
+    }));
+    this.running = Promise.all(this.slots.map((slot) => this.loop(slot))).then(
+      () => undefined,
+      (err: unknown) => {
+        this.o.logger.fatal({ err }, 'worker loop crashed');
+        throw err;
+      },
+    );
   }
 
   /** Finishes the batch in hand (written and acked), fetches no more, then resolves. Idempotent. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.cancelSleep?.();
+    for (const wake of [...this.sleepers]) wake();
     await this.running;
     this.running = null;
   }
@@ -102,10 +150,10 @@ export class QueueWorker {
   abort(): void {
     this.aborted = true;
     this.stopping = true;
-    this.cancelSleep?.();
+    for (const wake of [...this.sleepers]) wake();
   }
 
-  private async loop(): Promise<void> {
+  private async loop(slot: Slot): Promise<void> {
     let carried: Fetched[] = [];
     for (let failures = 0; !this.aborted;) {
       try {
@@ -118,8 +166,8 @@ export class QueueWorker {
           // Pull the next batch while this one is written: the fetch round trips and the decoding
           // overlap the database's work. When stopping, what was prefetched is settled too (it is
           // in hand); nothing further is pulled.
-          const next = this.stopping ? null : this.prefetch();
-          await this.settle(batch);
+          const next = this.stopping ? null : this.prefetch(slot);
+          await this.settle(batch, slot);
           carried = next === null ? [] : await next;
         }
         failures = 0;
@@ -133,10 +181,10 @@ export class QueueWorker {
   }
 
   /** The next batch, fetched in the background; a failure is logged and ends in an empty batch. */
-  private async prefetch(): Promise<Fetched[]> {
+  private async prefetch(slot: Slot): Promise<Fetched[]> {
     try {
       const next = await this.topUp([]);
-      this.prefetched = next;
+      slot.prefetched = next;
       return next;
     } catch (err) {
       this.o.queueMetrics.fetchErrors.inc();
@@ -145,170 +193,199 @@ export class QueueWorker {
     }
   }
 
-  /** `carried` plus what waits now: errors first, then standard, up to the batch size. */
+  /** `carried` plus what waits now: errors first, then standard, until the events fill a batch. */
   private async topUp(carried: Fetched[]): Promise<Fetched[]> {
-    const { js, topology, batchSize, requestTimeoutMs } = this.o;
+    const { nc, topology, batchSize, requestTimeoutMs } = this.o;
     const batch = [...carried];
-    for (const lane of ['error', 'standard'] as const) {
-      const room = batchSize - batch.length;
-      if (room <= 0) break;
-      const msgs = await fetchWaiting(js, topology.stream, topology.consumers[lane], room, requestTimeoutMs);
-      for (const msg of msgs) batch.push({ msg, lane });
+    let events = 0;
+    for (const f of batch) events += f.events;
+    for (const lane of LANES) {
+      // As many messages as the room holds at this lane's recent size (one while it is unknown),
+      // again while the lane had all that was asked and room is left.
+      for (let room = batchSize - events; room > 0; room = batchSize - events) {
+        const perMessage = this.eventsPerMessage[lane];
+        const want =
+          perMessage === null ? 1 : Math.max(1, Math.min(batchSize, Math.floor(room / perMessage)));
+        const msgs = await fetchWaiting(
+          nc,
+          topology.stream,
+          topology.consumers[lane],
+          want,
+          requestTimeoutMs,
+        );
+        for (const msg of msgs) {
+          const f = this.fetched(msg, lane);
+          batch.push(f);
+          events += f.events;
+        }
+        if (msgs.length < want) break;
+      }
+      if (events >= batchSize) break;
     }
     return batch;
   }
 
   /** Nothing waiting: long-poll both consumers for one message each (bounded by the fetch expiry). */
   private async idlePoll(): Promise<Fetched[]> {
-    const { js, topology, fetchExpiresMs } = this.o;
-    const lanes = ['error', 'standard'] as const;
+    const { nc, topology, fetchExpiresMs } = this.o;
     const results = await Promise.all(
-      lanes.map((lane) => fetchOne(js, topology.stream, topology.consumers[lane], fetchExpiresMs)),
+      LANES.map((lane) => fetchOne(nc, topology.stream, topology.consumers[lane], fetchExpiresMs)),
     );
-    return results.flatMap((msgs, i) => msgs.map((msg) => ({ msg, lane: lanes[i] as LaneName })));
+    return results.flatMap((msgs, i) => msgs.map((msg) => this.fetched(msg, LANES[i] as LaneName)));
   }
 
-  private async settle(batch: Fetched[]): Promise<void> {
-    const { queueMetrics, maxDeliveries, ackWaitMs } = this.o;
+  private fetched(msg: PulledMessage, lane: LaneName): Fetched {
+    const declared = Number(msg.header(EVENT_COUNT_HEADER));
+    const events = Number.isSafeInteger(declared) && declared > 0 ? declared : 1;
+    const seen = this.eventsPerMessage[lane];
+    this.eventsPerMessage[lane] = seen === null ? events : seen * 0.8 + events * 0.2;
+    return { msg, lane, events };
+  }
+
+  private async settle(batch: Fetched[], slot: Slot): Promise<void> {
+    const { queueMetrics, maxDeliveries, ackWaitMs, storage } = this.o;
     const started = process.hrtime.bigint();
-    this.inHand = batch.length;
-    this.prefetched = [];
+    slot.inHand = batch.length;
+    slot.prefetched = [];
     queueMetrics.workerBatchSize.observe(batch.length);
-    const deliveries: Delivery[] = [];
-    for (const f of batch) {
-      const count = f.msg.info.deliveryCount;
-      if (count > 1) queueMetrics.redeliveries.inc({ consumer: f.lane });
+    const messages: InHand[] = [];
+    const items: EventItem[] = [];
+    for (const fetched of batch) {
+      const { msg, lane } = fetched;
+      const count = msg.info.deliveryCount;
+      if (count > 1) queueMetrics.redeliveries.inc({ consumer: lane });
       if (count > maxDeliveries) {
-        await this.deadLetter(f, 'max_deliveries', `delivered ${count} times without an ack`);
+        const detail = `delivered ${count} times without an ack`;
+        await this.giveUp({ fetched, failures: [{ reason: 'max_deliveries', detail, data: msg.data }] });
         continue;
       }
-      const event = decodeEvent(f.msg.data);
-      if (event === null) await this.failed(f, 'unparseable', 'payload is not a JSON Sluice event');
-      else deliveries.push({ ...f, event });
+      const events = decodeEvents(msg.data);
+      if (events === null) {
+        const detail = 'payload is not JSON Sluice events';
+        await this.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
+        continue;
+      }
+      const message: InHand = { fetched, failures: [] };
+      messages.push(message);
+      events.forEach((event, index) => {
+        if (event === null) message.failures.push(unparseableElement(msg.data, index));
+        else items.push({ row: storage.toRow(event), lane, event, index, message });
+      });
     }
+    queueMetrics.workerBatchEvents.observe(items.length);
     // Keep the batch ours while it is written, however long storage takes.
     const keepAlive = setInterval(
       () => {
-        for (const d of deliveries) d.msg.working();
-        for (const f of this.prefetched) f.msg.working();
+        for (const m of messages) m.fetched.msg.working();
+        for (const f of slot.prefetched) f.msg.working();
       },
       Math.max(250, Math.floor(ackWaitMs / 3)),
     );
     try {
-      const stored = deliveries.length > 0 ? await this.write(deliveries) : [];
-      if (stored === null) {
+      const settled = items.length > 0 ? await this.write(items) : true;
+      if (!settled) {
         // Forced shutdown mid-retry: hand the batch back now rather than after the ack wait.
-        for (const d of deliveries) d.msg.nak();
-        queueMetrics.messagesNaked.inc({ reason: 'stopping' }, deliveries.length);
-        this.o.logger.warn({ messages: deliveries.length }, 'batch handed back unwritten (forced shutdown)');
+        for (const m of messages) m.fetched.msg.nak();
+        queueMetrics.messagesNaked.inc({ reason: 'stopping' }, messages.length);
+        this.o.logger.warn({ messages: messages.length }, 'batch handed back unwritten (forced shutdown)');
       } else {
         // MUST come after the commit: an ack is JetStream's licence to delete the message.
-        let errors = 0;
-        for (const d of stored) {
-          d.msg.ack();
-          if (d.lane === 'error') errors++;
+        const acked = { error: 0, standard: 0 };
+        for (const m of messages) {
+          if (m.failures.length > 0) {
+            await this.failed(m);
+            continue;
+          }
+          m.fetched.msg.ack();
+          acked[m.fetched.lane]++;
         }
-        queueMetrics.messagesAcked.inc({ consumer: 'error' }, errors);
-        queueMetrics.messagesAcked.inc({ consumer: 'standard' }, stored.length - errors);
+        for (const lane of LANES) queueMetrics.messagesAcked.inc({ consumer: lane }, acked[lane]);
       }
     } finally {
       clearInterval(keepAlive);
-      this.inHand = 0;
+      slot.inHand = 0;
     }
     await this.o.nc.flush().catch((err: unknown) => this.o.logger.warn({ err }, 'flushing acks failed'));
     queueMetrics.workerBatchDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   /**
-   * Writes until committed, retrying transient failures. Returns the deliveries stored (all but
-   * those the database refused, which were handed back or dead-lettered), or null when `abort`
-   * ended the retries.
+   * Writes until committed (see `writeWithRetry`); the events the database refuses are noted
+   * against their message. False when `abort` ended the retries.
    */
-  private async write(items: Delivery[]): Promise<Delivery[] | null> {
+  private async write(items: EventItem[]): Promise<boolean> {
     const { storage, metrics, logger, backoff } = this.o;
-    for (let attempt = 0; ; attempt++) {
-      const started = process.hrtime.bigint();
-      try {
-        const result = await storage.writeBatch(items.map((i) => i.event));
-        metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-        metrics.batchSize.observe(items.length);
-        metrics.eventsDeduplicated.inc(items.length - result.inserted);
-        const errors = items.filter((i) => i.lane === 'error').length;
-        metrics.eventsStored.inc({ lane: 'error' }, errors);
-        metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
-        return items;
-      } catch (err) {
-        if (isPermanentWriteError(err)) {
-          metrics.writeErrors.inc({ kind: 'permanent' });
-          return this.bisect(items, err);
-        }
-        metrics.writeErrors.inc({ kind: 'transient' });
-        if (this.aborted) return null;
-        const delay = backoffDelay(attempt, backoff);
-        logger.warn(
-          { err, attempt, events: items.length, retryInMs: delay },
-          'storage write failed; retrying',
-        );
-        metrics.writeRetries.inc();
-        await this.sleep(delay, true);
-        if (this.aborted) return null;
-      }
-    }
+    const outcome = await writeWithRetry(items, {
+      write: (rows) => storage.writeRows(rows),
+      onRefused: (item, err) => {
+        item.message.failures.push({
+          reason: 'storage_rejected',
+          detail: err instanceof Error ? err.message : String(err),
+          data: encodeEvent(item.event),
+          event: { index: item.index, id: item.event.id },
+        });
+      },
+      backoff,
+      sleep: (ms) => this.sleep(ms, true),
+      aborted: () => this.aborted,
+      metrics,
+      logger,
+    });
+    return outcome.settled;
   }
 
-  private async bisect(items: Delivery[], err: unknown): Promise<Delivery[] | null> {
-    if (items.length === 1) {
-      const item = items[0] as Delivery;
-      await this.failed(item, 'storage_rejected', (err as Error).message ?? String(err));
-      return [];
-    }
-    const mid = items.length >> 1;
-    const left = await this.write(items.slice(0, mid));
-    if (left === null) return null;
-    const right = await this.write(items.slice(mid));
-    return right === null ? null : [...left, ...right];
-  }
-
-  /** This delivery failed for a reason a retry may not fix: hand it back, or give up after N. */
-  private async failed(f: Fetched, reason: DeadLetterReason, detail: string): Promise<void> {
-    const count = f.msg.info.deliveryCount;
+  /** Part of this delivery failed for a reason a retry may not fix: hand it back, or give up after N. */
+  private async failed(m: InHand): Promise<void> {
+    const { msg } = m.fetched;
+    const count = msg.info.deliveryCount;
     if (count >= this.o.maxDeliveries) {
-      await this.deadLetter(f, reason, detail);
+      await this.giveUp(m);
       return;
     }
     this.o.logger.warn(
-      { reason, detail, deliveries: count, sequence: f.msg.info.streamSequence },
+      {
+        reasons: [...new Set(m.failures.map((f) => f.reason))],
+        detail: m.failures[0]?.detail,
+        failedEvents: m.failures.length,
+        deliveries: count,
+        sequence: msg.info.streamSequence,
+      },
       'message failed; handed back for another delivery',
     );
-    f.msg.nak(this.nakDelay(count));
+    msg.nak(this.nakDelay(count));
     this.o.queueMetrics.messagesNaked.inc({ reason: 'failed' });
   }
 
-  private async deadLetter(f: Fetched, reason: DeadLetterReason, detail: string): Promise<void> {
+  /** Publishes every failure of `m` as a dead letter, then acks the message; on any failure, hands it back. */
+  private async giveUp(m: InHand): Promise<void> {
     const { js, topology, requestTimeoutMs, queueMetrics, logger } = this.o;
-    const count = f.msg.info.deliveryCount;
+    const { msg, lane } = m.fetched;
+    const count = msg.info.deliveryCount;
     try {
-      await publishDeadLetter(js, topology, f.msg, reason, detail, requestTimeoutMs);
+      for (const letter of m.failures) await publishDeadLetter(js, topology, msg, letter, requestTimeoutMs);
     } catch (err) {
       // Not dead-lettered: keep it in the stream and try again at its next delivery.
-      logger.error({ err, sequence: f.msg.info.streamSequence }, 'dead-letter publish failed');
-      f.msg.nak(this.nakDelay(count));
+      logger.error({ err, sequence: msg.info.streamSequence }, 'dead-letter publish failed');
+      msg.nak(this.nakDelay(count));
       queueMetrics.messagesNaked.inc({ reason: 'failed' });
       return;
     }
-    f.msg.ack();
-    queueMetrics.messagesAcked.inc({ consumer: f.lane });
-    queueMetrics.deadLetters.inc({ reason });
-    logger.error(
-      {
-        reason,
-        detail,
-        deliveries: count,
-        sequence: f.msg.info.streamSequence,
-        subject: topology.deadLetterSubject,
-      },
-      'message moved to the dead-letter subject',
-    );
+    msg.ack();
+    queueMetrics.messagesAcked.inc({ consumer: lane });
+    for (const letter of m.failures) {
+      queueMetrics.deadLetters.inc({ reason: letter.reason });
+      logger.error(
+        {
+          reason: letter.reason,
+          detail: letter.detail,
+          eventId: letter.event?.id,
+          deliveries: count,
+          sequence: msg.info.streamSequence,
+          subject: topology.deadLetterSubject,
+        },
+        letter.event ? 'event moved to the dead-letter subject' : 'message moved to the dead-letter subject',
+      );
+    }
   }
 
   private nakDelay(deliveries: number): number {
@@ -318,16 +395,28 @@ export class QueueWorker {
   /** Sleeps `ms`; `stop` cuts it short unless `onlyAbort` (storage retries keep the batch until abort). */
   private sleep(ms: number, onlyAbort = false): Promise<void> {
     return new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.cancelSleep = null;
-        resolve();
-      }, ms);
-      this.cancelSleep = () => {
+      const wake = (): void => {
         if (onlyAbort && !this.aborted) return;
         clearTimeout(t);
-        this.cancelSleep = null;
+        this.sleepers.delete(wake);
         resolve();
       };
+      const t = setTimeout(() => {
+        this.sleepers.delete(wake);
+        resolve();
+      }, ms);
+      this.sleepers.add(wake);
     });
   }
+}
+
+/** An element of a message that is not an event: dead-lettered alone, as its own JSON. */
+function unparseableElement(data: Uint8Array, index: number): DeadLetter {
+  const element: unknown = (JSON.parse(new TextDecoder().decode(data)) as unknown[])[index];
+  return {
+    reason: 'unparseable',
+    detail: `element ${index} is not a Sluice event`,
+    data: new TextEncoder().encode(JSON.stringify(element) ?? 'null'),
+    event: { index, id: null },
+  };
 }

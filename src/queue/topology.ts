@@ -2,13 +2,14 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  JetStreamApiError,
   RetentionPolicy,
   StorageType,
-  nanos,
   type ConsumerConfig,
   type JetStreamManager,
   type StreamConfig,
-} from 'nats';
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import type { LaneName } from '../pipeline/lane';
 
 /** Names of the stream, subjects and consumers, all derived from two settings. */
@@ -59,8 +60,7 @@ const STREAM_NAME_IN_USE = 10058;
 const CONSUMER_NOT_FOUND = 10014;
 
 export function apiErrorCode(err: unknown): number | null {
-  const code = (err as { api_error?: { err_code?: unknown } } | null)?.api_error?.err_code;
-  return typeof code === 'number' ? code : null;
+  return err instanceof JetStreamApiError ? err.code : null;
 }
 
 export function isStreamNotFound(err: unknown): boolean {

@@ -8,7 +8,8 @@
  * a name of this run alone and is deleted at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
 import { CLI_SCRIPT, cleanEnv, startCollector } from './collector-process';
@@ -27,7 +28,7 @@ const SUITE = 'queue';
 /** Requests in flight in both closed loops. */
 const CONCURRENCY = 16;
 const WORKERS = 2;
-const WORKER_BATCH = 1000;
+const WORKER_BATCH = 2000;
 /** Events per COPY transaction of the baseline (as the limits suite). */
 const COPY_EVENTS_PER_TRANSACTION = 1000;
 const WARMUP_REQUESTS = 100;
@@ -197,7 +198,7 @@ export async function runQueueBench(): Promise<BenchRow[]> {
           drainPerSecond,
           'events/s stored',
           copyRow,
-          0.5,
+          0.7,
           {
             backlog_events: total,
             batch: WORKER_BATCH,
@@ -213,7 +214,7 @@ export async function runQueueBench(): Promise<BenchRow[]> {
     await Promise.all(processes.map((p) => p.stop()));
     const nc = await connect({ servers: natsUrl(), timeout: 3000 }).catch(() => null);
     if (nc) {
-      const jsm = await nc.jetstreamManager();
+      const jsm = await jetstreamManager(nc);
       for (const name of [stream, `${stream}_DEAD`]) await jsm.streams.delete(name).catch(() => undefined);
       await nc.close();
     }

@@ -1,3 +1,4 @@
+import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { log, metric } from '../support/events';
@@ -49,14 +50,11 @@ describe('queue mode: dead letters', () => {
     await client.end();
 
     const garbage = new TextEncoder().encode('{"not": "an event"');
-    await q.nc.jetstream().publish(`${q.prefix}.standard`, garbage);
+    await jetstream(q.nc).publish(`${q.prefix}.standard`, garbage);
     // Healthy events around the poison keep flowing, in the same request and batch.
     const good = Array.from({ length: 50 }, () => metric('dead'));
-    const res = await postEvents(c.url, [
-      ...good.slice(0, 25),
-      log('dead', { name: 'poison.refused' }),
-      ...good.slice(25),
-    ]);
+    const poison = log('dead', { name: 'poison.refused' });
+    const res = await postEvents(c.url, [...good.slice(0, 25), poison, ...good.slice(25)]);
     expect(res.status).toBe(202);
     expect(res.body.accepted).toBe(51);
 
@@ -70,7 +68,7 @@ describe('queue mode: dead letters', () => {
     });
     const first = await q.jsm.streams.getMessage(deadStream, { seq: 1 });
     const second = await q.jsm.streams.getMessage(deadStream, { seq: 2 });
-    const byReason = new Map([first, second].map((m) => [m.header.get('Sluice-Dead-Reason'), m] as const));
+    const byReason = new Map([first, second].map((m) => [m?.header.get('Sluice-Dead-Reason'), m] as const));
     const unparseable = byReason.get('unparseable');
     const rejected = byReason.get('storage_rejected');
     expect(unparseable?.data).toEqual(garbage);
@@ -78,7 +76,9 @@ describe('queue mode: dead letters', () => {
     expect(unparseable?.header.get('Sluice-Original-Subject')).toBe(`${q.prefix}.standard`);
     expect(rejected?.header.get('Sluice-Deliveries')).toBe(String(maxDeliveries));
     expect(rejected?.header.get('Sluice-Dead-Detail')).toMatch(/sluice_t_poison/);
+    // Only the refused event is dead-lettered, not the 50 neighbours that shared its message.
     expect(JSON.parse(new TextDecoder().decode(rejected?.data)).name).toBe('poison.refused');
+    expect(rejected?.header.get('Sluice-Event-Id')).toBe(poison.id);
 
     expect(
       await exactlyOnce(

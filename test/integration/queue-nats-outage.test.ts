@@ -1,3 +1,4 @@
+import { UNAVAILABLE_RETRY_AFTER_S } from '../../src/intake/retry-after';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
@@ -61,7 +62,8 @@ describe('queue mode: NATS outage', () => {
       const res = await postEvents(c.url, [metric('outage')]);
       const took = Date.now() - started;
       expect(res.status).toBe(503);
-      expect(res.headers.get('retry-after')).not.toBeNull();
+      expect(res.headers.get('retry-after')).toBe(String(UNAVAILABLE_RETRY_AFTER_S));
+      expect(res.body.error).toBe('storage_unavailable');
       // Answered from memory (the disconnect was seen), far below the publish timeout.
       expect(took).toBeLessThan(500);
     }

@@ -8,8 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { decodeEvents } from '../../src/queue/event-codec';
 import { freePort } from '../support/collector-process';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
@@ -31,6 +34,8 @@ export interface TestQueue {
   readonly jsm: JetStreamManager;
   /** Messages the stream holds now (0 when it does not exist). */
   streamMessages(): Promise<number>;
+  /** Ids of the events in the messages the stream holds now, one entry per occurrence. */
+  heldEventIds(): Promise<string[]>;
   /** Deletes the stream and its dead-letter stream, then closes the connection. */
   cleanup(): Promise<void>;
 }
@@ -45,7 +50,7 @@ export async function createTestQueue(label: string, natsUrl = sharedNatsUrl()):
     maxReconnectAttempts: -1,
     reconnectTimeWait: 200,
   });
-  const jsm = await nc.jetstreamManager({ timeout: 3000 });
+  const jsm = await jetstreamManager(nc, { timeout: 3000 });
   return {
     stream,
     prefix,
@@ -55,6 +60,16 @@ export async function createTestQueue(label: string, natsUrl = sharedNatsUrl()):
     async streamMessages() {
       const info = await jsm.streams.info(stream).catch(() => null);
       return info?.state.messages ?? 0;
+    },
+    async heldEventIds() {
+      const info = await jsm.streams.info(stream);
+      const ids: string[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+        const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+        if (m === null) continue; // acked (work-queue retention removes it)
+        for (const event of decodeEvents(m.data) ?? []) if (event !== null) ids.push(event.id);
+      }
+      return ids;
     },
     async cleanup() {
       for (const name of [stream, `${stream}_DEAD`]) await jsm.streams.delete(name).catch(() => undefined);
@@ -196,6 +211,30 @@ export async function storedCounts(dbUrl: string, ids: readonly string[]): Promi
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Where each of `ids` is while nobody consumes: stored once in PostgreSQL, or held in the stream,
+ * exactly one of the two. Returns a description of what is wrong, or null.
+ */
+export async function storedOrHeldOnce(
+  dbUrl: string,
+  q: TestQueue,
+  ids: readonly string[],
+): Promise<string | null> {
+  const counts = await storedCounts(dbUrl, ids);
+  const held = new Map<string, number>();
+  for (const id of await q.heldEventIds()) held.set(id, (held.get(id) ?? 0) + 1);
+  const problems = { lost: 0, storedTwice: 0, heldTwice: 0, storedAndHeld: 0 };
+  for (const id of ids) {
+    const s = counts.get(id) ?? 0;
+    const h = held.get(id) ?? 0;
+    if (s === 0 && h === 0) problems.lost++;
+    if (s > 1) problems.storedTwice++;
+    if (h > 1) problems.heldTwice++;
+    if (s > 0 && h > 0) problems.storedAndHeld++;
+  }
+  return Object.values(problems).every((n) => n === 0) ? null : JSON.stringify(problems);
 }
 
 /** Asserts every id is stored exactly once; returns a description of what is wrong, or null. */
