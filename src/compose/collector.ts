@@ -284,16 +284,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     shedAtMs: config.shedLagMs,
     rejected: metrics.requestsRejected,
   });
-  const server: Server = await listen(withOverloadGate(app, shed), {
-    host: config.host,
-    port: config.port,
-    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    requestTimeoutMs: config.requestTimeoutMs,
-  });
-
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
   const otlp =
     config.otlpPort === 0
       ? null
@@ -327,10 +318,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     exit: deps.exit ?? ((code) => process.exit(code)),
   });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info(
     {
-      url: `http://${host}:${port}`,
+      url,
       otlp: otlp?.url ?? 'off',
       storage: storage.kind,
       ack: config.ack,
@@ -339,7 +329,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     'sluice listening',
   );
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
     server,
     otlp,

@@ -3,7 +3,6 @@
  * calls it). A worker drains the JetStream stream that ingest-mode collectors publish to into
  * PostgreSQL; any number of them share the durable consumers.
  */
-import type { Server } from 'node:http';
 import express from 'express';
 import { systemClock, type Clock } from '../clock';
 import { openStorage } from './storage';
@@ -119,15 +118,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   app.get('/livez', livez());
   app.get('/readyz', readyz(readiness));
   app.get('/metrics', metricsText(metrics.registry));
-  const server: Server = await listen(app, {
-    host: config.host,
-    port: config.workerPort,
-    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    requestTimeoutMs: config.requestTimeoutMs,
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.workerPort;
+  const { server, port, url } = await listen(app, config, config.workerPort);
 
   const shutdown = new Shutdown({
     readiness,
@@ -148,13 +139,12 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     logger,
     exit: deps.exit ?? ((code) => process.exit(code)),
   });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info(
-    { url: `http://${host}:${port}`, stream: queue.topology.stream, batchSize: config.workerBatchSize },
+    { url, stream: queue.topology.stream, batchSize: config.workerBatchSize },
     'sluice worker running',
   );
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
     metrics,
     shutdown: (reason) => shutdown.trigger(reason),

@@ -80,20 +80,15 @@ export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlp
     draining: deps.draining,
     logger: deps.logger.child({ component: 'otlp' }),
   });
-  const server = await listen(withOtlpOverloadGate(listener, deps.shed, otlpMetrics), {
-    host: config.host,
-    port: config.otlpPort,
-    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    requestTimeoutMs: config.requestTimeoutMs,
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.otlpPort;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const { server, port, url } = await listen(
+    withOtlpOverloadGate(listener, deps.shed, otlpMetrics),
+    config,
+    config.otlpPort,
+  );
   let closing: Promise<void> | null = null;
   return {
     server,
-    url: `http://${host}:${port}`,
+    url,
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {
