@@ -39,7 +39,9 @@ export function aptInstall(packages: readonly string[], env: NodeJS.ProcessEnv):
   const lockWait = ['-o', 'DPkg::Lock::Timeout=300'];
   const update = aptGet([...lockWait, 'update', '-qq'], env);
   if (!update.ok) return update;
-  return aptGet([...lockWait, 'install', '-y', '-qq', ...packages], env);
+  // Without recommends: docker-compose alone would bring the whole Docker engine, prometheus its
+  // node exporter, and chromium desktop helpers; none of them is used by the tests.
+  return aptGet([...lockWait, 'install', '-y', '-qq', '--no-install-recommends', ...packages], env);
 }
 
 export interface EnsureOptions {
