@@ -51,7 +51,10 @@ describe('sluice cluster', () => {
     const port = await freePort();
     const statsPort = await freePort();
     const runner = runCluster(
-      ['--collectors', '2', '--port', String(port), '--stats-port', String(statsPort)],
+      [
+        ...['--collectors', '2', '--port', String(port), '--stats-port', String(statsPort)],
+        ...['--otlp-port', String(await freePort()), '--exporter-port', String(await freePort())],
+      ],
       {
         SLUICE_DATABASE_URL: db.url,
         SLUICE_LOG_LEVEL: 'warn',
