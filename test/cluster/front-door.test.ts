@@ -64,6 +64,15 @@ describe('the public front door (haproxy.cfg through `sluice cluster`)', () => {
   });
 
   it('answers 404 itself for the collectors’ /metrics, /readyz, /livez and any other path', async () => {
+    // HAProxy's 404 is a collector's own answer to an unknown route, body for body.
+    const unknown = '/no-such-route/"quoted"';
+    const fromCollector = await rawRequest(t.cluster.collectors[0]?.url ?? '', unknown);
+    const fromHaproxy = await rawRequest(t.cluster.url, unknown);
+    expect(fromCollector.status).toBe(404);
+    expect({ status: fromHaproxy.status, body: JSON.parse(fromHaproxy.body) }).toEqual({
+      status: 404,
+      body: JSON.parse(fromCollector.body),
+    });
     for (const path of [
       '/metrics',
       '/readyz',
@@ -81,7 +90,7 @@ describe('the public front door (haproxy.cfg through `sluice cluster`)', () => {
         status: 404,
         servedBy: undefined,
       });
-      expect(JSON.parse(answer.body)).toEqual({ error: 'not_found', message: 'no such route' });
+      expect(JSON.parse(answer.body)).toEqual({ error: 'not_found', message: `No route for GET ${path}.` });
     }
     // The collectors themselves still serve them, to HAProxy's checks and Prometheus.
     const direct = await rawRequest(t.cluster.collectors[0]?.url ?? '', '/metrics');
