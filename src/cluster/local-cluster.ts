@@ -122,6 +122,9 @@ function collectorEnvironment(o: LocalClusterOptions, count: number): NodeJS.Pro
   env.SLUICE_HOST = '127.0.0.1';
   delete env.SLUICE_PORT;
   delete env.SLUICE_OTLP_PORT;
+  // HAProxy's secret, not the collectors' business.
+  delete env.SLUICE_STATS_USER;
+  delete env.SLUICE_STATS_PASSWORD;
   return env;
 }
 
