@@ -8,7 +8,9 @@ WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary matches musl.
 RUN apk add --no-cache python3 make g++
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's `prepare` (build on install) needs src/, copied below; the
+# one native dependency is then built on its own.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # .dockerignore keeps test/ out of the context, so this compiles src/ only.

@@ -6,16 +6,23 @@ export interface ClusterArgs {
   readonly collectors: number;
   /** `--port P`: HAProxy's ingest port on 127.0.0.1. Default 8080. */
   readonly port: number;
-  /** `--stats-port P`: HAProxy's stats page and Prometheus exporter. Default 8404. */
+  /** `--stats-port P`: HAProxy's stats page (credentials SLUICE_STATS_USER / _PASSWORD). Default 8404. */
   readonly statsPort: number;
+  /** `--otlp-port P`: HAProxy's OTLP/HTTP port, forwarded to the collectors' SLUICE_OTLP_PORT. Default 4318. */
+  readonly otlpPort: number;
+  /** `--exporter-port P`: HAProxy's Prometheus exporter. Default 8405. */
+  readonly exporterPort: number;
 }
 
-export const CLUSTER_USAGE = `Usage: sluice cluster [--collectors N] [--port P] [--stats-port P]
+export const CLUSTER_USAGE = `Usage: sluice cluster [--collectors N] [--port P] [--otlp-port P] [--stats-port P] [--exporter-port P]
 
-Starts N collectors (default 3) on loopback ports and a real HAProxy in front of
-them on 127.0.0.1:P (default 8080), with a config derived from haproxy.cfg (same
-checks and timeouts, only addresses differ). Stats page and HAProxy's Prometheus
-exporter on --stats-port (default 8404). PostgreSQL: SLUICE_DATABASE_URL
+Starts N collectors (default 3, at most 20) on loopback ports and a real HAProxy
+in front of them, with haproxy.cfg rendered for loopback (same checks, timeouts
+and rules, only addresses differ): the API on 127.0.0.1:--port (default 8080,
+/v1/... only), OTLP/HTTP on --otlp-port (default 4318), the stats page on
+--stats-port (default 8404; user and password SLUICE_STATS_USER and
+SLUICE_STATS_PASSWORD, default admin and admin) and HAProxy's Prometheus exporter
+on --exporter-port (default 8405). PostgreSQL: SLUICE_DATABASE_URL
 (default postgres://postgres@127.0.0.1:5432/sluice, created if missing); Redis:
 SLUICE_REDIS_URL (default redis://127.0.0.1:6379). Other SLUICE_* variables
 configure every collector. Ctrl-C drains and stops everything.
@@ -41,6 +48,8 @@ export function parseClusterArgs(args: readonly string[]): ClusterArgs {
   let collectors = 3;
   let port = 8080;
   let statsPort = 8404;
+  let otlpPort = 4318;
+  let exporterPort = 8405;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     const eq = arg.indexOf('=');
@@ -56,9 +65,15 @@ export function parseClusterArgs(args: readonly string[]): ClusterArgs {
       case '--stats-port':
         statsPort = integerIn(flag, value(), 0, 65535);
         break;
+      case '--otlp-port':
+        otlpPort = integerIn(flag, value(), 0, 65535);
+        break;
+      case '--exporter-port':
+        exporterPort = integerIn(flag, value(), 0, 65535);
+        break;
       default:
         throw new ClusterArgsError(`unknown option "${arg}"\n\n${CLUSTER_USAGE}`);
     }
   }
-  return { collectors, port, statsPort };
+  return { collectors, port, statsPort, otlpPort, exporterPort };
 }

@@ -10,7 +10,9 @@ export interface CollectorNodeOptions {
   readonly cli: string;
   /** Loopback port; kept across restarts so HAProxy's server line stays valid. */
   readonly port: number;
-  /** Complete environment of the process (the runner sets SLUICE_HOST and SLUICE_PORT in it). */
+  /** Loopback OTLP/HTTP port (SLUICE_OTLP_PORT), kept across restarts likewise. */
+  readonly otlpPort: number;
+  /** Complete environment of the process (the runner sets SLUICE_HOST, SLUICE_PORT and SLUICE_OTLP_PORT in it). */
   readonly env: NodeJS.ProcessEnv;
   /** Longest wait for `/readyz` to answer 200 after a start (milliseconds). */
   readonly readyTimeoutMs: number;
@@ -35,6 +37,10 @@ export class CollectorNode {
 
   get port(): number {
     return this.o.port;
+  }
+
+  get otlpPort(): number {
+    return this.o.otlpPort;
   }
 
   /** `http://127.0.0.1:<port>`: the collector itself, bypassing HAProxy. */

@@ -5,6 +5,12 @@ import { COLLECTORS_BACKEND } from './haproxy-config';
 import { httpGet, pollUntil } from './http-probe';
 import { describeExit, ManagedProcess, type ExitStatus, type OutputListener } from './processes';
 
+/** User and password of HAProxy's stats page. */
+export interface StatsCredentials {
+  readonly user: string;
+  readonly password: string;
+}
+
 /** One server row of HAProxy's stats (`/stats;csv`). */
 export interface ServerStats {
   readonly name: string;
@@ -29,6 +35,10 @@ export interface HaproxyProcessOptions {
   readonly config: string;
   /** Where the stats frontend listens, e.g. `http://127.0.0.1:8404`. */
   readonly statsOrigin: string;
+  /** Credentials of the stats page (the config reads them from SLUICE_STATS_USER / _PASSWORD in `env`). */
+  readonly statsCredentials: StatsCredentials;
+  /** Where the Prometheus exporter frontend listens, e.g. `http://127.0.0.1:8405`. */
+  readonly exporterOrigin: string;
   readonly env: NodeJS.ProcessEnv;
   /** Longest wait for the stats page after start (milliseconds). */
   readonly readyTimeoutMs: number;
@@ -82,8 +92,14 @@ export class HaproxyProcess {
     private readonly process: ManagedProcess,
     /** Path of the generated config. */
     readonly configPath: string,
-    private readonly statsOrigin: string,
+    private readonly o: HaproxyProcessOptions,
   ) {}
+
+  /** `Authorization` header for the stats page. */
+  private get authorization(): Record<string, string> {
+    const { user, password } = this.o.statsCredentials;
+    return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+  }
 
   /** Writes and checks the config (`haproxy -c`), starts HAProxy, waits for its stats page. */
   static async start(o: HaproxyProcessOptions): Promise<HaproxyProcess> {
@@ -98,9 +114,9 @@ export class HaproxyProcess {
       env: o.env,
       onOutput: o.onOutput,
     });
-    const haproxy = new HaproxyProcess(proc, configPath, o.statsOrigin);
+    const haproxy = new HaproxyProcess(proc, configPath, o);
     try {
-      await pollUntil('HAProxy stats page', async () => (await httpGet(haproxy.statsUrl)).status === 200, {
+      await pollUntil('HAProxy stats page', async () => (await haproxy.statsPage()).status === 200, {
         timeoutMs: o.readyTimeoutMs,
         abort: () =>
           proc.exitStatus ? `haproxy exited (${describeExit(proc.exitStatus)}):\n${proc.output()}` : null,
@@ -124,14 +140,19 @@ export class HaproxyProcess {
     return this.process.running;
   }
 
-  /** The human stats page. */
+  /** The human stats page (behind credentials). */
   get statsUrl(): string {
-    return `${this.statsOrigin}/stats`;
+    return `${this.o.statsOrigin}/stats`;
   }
 
   /** HAProxy's Prometheus exporter. */
   get metricsUrl(): string {
-    return `${this.statsOrigin}/metrics`;
+    return `${this.o.exporterOrigin}/metrics`;
+  }
+
+  /** The stats page fetched with the credentials (`;csv` for the machine-readable form). */
+  statsPage(suffix = '', timeoutMs = 1000): Promise<{ status: number; body: string }> {
+    return httpGet(`${this.statsUrl}${suffix}`, timeoutMs, this.authorization);
   }
 
   output(): string {
@@ -140,7 +161,7 @@ export class HaproxyProcess {
 
   /** The collectors backend's servers as HAProxy sees them now. */
   async servers(): Promise<ServerStats[]> {
-    const res = await httpGet(`${this.statsUrl};csv`, 2000);
+    const res = await this.statsPage(';csv', 2000);
     if (res.status !== 200) throw new Error(`HAProxy stats answered ${res.status}`);
     return parseServerStats(res.body);
   }

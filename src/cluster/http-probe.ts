@@ -1,9 +1,13 @@
 import { get } from 'node:http';
 
 /** Status and body of a GET with its own connection, or status 0 when nothing answered in time. */
-export function httpGet(url: string, timeoutMs = 1000): Promise<{ status: number; body: string }> {
+export function httpGet(
+  url: string,
+  timeoutMs = 1000,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = get(url, { agent: false, timeout: timeoutMs }, (res) => {
+    const req = get(url, { agent: false, timeout: timeoutMs, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>

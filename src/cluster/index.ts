@@ -73,6 +73,8 @@ export async function runClusterCommand(
     collectors: a.collectors,
     port: a.port,
     statsPort: a.statsPort,
+    otlpPort: a.otlpPort,
+    exporterPort: a.exporterPort,
     databaseUrl,
     redisUrl,
     env,
@@ -84,8 +86,9 @@ export async function runClusterCommand(
 
   say(`Sluice cluster ready: ${cluster.url}`);
   for (const c of cluster.collectors) say(`  ${c.name} ${c.url} pid ${c.pid ?? '?'}`);
+  say(`  haproxy otlp ${cluster.otlpUrl} pid ${cluster.haproxy.pid ?? '?'}`);
   say(
-    `  haproxy stats ${cluster.statsUrl} metrics ${cluster.haproxyMetricsUrl} pid ${cluster.haproxy.pid ?? '?'}`,
+    `  haproxy stats ${cluster.statsUrl} (user ${cluster.statsCredentials.user}) metrics ${cluster.haproxyMetricsUrl}`,
   );
   say('Ctrl-C stops every process (HAProxy first, then each collector drains).');
 

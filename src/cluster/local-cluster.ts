@@ -12,8 +12,16 @@ import { timingProblems, type CheckTiming } from './check-timing';
 import { CollectorNode } from './collector-node';
 import { requireProgram, searchFolders } from './executables';
 import { freePort } from './free-port';
-import { deriveHaproxyConfig, readHaproxySettings } from './haproxy-config';
-import { HaproxyProcess, type ServerStats } from './haproxy-process';
+import {
+  COLLECTORS_BACKEND,
+  deriveHaproxyConfig,
+  EXPORTER_FRONTEND,
+  INGEST_FRONTEND,
+  OTLP_FRONTEND,
+  readHaproxySettings,
+  STATS_FRONTEND,
+} from './haproxy-config';
+import { HaproxyProcess, type ServerStats, type StatsCredentials } from './haproxy-process';
 import { pollUntil } from './http-probe';
 import type { ExitStatus, OutputListener } from './processes';
 import { locateRepoFiles, type RepoFiles } from './repo-files';
@@ -23,15 +31,21 @@ export interface LocalClusterOptions {
   readonly collectors?: number;
   /** HAProxy's ingest port on 127.0.0.1; 0 picks a free one. Default 8080, as in docker-compose.yml. */
   readonly port?: number;
-  /** HAProxy's stats port (stats page and Prometheus exporter); 0 picks a free one. Default 8404. */
+  /** HAProxy's stats page port; 0 picks a free one. Default 8404. */
   readonly statsPort?: number;
+  /** HAProxy's OTLP/HTTP port (forwarded to each collector's SLUICE_OTLP_PORT); 0 or unset picks a free one. */
+  readonly otlpPort?: number;
+  /** HAProxy's Prometheus exporter port; 0 or unset picks a free one. */
+  readonly exporterPort?: number;
   /** PostgreSQL every collector shares (`SLUICE_DATABASE_URL`); the database must exist. */
   readonly databaseUrl: string;
   /** Redis for cluster-wide rate limits (`SLUICE_REDIS_URL`); null leaves it unset. */
   readonly redisUrl: string | null;
   /**
    * Environment the children inherit (PATH, HOME…). Its `SLUICE_*` variables configure the
-   * collectors, except SLUICE_HOST and SLUICE_PORT, which the runner sets per collector.
+   * collectors, except SLUICE_HOST, SLUICE_PORT and SLUICE_OTLP_PORT, which the runner sets per
+   * collector. SLUICE_STATS_USER and SLUICE_STATS_PASSWORD are the stats page's credentials
+   * (default `admin` and `admin`, for local use).
    */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `SLUICE_*` settings of every collector, over `env`. */
@@ -63,8 +77,11 @@ export interface ClusterStopReport {
 export interface LocalCluster {
   /** HAProxy's ingest frontend, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
-  /** HAProxy's stats page. */
+  /** HAProxy's OTLP/HTTP frontend. */
+  readonly otlpUrl: string;
+  /** HAProxy's stats page (behind `statsCredentials`). */
   readonly statsUrl: string;
+  readonly statsCredentials: StatsCredentials;
   /** HAProxy's Prometheus exporter. */
   readonly haproxyMetricsUrl: string;
   readonly collectors: readonly CollectorNode[];
@@ -89,8 +106,10 @@ export interface LocalCluster {
 const DEFAULT_COLLECTORS = 3;
 const DEFAULT_PORT = 8080;
 const DEFAULT_STATS_PORT = 8404;
-/** Upper bound of `--collectors`: loopback ports are cheap, the 2-core box is not. */
-export const MAX_COLLECTORS = 32;
+/** Stats page credentials when SLUICE_STATS_USER / SLUICE_STATS_PASSWORD are unset: local use only. */
+export const DEFAULT_STATS_CREDENTIALS: StatsCredentials = { user: 'admin', password: 'admin' };
+/** Upper bound of `--collectors`: the number of servers haproxy.cfg's server-template makes. */
+export const MAX_COLLECTORS = 20;
 
 function collectorEnvironment(o: LocalClusterOptions, count: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -102,6 +121,10 @@ function collectorEnvironment(o: LocalClusterOptions, count: number): NodeJS.Pro
   Object.assign(env, o.collectorEnv);
   env.SLUICE_HOST = '127.0.0.1';
   delete env.SLUICE_PORT;
+  delete env.SLUICE_OTLP_PORT;
+  // HAProxy's secret, not the collectors' business.
+  delete env.SLUICE_STATS_USER;
+  delete env.SLUICE_STATS_PASSWORD;
   return env;
 }
 
@@ -120,6 +143,10 @@ async function portOrFree(port: number | undefined, fallback: number): Promise<n
   const p = port ?? fallback;
   return p === 0 ? freePort() : p;
 }
+
+/** The port numbers haproxy.cfg's server templates use for a collector's API and OTLP ports. */
+const TEMPLATE_API_PORT = 8080;
+const TEMPLATE_OTLP_PORT = 4318;
 
 /** Starts the collectors, then HAProxy; resolves once HAProxy sees every collector UP. */
 export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCluster> {
@@ -142,24 +169,30 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   if (problems.length > 0)
     throw new Error(`collector settings do not fit haproxy.cfg:\n- ${problems.join('\n- ')}`);
 
+  const prefix = fileSettings.serverTemplates.find((t) => t.backend === COLLECTORS_BACKEND)?.prefix;
+  if (prefix === undefined)
+    throw new Error(`${files.haproxyCfg} has no server-template in its collectors backend`);
+  const statsCredentials: StatsCredentials = {
+    user: o.env.SLUICE_STATS_USER || DEFAULT_STATS_CREDENTIALS.user,
+    password: o.env.SLUICE_STATS_PASSWORD || DEFAULT_STATS_CREDENTIALS.password,
+  };
   const port = await portOrFree(o.port, DEFAULT_PORT);
   const statsPort = await portOrFree(o.statsPort, DEFAULT_STATS_PORT);
+  const otlpPort = await portOrFree(o.otlpPort, 0);
+  const exporterPort = await portOrFree(o.exporterPort, 0);
   const folder = await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-'));
   const collectors: CollectorNode[] = [];
   for (let i = 1; i <= count; i++) {
     const collectorPort = await freePort();
+    const collectorOtlpPort = await freePort();
     collectors.push(
       new CollectorNode({
-        name: `collector${i}`,
+        name: `${prefix}${i}`,
         node: process.execPath,
         cli: files.cli,
         port: collectorPort,
-        env: {
-          ...env,
-          SLUICE_PORT: String(collectorPort),
-          // Collectors share this machine: each its own OTLP port too (unless the receiver is off).
-          SLUICE_OTLP_PORT: env.SLUICE_OTLP_PORT === '0' ? '0' : String(await freePort()),
-        },
+        otlpPort: collectorOtlpPort,
+        env: { ...env, SLUICE_PORT: String(collectorPort), SLUICE_OTLP_PORT: String(collectorOtlpPort) },
         readyTimeoutMs,
         // The drain delay, then in-flight requests and the flush, bounded by the collector's own timeout.
         stopTimeoutMs: settings.drainDelayMs + settings.shutdownTimeoutMs + 5000,
@@ -187,14 +220,27 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       binary: haproxyBinary,
       folder,
       config: deriveHaproxyConfig(template, {
-        ingestBind: `127.0.0.1:${port}`,
-        statsBind: `127.0.0.1:${statsPort}`,
-        servers: collectors.map((c) => ({ name: c.name, address: `127.0.0.1:${c.port}` })),
+        binds: {
+          [INGEST_FRONTEND]: `127.0.0.1:${port}`,
+          [OTLP_FRONTEND]: `127.0.0.1:${otlpPort}`,
+          [STATS_FRONTEND]: `127.0.0.1:${statsPort}`,
+          [EXPORTER_FRONTEND]: `127.0.0.1:${exporterPort}`,
+        },
+        servers: collectors.map((c, i) => ({
+          index: i + 1,
+          ports: { [TEMPLATE_API_PORT]: c.port, [TEMPLATE_OTLP_PORT]: c.otlpPort },
+        })),
         ...(o.timing && { timing: o.timing }),
         ...(o.httpKeepAliveMs !== undefined && { httpKeepAliveMs: o.httpKeepAliveMs }),
       }),
       statsOrigin: `http://127.0.0.1:${statsPort}`,
-      env,
+      statsCredentials,
+      exporterOrigin: `http://127.0.0.1:${exporterPort}`,
+      env: {
+        ...env,
+        SLUICE_STATS_USER: statsCredentials.user,
+        SLUICE_STATS_PASSWORD: statsCredentials.password,
+      },
       readyTimeoutMs,
       onOutput: o.onOutput,
     });
@@ -213,7 +259,9 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   let stopping: Promise<ClusterStopReport> | null = null;
   return {
     url: `http://127.0.0.1:${port}`,
+    otlpUrl: `http://127.0.0.1:${otlpPort}`,
     statsUrl: lb.statsUrl,
+    statsCredentials,
     haproxyMetricsUrl: lb.metricsUrl,
     collectors,
     haproxy: lb,

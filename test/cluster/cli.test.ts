@@ -51,11 +51,16 @@ describe('sluice cluster', () => {
     const port = await freePort();
     const statsPort = await freePort();
     const runner = runCluster(
-      ['--collectors', '2', '--port', String(port), '--stats-port', String(statsPort)],
+      [
+        ...['--collectors', '2', '--port', String(port), '--stats-port', String(statsPort)],
+        ...['--otlp-port', String(await freePort()), '--exporter-port', String(await freePort())],
+      ],
       {
         SLUICE_DATABASE_URL: db.url,
         SLUICE_LOG_LEVEL: 'warn',
         SLUICE_RATE_LIMIT: '0',
+        SLUICE_STATS_USER: 'ops',
+        SLUICE_STATS_PASSWORD: 'cli-secret',
       },
     );
     try {
@@ -71,6 +76,16 @@ describe('sluice cluster', () => {
       const pids = runner.stdout.flatMap((l) => [...l.matchAll(/pid (\d+)/g)].map((m) => Number(m[1])));
       expect(pids).toHaveLength(3); // two collectors and HAProxy
       for (const pid of pids) expect(alive(pid)).toBe(true);
+
+      // The stats page takes the credentials from the environment, and only those.
+      const stats = (user: string, password: string) =>
+        fetch(`http://127.0.0.1:${statsPort}/stats`, {
+          headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+        }).then((r) => r.status);
+      expect({ set: await stats('ops', 'cli-secret'), default: await stats('admin', 'admin') }).toEqual({
+        set: 200,
+        default: 401,
+      });
 
       const served = new Set<string>();
       for (let i = 0; i < 4; i++) {

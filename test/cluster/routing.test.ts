@@ -77,7 +77,7 @@ describe('HAProxy in front of three collectors', () => {
   });
 
   it('answers the stats page and HAProxy’s Prometheus exporter', async () => {
-    const stats = await fetch(t.cluster.statsUrl);
+    const stats = await t.cluster.haproxy.statsPage();
     expect(stats.status).toBe(200);
     const metrics = await (await fetch(t.cluster.haproxyMetricsUrl)).text();
     expect(metrics).toContain('haproxy_backend_active_servers{proxy="collectors"} 3');

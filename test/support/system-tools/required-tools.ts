@@ -1,0 +1,54 @@
+import { findProgram, searchFolders } from '../../../src/cluster/executables';
+
+/** A program some tests run for real, and the Debian package that installs it. */
+export interface SystemTool {
+  /** Program name as the tests call it. */
+  readonly name: string;
+  /** Debian package that installs it. */
+  readonly debianPackage: string;
+  /** Which tests need it (shown when it is missing). */
+  readonly neededBy: string;
+  /** Full path of the installed program, or null. */
+  locate(envPath: string | undefined): string | null;
+}
+
+function onPath(name: string): (envPath: string | undefined) => string | null {
+  return (envPath) => findProgram(name, searchFolders(envPath));
+}
+
+/**
+ * Every program `npm test` needs besides Node and the services (PostgreSQL, Redis, NATS, which
+ * the jest global setup checks). Chromium is looked for where Debian installs it, the path the
+ * browser test launches.
+ */
+export const REQUIRED_TOOLS: readonly SystemTool[] = [
+  {
+    name: 'haproxy',
+    debianPackage: 'haproxy',
+    neededBy: 'cluster tests (a real HAProxy in front of the collectors)',
+    locate: onPath('haproxy'),
+  },
+  {
+    name: 'prometheus',
+    debianPackage: 'prometheus',
+    neededBy: 'cluster test scraping the collectors',
+    locate: onPath('prometheus'),
+  },
+  {
+    name: 'chromium',
+    debianPackage: 'chromium',
+    neededBy: 'SDK test in a headless browser (/usr/bin/chromium)',
+    locate: () => findProgram('chromium', ['/usr/bin']),
+  },
+  {
+    name: 'docker-compose',
+    debianPackage: 'docker-compose',
+    neededBy: 'test validating docker-compose.yml (docker-compose config)',
+    locate: onPath('docker-compose'),
+  },
+];
+
+/** The tools of `tools` not installed under `envPath`. */
+export function missingTools(tools: readonly SystemTool[], envPath: string | undefined): SystemTool[] {
+  return tools.filter((t) => t.locate(envPath) === null);
+}
