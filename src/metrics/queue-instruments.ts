@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { counter, gauge, histogram } from './define';
 
 /**
  * Instruments of tier 4 (src/queue): the publishing side in ingest-mode collectors, the consuming
@@ -14,18 +15,18 @@ export function createQueueMetrics(registry: Registry) {
     onCollect(hook: () => void): void {
       collectHooks.push(hook);
     },
-    natsUp: new Gauge({
-      name: 'sluice_queue_nats_up',
-      help: '1 while NATS is connected and the last JetStream check of the stream answered.',
-      registers: r,
-    }),
-    publishDuration: new Histogram({
-      name: 'sluice_queue_publish_duration_seconds',
-      help: 'From the first publish of a request’s events to the last JetStream ack, by result (ok, stream_full, timeout, error).',
-      labelNames: ['result'] as const,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: r,
-    }),
+    natsUp: gauge(
+      registry,
+      'sluice_queue_nats_up',
+      '1 while NATS is connected and the last JetStream check of the stream answered.',
+    ),
+    publishDuration: histogram(
+      registry,
+      'sluice_queue_publish_duration_seconds',
+      'From the first publish of a request’s events to the last JetStream ack, by result (ok, stream_full, timeout, error).',
+      ['result'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    ),
     pendingAcks: new Gauge({
       name: 'sluice_queue_publish_pending_acks',
       help: 'Events published and awaiting their JetStream ack (bounded by SLUICE_NATS_MAX_PENDING_ACKS).',
@@ -34,91 +35,90 @@ export function createQueueMetrics(registry: Registry) {
         for (const hook of collectHooks) hook();
       },
     }),
-    publishDuplicates: new Counter({
-      name: 'sluice_queue_publish_duplicates_total',
-      help: 'Messages JetStream acked as duplicates of one it stored within its duplicate window (a resent request), not stored again.',
-      registers: r,
-    }),
-    publishRefused: new Counter({
-      name: 'sluice_queue_publish_refused_total',
-      help: 'Events not published, by reason (pending_acks: the local bound; stream_full; timeout; unavailable; error).',
-      labelNames: ['reason'] as const,
-      registers: r,
-    }),
-    streamMessages: new Gauge({
-      name: 'sluice_queue_stream_messages',
-      help: 'Messages held by the stream (the backlog the workers have not acked yet), at the last check.',
-      registers: r,
-    }),
-    streamBytes: new Gauge({
-      name: 'sluice_queue_stream_bytes',
-      help: 'Bytes held by the stream at the last check.',
-      registers: r,
-    }),
-    streamMaxBytes: new Gauge({
-      name: 'sluice_queue_stream_max_bytes',
-      help: 'Configured size limit of the stream (SLUICE_NATS_MAX_BYTES).',
-      registers: r,
-    }),
-    consumerPending: new Gauge({
-      name: 'sluice_queue_consumer_pending_messages',
-      help: 'Consumer lag: messages of the consumer’s subject not yet delivered (num_pending), by consumer.',
-      labelNames: ['consumer'] as const,
-      registers: r,
-    }),
-    consumerAckPending: new Gauge({
-      name: 'sluice_queue_consumer_ack_pending_messages',
-      help: 'Messages delivered to workers and not yet acked (num_ack_pending), by consumer.',
-      labelNames: ['consumer'] as const,
-      registers: r,
-    }),
-    workerBatchSize: new Histogram({
-      name: 'sluice_queue_worker_batch_size_messages',
-      help: 'Messages per batch a worker fetched and settled (each carries one request’s events of one lane).',
-      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
-      registers: r,
-    }),
-    workerBatchEvents: new Histogram({
-      name: 'sluice_queue_worker_batch_events',
-      help: 'Events per batch a worker wrote (SLUICE_WORKER_BATCH_SIZE bounds it).',
-      buckets: [1, 10, 100, 250, 500, 1000, 2000, 5000, 10000, 20000],
-      registers: r,
-    }),
-    workerBatchDuration: new Histogram({
-      name: 'sluice_queue_worker_batch_duration_seconds',
-      help: 'From a batch fetched to every message of it acked (or handed back): decode, write, commit, ack.',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: r,
-    }),
-    messagesAcked: new Counter({
-      name: 'sluice_queue_messages_acked_total',
-      help: 'Messages acked after their batch committed (or after they went to the dead-letter subject), by consumer.',
-      labelNames: ['consumer'] as const,
-      registers: r,
-    }),
-    redeliveries: new Counter({
-      name: 'sluice_queue_redeliveries_total',
-      help: 'Messages fetched that had been delivered before (a worker died, timed out or handed them back), by consumer.',
-      labelNames: ['consumer'] as const,
-      registers: r,
-    }),
-    messagesNaked: new Counter({
-      name: 'sluice_queue_messages_naked_total',
-      help: 'Messages handed back for a later delivery, by reason (failed: this delivery failed; stopping: the worker is shutting down).',
-      labelNames: ['reason'] as const,
-      registers: r,
-    }),
-    deadLetters: new Counter({
-      name: 'sluice_queue_dead_letters_total',
-      help: 'Dead letters published: a whole message (unparseable, max_deliveries) or one event of it (storage_rejected, or an unparseable element), by reason.',
-      labelNames: ['reason'] as const,
-      registers: r,
-    }),
-    fetchErrors: new Counter({
-      name: 'sluice_queue_fetch_errors_total',
-      help: 'Pull requests that failed (NATS away, consumer missing); the worker backs off and tries again.',
-      registers: r,
-    }),
+    publishDuplicates: counter(
+      registry,
+      'sluice_queue_publish_duplicates_total',
+      'Messages JetStream acked as duplicates of one it stored within its duplicate window (a resent request), not stored again.',
+    ),
+    publishRefused: counter(
+      registry,
+      'sluice_queue_publish_refused_total',
+      'Events not published, by reason (pending_acks: the local bound; stream_full; timeout; unavailable; error).',
+      ['reason'],
+    ),
+    streamMessages: gauge(
+      registry,
+      'sluice_queue_stream_messages',
+      'Messages held by the stream (the backlog the workers have not acked yet), at the last check.',
+    ),
+    streamBytes: gauge(registry, 'sluice_queue_stream_bytes', 'Bytes held by the stream at the last check.'),
+    streamMaxBytes: gauge(
+      registry,
+      'sluice_queue_stream_max_bytes',
+      'Configured size limit of the stream (SLUICE_NATS_MAX_BYTES).',
+    ),
+    consumerPending: gauge(
+      registry,
+      'sluice_queue_consumer_pending_messages',
+      'Consumer lag: messages of the consumer’s subject not yet delivered (num_pending), by consumer.',
+      ['consumer'],
+    ),
+    consumerAckPending: gauge(
+      registry,
+      'sluice_queue_consumer_ack_pending_messages',
+      'Messages delivered to workers and not yet acked (num_ack_pending), by consumer.',
+      ['consumer'],
+    ),
+    workerBatchSize: histogram(
+      registry,
+      'sluice_queue_worker_batch_size_messages',
+      'Messages per batch a worker fetched and settled (each carries one request’s events of one lane).',
+      [],
+      [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+    ),
+    workerBatchEvents: histogram(
+      registry,
+      'sluice_queue_worker_batch_events',
+      'Events per batch a worker wrote (SLUICE_WORKER_BATCH_SIZE bounds it).',
+      [],
+      [1, 10, 100, 250, 500, 1000, 2000, 5000, 10000, 20000],
+    ),
+    workerBatchDuration: histogram(
+      registry,
+      'sluice_queue_worker_batch_duration_seconds',
+      'From a batch fetched to every message of it acked (or handed back): decode, write, commit, ack.',
+      [],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ),
+    messagesAcked: counter(
+      registry,
+      'sluice_queue_messages_acked_total',
+      'Messages acked after their batch committed (or after they went to the dead-letter subject), by consumer.',
+      ['consumer'],
+    ),
+    redeliveries: counter(
+      registry,
+      'sluice_queue_redeliveries_total',
+      'Messages fetched that had been delivered before (a worker died, timed out or handed them back), by consumer.',
+      ['consumer'],
+    ),
+    messagesNaked: counter(
+      registry,
+      'sluice_queue_messages_naked_total',
+      'Messages handed back for a later delivery, by reason (failed: this delivery failed; stopping: the worker is shutting down).',
+      ['reason'],
+    ),
+    deadLetters: counter(
+      registry,
+      'sluice_queue_dead_letters_total',
+      'Dead letters published: a whole message (unparseable, max_deliveries) or one event of it (storage_rejected, or an unparseable element), by reason.',
+      ['reason'],
+    ),
+    fetchErrors: counter(
+      registry,
+      'sluice_queue_fetch_errors_total',
+      'Pull requests that failed (NATS away, consumer missing); the worker backs off and tries again.',
+    ),
   };
 }
 

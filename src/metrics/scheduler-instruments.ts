@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { type Registry } from 'prom-client';
+import { counter, gauge, histogram } from './define';
 
 /**
  * Instruments of the scheduler, fed by src/scheduler. Labels are bounded: `job` is one of the
@@ -7,45 +8,44 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
  * the cluster view.
  */
 export function createSchedulerMetrics(registry: Registry) {
-  const r = [registry];
   return {
-    runs: new Counter({
-      name: 'sluice_scheduler_runs_total',
-      help: 'Job runs this instance claimed and ran, by job and result (error: the job failed or its transaction broke).',
-      labelNames: ['job', 'result'] as const,
-      registers: r,
-    }),
-    lockNotAcquired: new Counter({
-      name: 'sluice_scheduler_lock_not_acquired_total',
-      help: 'Attempts that found the job’s advisory lock held by another session (another instance is running it).',
-      labelNames: ['job'] as const,
-      registers: r,
-    }),
-    claimLost: new Counter({
-      name: 'sluice_scheduler_claim_lost_total',
-      help: 'Attempts that got the lock but found the interval already claimed (the job already ran this interval).',
-      labelNames: ['job'] as const,
-      registers: r,
-    }),
-    runDuration: new Histogram({
-      name: 'sluice_scheduler_run_duration_seconds',
-      help: 'Duration of a job run this instance ran, from claim to commit, by job.',
-      labelNames: ['job'] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: r,
-    }),
-    rows: new Counter({
-      name: 'sluice_scheduler_rows_total',
-      help: 'What a successful run touched, by job: rollup rows inserted or changed (downsample), rows deleted (purge; partitions dropped whole are logged, not counted), partitions created (partitions).',
-      labelNames: ['job'] as const,
-      registers: r,
-    }),
-    lastSuccess: new Gauge({
-      name: 'sluice_scheduler_last_success_timestamp_seconds',
-      help: 'When this instance last finished a successful run of the job (Unix seconds, process clock).',
-      labelNames: ['job'] as const,
-      registers: r,
-    }),
+    runs: counter(
+      registry,
+      'sluice_scheduler_runs_total',
+      'Job runs this instance claimed and ran, by job and result (error: the job failed or its transaction broke).',
+      ['job', 'result'],
+    ),
+    lockNotAcquired: counter(
+      registry,
+      'sluice_scheduler_lock_not_acquired_total',
+      'Attempts that found the job’s advisory lock held by another session (another instance is running it).',
+      ['job'],
+    ),
+    claimLost: counter(
+      registry,
+      'sluice_scheduler_claim_lost_total',
+      'Attempts that got the lock but found the interval already claimed (the job already ran this interval).',
+      ['job'],
+    ),
+    runDuration: histogram(
+      registry,
+      'sluice_scheduler_run_duration_seconds',
+      'Duration of a job run this instance ran, from claim to commit, by job.',
+      ['job'],
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    ),
+    rows: counter(
+      registry,
+      'sluice_scheduler_rows_total',
+      'What a successful run touched, by job: rollup rows inserted or changed (downsample), rows deleted (purge; partitions dropped whole are logged, not counted), partitions created (partitions).',
+      ['job'],
+    ),
+    lastSuccess: gauge(
+      registry,
+      'sluice_scheduler_last_success_timestamp_seconds',
+      'When this instance last finished a successful run of the job (Unix seconds, process clock).',
+      ['job'],
+    ),
   };
 }
 
