@@ -23,18 +23,16 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { DEFAULT_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { BoundedLane } from '../pipeline/lane';
 import { AsyncPublisher } from '../queue/async-publisher';
-import { JetStreamMonitor } from '../queue/jetstream-monitor';
 import { JetStreamSink } from '../queue/jetstream-sink';
-import { connectNats } from '../queue/nats-connection';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
 import { ensureStreams } from '../queue/topology';
 import type { Storage } from '../storage/port';
 import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
+import { startJetStream } from './jetstream';
 import { createScheduler } from './scheduler';
 import { schedulerConfigFrom } from '../scheduler/scheduler-config';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
@@ -181,36 +179,15 @@ async function startQueueIntake(
     logger.warn('SLUICE_ACK=stored has no effect with SLUICE_MODE=ingest: 202 means persisted by JetStream');
   }
   const queueMetrics = createQueueMetrics(metrics.registry);
-  const startupMs = config.storageTimeoutMs * 6;
-  const nc = await retryUntil(
-    'connect to NATS',
-    () =>
-      connectNats({
-        servers: queue.servers,
-        name: 'sluice-collector',
-        timeoutMs: config.natsPublishTimeoutMs,
-        logger: logger.child({ component: 'nats' }),
-      }),
-    startupMs,
-    logger,
-  );
-  const jsm = await jetstreamManager(nc, { timeout: config.natsPublishTimeoutMs });
-  const ensure = () => ensureStreams(jsm, queue.topology, queue.streamLimits);
-  await retryUntil('create the stream', ensure, startupMs, logger);
-  const monitor = new JetStreamMonitor({
-    nc,
-    jsm,
-    topology: queue.topology,
+  const { nc, monitor } = await startJetStream(config, queue, {
+    name: 'sluice-collector',
+    ensure: (jsm) => ensureStreams(jsm, queue.topology, queue.streamLimits),
     watchConsumers: false,
-    recreate: ensure,
-    onChange: (up) => readiness.setDependencyUp(up),
-    intervalMs: config.healthIntervalMs,
-    timeoutMs: config.natsPublishTimeoutMs,
-    clock,
+    readiness,
     metrics: queueMetrics,
-    logger: logger.child({ component: 'jetstream' }),
+    clock,
+    logger,
   });
-  await monitor.start();
   const publisher = new AsyncPublisher(nc);
   const sink = new JetStreamSink({
     publisher,

@@ -5,6 +5,7 @@
  */
 import express from 'express';
 import { systemClock, type Clock } from '../clock';
+import { startJetStream } from './jetstream';
 import { openStorage } from './storage';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
@@ -16,10 +17,8 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { DEFAULT_BACKOFF } from '../pipeline/backoff';
-import { JetStreamMonitor } from '../queue/jetstream-monitor';
-import { connectNats } from '../queue/nats-connection';
 import { queueConfig } from '../queue/queue-config';
 import { QueueWorker } from '../queue/queue-worker';
 import { ensureConsumers, ensureStreams } from '../queue/topology';
@@ -52,41 +51,20 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const startupMs = config.storageTimeoutMs * 6;
   await retryUntil('migrate', () => storage.migrate(), startupMs, logger);
 
-  const nc = await retryUntil(
-    'connect to NATS',
-    () =>
-      connectNats({
-        servers: queue.servers,
-        name: 'sluice-worker',
-        timeoutMs: config.natsPublishTimeoutMs,
-        logger: logger.child({ component: 'nats' }),
-      }),
-    startupMs,
-    logger,
-  );
-  const jsm = await jetstreamManager(nc, { timeout: config.natsPublishTimeoutMs });
-  const js = jetstream(nc, { timeout: config.natsPublishTimeoutMs });
-  const ensure = async (): Promise<void> => {
-    await ensureStreams(jsm, queue.topology, queue.streamLimits);
-    await ensureConsumers(jsm, queue.topology, queue.consumerLimits);
-  };
-  await retryUntil('create stream and consumers', ensure, startupMs, logger);
-
   const readiness = new Readiness(metrics, 'jetstream');
-  const monitor = new JetStreamMonitor({
-    nc,
-    jsm,
-    topology: queue.topology,
+  const { nc, monitor } = await startJetStream(config, queue, {
+    name: 'sluice-worker',
+    ensure: async (jsm) => {
+      await ensureStreams(jsm, queue.topology, queue.streamLimits);
+      await ensureConsumers(jsm, queue.topology, queue.consumerLimits);
+    },
     watchConsumers: true,
-    recreate: ensure,
-    onChange: (up) => readiness.setDependencyUp(up),
-    intervalMs: config.healthIntervalMs,
-    timeoutMs: config.natsPublishTimeoutMs,
-    clock,
+    readiness,
     metrics: queueMetrics,
-    logger: logger.child({ component: 'jetstream' }),
+    clock,
+    logger,
   });
-  await monitor.start();
+  const js = jetstream(nc, { timeout: config.natsPublishTimeoutMs });
 
   const worker = new QueueWorker({
     nc,
