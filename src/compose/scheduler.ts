@@ -1,14 +1,14 @@
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
-import type { SqliteStorage } from '../storage/sqlite';
+import os from 'node:os';
 import type { Job } from '../scheduler/job';
 import { standardJobs } from '../scheduler/jobs';
-import { PostgresRunBackend, defaultInstanceId } from '../scheduler/postgres-runs';
 import type { RunBackend } from '../scheduler/run-backend';
 import { Scheduler } from '../scheduler/scheduler';
 import type { SchedulerConfig } from '../scheduler/scheduler-config';
-import { SqliteRunBackend } from '../scheduler/sqlite-runs';
+import { createPostgresMaintenanceRunner } from '../storage/postgres';
+import { createSqliteMaintenanceRunner, type SqliteStorage } from '../storage/sqlite';
 
 /** Where the jobs run. */
 export type SchedulerStorage =
@@ -64,7 +64,12 @@ function checkRetentions(config: SchedulerConfig): void {
   }
 }
 
-/** Builds the scheduler; it does nothing until `start()`. See postgres-runs.ts for the protocol. */
+/** Default instance id recorded with runs: host and process. */
+export function defaultInstanceId(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
+
+/** Builds the scheduler; it does nothing until `start()`. See src/storage/maintenance.ts for the protocol. */
 export function createScheduler(options: SchedulerOptions): SchedulerHandle {
   const { config } = options;
   checkRetentions(config);
@@ -77,7 +82,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
 
   let backend: RunBackend;
   if (options.storage.kind === 'postgres') {
-    backend = new PostgresRunBackend({
+    backend = createPostgresMaintenanceRunner({
       connectionString: options.storage.connectionString,
       connectTimeoutMs: config.connectTimeoutMs,
       jobTimeoutMs: config.jobTimeoutMs,
@@ -88,7 +93,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
       logger,
     });
   } else {
-    backend = new SqliteRunBackend({
+    backend = createSqliteMaintenanceRunner({
       maintenance: options.storage.storage.maintenance,
       instance,
       clock: options.databaseClock ?? options.clock,

@@ -7,12 +7,10 @@ import type { TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
-import { PostgresRunBackend } from '../../src/scheduler/postgres-runs';
+import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
-import { SqliteRunBackend } from '../../src/scheduler/sqlite-runs';
+import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { MetricPoint, Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
-import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 
 const SEC = 1000;
@@ -62,7 +60,7 @@ async function postgresHarness(): Promise<Harness> {
     logger,
   });
   await storage.migrate();
-  const backend: RunBackend = new PostgresRunBackend({
+  const backend: RunBackend = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 30_000,
@@ -99,7 +97,7 @@ async function sqliteHarness(): Promise<Harness> {
   let now = T0;
   const storage = createSqliteStorage({ path: file, clock: { now: () => T0 }, logger });
   await storage.migrate();
-  const backend = new SqliteRunBackend({
+  const backend = createSqliteMaintenanceRunner({
     maintenance: storage.maintenance,
     instance: 'test',
     clock: { now: () => now },

@@ -7,10 +7,14 @@ import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
 import { JOB_LOCK_KEYS } from '../../src/scheduler/lock-keys';
-import { PostgresRunBackend, type PostgresRunOptions } from '../../src/scheduler/postgres-runs';
-import { SqliteRunBackend } from '../../src/scheduler/sqlite-runs';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
-import { createSqliteStorage } from '../../src/storage/sqlite';
+import type { MaintenanceRunner } from '../../src/storage/maintenance';
+import {
+  createPostgresMaintenanceRunner,
+  type PostgresMaintenanceOptions,
+  createPostgresStorage,
+  type PostgresStorage,
+} from '../../src/storage/postgres';
+import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
 const DAY = 86_400_000;
@@ -22,10 +26,10 @@ const logger = createLogger('silent');
 let db: TestDatabase;
 let storage: PostgresStorage;
 let admin: pg.Client;
-const backends: PostgresRunBackend[] = [];
+const backends: MaintenanceRunner[] = [];
 
-function backend(over: Partial<PostgresRunOptions> = {}): PostgresRunBackend {
-  const b = new PostgresRunBackend({
+function backend(over: Partial<PostgresMaintenanceOptions> = {}): MaintenanceRunner {
+  const b = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 5000,
@@ -239,7 +243,7 @@ describe('SQLite runner: claim without a lock', () => {
       await sqlite.migrate();
       await sqlite.writeBatch([sample(NOW - 60_000)]);
       let now = NOW;
-      const b = new SqliteRunBackend({
+      const b = createSqliteMaintenanceRunner({
         maintenance: sqlite.maintenance,
         instance: 's',
         clock: { now: () => now },

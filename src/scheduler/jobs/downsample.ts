@@ -1,4 +1,4 @@
-import { OPEN_END_MS, ROLLUP_WIDTH_MS, floorTo } from '../../storage/postgres/rollup-tables';
+import { OPEN_END_MS, ROLLUP_WIDTH_MS, floorTo } from '../../storage/layout/rollups';
 import type { Job } from '../job';
 
 const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];

@@ -4,7 +4,8 @@ import type { StorageRow, WriteResult } from '../port';
 import { toCopyLine, type CopyLine } from './copy-encoding';
 import { applyMigrations } from './migrate';
 import type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
-import { DAY_MS, ensureDailyPartitions } from './partitions';
+import { DAY_MS } from '../layout/rollups';
+import { ensureDailyPartitions } from './partitions';
 import { createPool, withClient } from './pool';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
@@ -12,6 +13,7 @@ import { createCopyWrite } from './write-copy';
 import { writeUnnest } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
+export { createPostgresMaintenanceRunner, type PostgresMaintenanceOptions } from './maintenance-runner';
 
 /** A write method's row form: what `toRow` makes and its writer takes (the casts stay here). */
 interface RowCodec {

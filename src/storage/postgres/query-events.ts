@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventPage, EventQuery } from '../port';
-import { toTelemetryEvent, type StoredRow } from './row-mapping';
+import { toTelemetryEvent, type StoredRow } from '../layout/rows';
 
 /** Both tables projected onto one row shape, so one UNION ALL can merge them. */
 const EVENTS_PROJECTION = `id, ts, type, app, name, version, env,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
 import { queryRollups } from './rollups';
-import { toMetricPoint, type MetricPointRow } from './row-mapping';
+import { toMetricPoint, type MetricPointRow } from '../layout/rows';
 
 interface PgRow extends Omit<MetricPointRow, 'ts' | 'count'> {
   readonly ts: string;

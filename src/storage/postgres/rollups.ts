@@ -6,7 +6,7 @@ import {
   ROLLUP_WIDTH_MS,
   toRollupPoint,
   type RollupResolution,
-} from './rollup-tables';
+} from '../layout/rollups';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { RunClaim, RunCompletion } from '../postgres/scheduler-runs';
-import type { RollupResolution } from '../postgres/rollup-tables';
+import type { RunClaim, RunCompletion } from '../maintenance';
+import type { RollupResolution } from '../layout/rollups';
 import { deleteBatch, type PurgeTarget } from './purge';
 import * as rollups from './rollups';
 import * as runs from './scheduler-runs';
@@ -17,7 +17,7 @@ export interface SqliteMaintenance {
   readRollupWatermark(): number | null;
   writeRollupWatermark(watermarkMs: number): void;
   oldestSampleTs(): number | null;
-  /** See postgres/rollups.ts `foldRollups`. */
+  /** Recomputes the buckets whose source rows lie in [fromMs, toMs); see rollups.ts. */
   foldRollups(resolution: RollupResolution, fromMs: number, toMs: number): number;
   /** See purge.ts `deleteBatch`. */
   deleteBatch(target: PurgeTarget, cutoffMs: number, limit: number): number;

@@ -7,13 +7,13 @@ import {
   toRollupPoint,
   type RollupResolution,
   type RollupRow,
-} from '../postgres/rollup-tables';
+} from '../layout/rollups';
 
 import { whereFilters } from './filters';
 
 type Prepare = (sql: string) => Database.Statement;
 
-/** As in the PostgreSQL adapter (postgres/rollups.ts): whole buckets recomputed from their source. */
+/** Whole buckets recomputed from their source and replaced, as the PostgreSQL adapter does. */
 const FOLD_SOURCE: Readonly<Record<RollupResolution, string>> = {
   '1m': `SELECT name, ts - ts % ${ROLLUP_WIDTH_MS['1m']}, app, sum(coalesce(count, 1)),
             min(coalesce(min, value)), max(coalesce(max, value)), sum(coalesce(sum, value))

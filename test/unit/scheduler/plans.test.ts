@@ -2,7 +2,7 @@ import { DEFAULT_MAX_SPAN_MS, downsampleJob, planFold } from '../../../src/sched
 import { purgeCutoffs } from '../../../src/scheduler/jobs/purge';
 import { delayToNextSlot, lockRetryDelay, slotStart } from '../../../src/scheduler/slots';
 import { parseDailyPartition } from '../../../src/storage/postgres/partitions';
-import { OPEN_END_MS } from '../../../src/storage/postgres/rollup-tables';
+import { OPEN_END_MS } from '../../../src/storage/layout/rollups';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

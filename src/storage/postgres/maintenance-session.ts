@@ -1,18 +1,9 @@
 import type pg from 'pg';
-import type { Logger } from '../log/logger';
-import { dropExpiredPartitions, ensureDailyPartitionsOn } from '../storage/postgres/partitions';
-import {
-  deleteDefaultPartitionRowsBefore,
-  deleteRollupsEndingBy,
-  deleteSchedulerRunsBefore,
-} from '../storage/postgres/purge';
-import {
-  foldRollups,
-  oldestSampleTs,
-  readRollupWatermark,
-  writeRollupWatermark,
-} from '../storage/postgres/rollups';
-import type { MaintenanceSession } from './job';
+import type { Logger } from '../../log/logger';
+import type { MaintenanceSession } from '../maintenance';
+import { dropExpiredPartitions, ensureDailyPartitionsOn } from './partitions';
+import { deleteDefaultPartitionRowsBefore, deleteRollupsEndingBy, deleteSchedulerRunsBefore } from './purge';
+import { foldRollups, oldestSampleTs, readRollupWatermark, writeRollupWatermark } from './rollups';
 
 /**
  * Most rows the default partition may hold for a day the partitions job is about to create:

@@ -1,10 +1,18 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Clock } from '../clock';
-import type { Logger } from '../log/logger';
-import type { SqliteMaintenance } from '../storage/sqlite';
-import type { DeleteLimits, DeleteResult, Job, JobOutcome, MaintenanceSession } from './job';
-import type { AttemptResult, RunBackend } from './run-backend';
-import { slotStart } from './slots';
+import type { Clock } from '../../clock';
+import type { Logger } from '../../log/logger';
+import {
+  deleteInBatches,
+  recordOf,
+  slotStart,
+  type DeleteLimits,
+  type DeleteResult,
+  type MaintenanceJob,
+  type MaintenanceRunner,
+  type MaintenanceSession,
+  type RunAttempt,
+} from '../maintenance';
+import type { SqliteMaintenance } from './maintenance';
 
 type Target = Parameters<SqliteMaintenance['deleteBatch']>[0];
 
@@ -12,25 +20,17 @@ type Target = Parameters<SqliteMaintenance['deleteBatch']>[0];
  * Batched deletes of one target, yielding to the event loop between batches: better-sqlite3 is
  * synchronous, so one long DELETE would stall every request of this (tier 1) process.
  */
-async function deleteInBatches(
+function deleteTarget(
   m: SqliteMaintenance,
   target: Target,
   cutoffMs: number,
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
-  let rows = 0;
-  while (rows < limits.maxRows) {
-    const n = Math.min(limits.batchSize, limits.maxRows - rows);
-    const deleted = m.deleteBatch(target, cutoffMs, n);
-    rows += deleted;
-    if (deleted < n) return { rows, done: true };
-    await yieldToEventLoop();
-  }
-  return { rows, done: false };
+  return deleteInBatches(limits, (n) => m.deleteBatch(target, cutoffMs, n), yieldToEventLoop);
 }
 
-/** The maintenance port on a SQLite storage: each call its own short transaction. */
-export function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
+/** The maintenance session on a SQLite storage: each call its own short transaction. */
+function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
   return {
     kind: 'sqlite',
     rollupWatermark: async () => m.readRollupWatermark(),
@@ -42,17 +42,18 @@ export function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
       return m.foldRollups(resolution, fromMs, toMs);
     },
     async purgeRaw(cutoffMs, limits) {
-      const samples = await deleteInBatches(m, 'metric_samples', cutoffMs, limits);
-      const events = await deleteInBatches(m, 'events', cutoffMs, limits);
+      const samples = await deleteTarget(m, 'metric_samples', cutoffMs, limits);
+      const events = await deleteTarget(m, 'events', cutoffMs, limits);
       return { rows: samples.rows + events.rows, partitionsDropped: 0, done: samples.done && events.done };
     },
-    purgeRollups: (resolution, cutoffMs, limits) => deleteInBatches(m, resolution, cutoffMs, limits),
-    purgeRunHistory: (cutoffMs, limits) => deleteInBatches(m, 'scheduler_runs', cutoffMs, limits),
+    purgeRollups: (resolution, cutoffMs, limits) => deleteTarget(m, resolution, cutoffMs, limits),
+    purgeRunHistory: (cutoffMs, limits) => deleteTarget(m, 'scheduler_runs', cutoffMs, limits),
     ensurePartitions: async () => 0,
   };
 }
 
-export interface SqliteRunOptions {
+export interface SqliteMaintenanceOptions {
+  /** `SqliteStorage.maintenance` of the file the jobs run on. */
   readonly maintenance: SqliteMaintenance;
   readonly instance: string;
   /** The clock of the claim and the job; on one box the process clock is the database clock. */
@@ -65,12 +66,15 @@ export interface SqliteRunOptions {
  * the file). The claim commits before the job runs; a run that crashes the process leaves a
  * claim without a finish, and the next window runs again.
  */
-export class SqliteRunBackend implements RunBackend {
+class SqliteMaintenanceRunner implements MaintenanceRunner {
   private readonly never = new AbortController().signal;
 
-  constructor(private readonly o: SqliteRunOptions) {}
+  constructor(private readonly o: SqliteMaintenanceOptions) {}
 
-  async attempt(job: Job, intervalMs: number): Promise<AttemptResult> {
+  async attempt<Outcome extends { readonly rows: number }>(
+    job: MaintenanceJob<Outcome>,
+    intervalMs: number,
+  ): Promise<RunAttempt<Outcome>> {
     const m = this.o.maintenance;
     const nowMs = this.o.clock.now();
     const slotMs = slotStart(nowMs, intervalMs);
@@ -78,7 +82,7 @@ export class SqliteRunBackend implements RunBackend {
       return { kind: 'claim_lost', nowMs };
     }
     const started = performance.now();
-    let outcome: JobOutcome | null = null;
+    let outcome: Outcome | null = null;
     let error: unknown = null;
     try {
       outcome = await job.run({
@@ -90,18 +94,19 @@ export class SqliteRunBackend implements RunBackend {
     } catch (err) {
       error = err;
     }
-    const durationMs = performance.now() - started;
-    m.finishRun({
-      job: job.name,
-      slotMs,
-      finishedMs: Math.round(nowMs + durationMs),
-      durationMs,
-      rows: outcome?.rows ?? null,
-      error: error === null ? null : String((error as Error)?.message ?? error),
+    const record = recordOf(job.name, slotMs, nowMs, {
+      outcome,
+      error,
+      durationMs: performance.now() - started,
     });
-    if (outcome !== null) return { kind: 'ran', slotMs, nowMs, durationMs, outcome };
-    return { kind: 'job_failed', slotMs, nowMs, durationMs, error };
+    m.finishRun(record.completion);
+    return record.attempt;
   }
 
   async close(): Promise<void> {}
+}
+
+/** The maintenance port on a SQLite file (tier 1): in-process, each call its own short transaction. */
+export function createSqliteMaintenanceRunner(options: SqliteMaintenanceOptions): MaintenanceRunner {
+  return new SqliteMaintenanceRunner(options);
 }
