@@ -44,26 +44,6 @@ export interface SchedulerHandle {
   close(): Promise<void>;
 }
 
-const HOUR_MS = 3_600_000;
-
-/**
- * Each downsample run re-reads raw rows from (last run − lateness) and 1m rollups from the start
- * of that hour: the retentions must keep them. Throws a message naming the variable.
- */
-function checkRetentions(config: SchedulerConfig): void {
-  const reread = config.latenessMs + config.intervalsMs.downsample;
-  if (reread + 60_000 > config.retentionRawMs) {
-    throw new Error(
-      'SLUICE_RETENTION_RAW must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 1 minute',
-    );
-  }
-  if (reread + 2 * HOUR_MS > config.retention1mMs) {
-    throw new Error(
-      'SLUICE_RETENTION_1M must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 2 hours (1h rollups are folded from 1m)',
-    );
-  }
-}
-
 /** Default instance id recorded with runs: host and process. */
 export function defaultInstanceId(): string {
   return `${os.hostname()}:${process.pid}`;
@@ -72,7 +52,6 @@ export function defaultInstanceId(): string {
 /** Builds the scheduler; it does nothing until `start()`. See src/storage/maintenance.ts for the protocol. */
 export function createScheduler(options: SchedulerOptions): SchedulerHandle {
   const { config } = options;
-  checkRetentions(config);
   const logger = options.logger.child({ component: 'scheduler' });
   const instance = options.instance ?? defaultInstanceId();
   const standard = standardJobs(config, options.storage.kind);

@@ -28,16 +28,14 @@ export interface DeleteResult {
  */
 export interface MaintenanceSession {
   readonly kind: 'postgres' | 'sqlite';
-  /** How far downsampling has folded (epoch ms), or null before its first run. */
-  rollupWatermark(): Promise<number | null>;
-  setRollupWatermark(watermarkMs: number): Promise<void>;
-  /** ts of the oldest stored metric sample, or null. */
-  oldestSampleTs(): Promise<number | null>;
   /**
-   * Recomputes the `resolution` buckets whose source rows (raw samples for 1m, 1m rollups for 1h)
-   * lie in [fromMs, toMs) and replaces them; resolves to rollup rows inserted or changed.
+   * Takes up to `limits.maxEntries` entries of the rollup invalidation log (the (name, app,
+   * minute) buckets that received samples since they were last folded) and recomputes those 1m
+   * buckets from raw samples, then the 1h buckets holding them: from 1m rows for hours starting at
+   * or after `limits.rawSourceBeforeMs`, from raw samples before it. The entries are removed in
+   * the same transaction as the fold.
    */
-  foldRollups(resolution: RollupResolution, fromMs: number, toMs: number): Promise<number>;
+  foldInvalidatedBuckets(limits: FoldLimits): Promise<FoldResult>;
   /**
    * Removes raw events and samples with ts < `cutoffMs` (a UTC midnight). PostgreSQL drops whole
    * daily partitions ending by the cutoff and deletes stragglers from the default partition in
@@ -53,6 +51,24 @@ export interface MaintenanceSession {
   purgeRunHistory(cutoffMs: number, limits: DeleteLimits): Promise<DeleteResult>;
   /** Creates missing daily partitions for the days touching [fromMs, toMs]; resolves to how many (SQLite: 0). */
   ensurePartitions(fromMs: number, toMs: number): Promise<number>;
+}
+
+/** Bounds of one `foldInvalidatedBuckets` call. */
+export interface FoldLimits {
+  /** Most invalidation log entries taken (and buckets folded) by one call. */
+  readonly maxEntries: number;
+  /** Hours starting before it (epoch ms) fold from raw samples: their 1m rows may be purged. */
+  readonly rawSourceBeforeMs: number;
+}
+
+export interface FoldResult {
+  /** Log entries taken; fewer than `maxEntries`: the log was emptied. */
+  readonly entries: number;
+  /** Distinct 1m buckets among them, each recomputed. */
+  readonly buckets: number;
+  /** Rollup rows inserted or changed. */
+  readonly rows1m: number;
+  readonly rows1h: number;
 }
 
 /** What a job gets for one run. */

@@ -204,7 +204,9 @@ afterEach(async () => {
     if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGKILL');
     await i.exited;
   }
-  await admin.query('TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, rollup_watermarks');
+  await admin.query(
+    'TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, metric_rollup_invalidations',
+  );
 });
 
 afterAll(async () => {
@@ -300,7 +302,7 @@ describe('a lock holder that dies mid-run', () => {
   const holding = { ...downsampleOnly, SLUICE_TEST_HOLD_JOB: 'downsample', SLUICE_TEST_HOLD_MS: '30000' };
 
   async function insertSamples(): Promise<number> {
-    await admin.query('TRUNCATE metric_samples');
+    await admin.query('TRUNCATE metric_samples, metric_rollup_invalidations');
     const { events, foldRows } = sampleData(Date.now());
     await storage.writeBatch(events);
     return foldRows;
@@ -369,7 +371,7 @@ describe('a lock holder that dies mid-run', () => {
     expect(await lockHolders('downsample')).not.toContainEqual(expect.objectContaining({ pid: holder!.pid }));
 
     // Its next window runs normally; that run had to fold everything again, so nothing of the cut
-    // run survived — not the claim, not the rollups, not the watermark.
+    // run survived — not the claim, not the rollups, not the taken invalidation log.
     const [next] = await waitUntil(
       'a run after the cut',
       async () => nonEmpty(await runs('downsample')),

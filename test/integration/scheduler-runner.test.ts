@@ -96,7 +96,13 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await admin.query('TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, rollup_watermarks');
+  await admin.query(
+    'TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, metric_rollup_invalidations',
+  );
+  // Every test starts with both samples' buckets still to fold.
+  await admin.query(
+    'INSERT INTO metric_rollup_invalidations SELECT DISTINCT name, app, ts - ts % 60000 FROM metric_samples',
+  );
 });
 
 afterAll(async () => {
@@ -106,7 +112,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const downsample = downsampleJob({ latenessMs: 60_000 });
+const downsample = downsampleJob({ retention1mMs: DAY });
 
 describe('PostgreSQL runner: lock + claim', () => {
   it('claims each window once across instances, on the database clock it is given', async () => {
@@ -169,7 +175,7 @@ describe('PostgreSQL runner: lock + claim', () => {
     const failing: Job = {
       name: 'downsample',
       async run(ctx) {
-        await downsample.run(ctx); // writes rollups and the watermark...
+        await downsample.run(ctx); // writes rollups and takes the invalidation log...
         throw new Error('boom after writing');
       },
     };
@@ -178,7 +184,7 @@ describe('PostgreSQL runner: lock + claim', () => {
 
     expect(r.kind).toBe('job_failed');
     expect(await rollupCount()).toBe(0);
-    expect((await admin.query('SELECT * FROM rollup_watermarks')).rowCount).toBe(0);
+    expect((await admin.query('SELECT * FROM metric_rollup_invalidations')).rowCount).toBe(2);
     expect(await runsOf('downsample')).toEqual([
       expect.objectContaining({ slot_ms: NOW - 250, rows: null, error: 'boom after writing' }),
     ]);

@@ -24,12 +24,6 @@ export const ROLLUP_TABLE: Readonly<Record<RollupResolution, string>> = {
 /** One UTC day (milliseconds): the bucket of raw rows (daily partitions, purge cutoffs). */
 export const DAY_MS = 86_400_000;
 
-/** Key of the downsample job's row in `rollup_watermarks`. */
-export const ROLLUP_WATERMARK_KEY = 'metric_rollups';
-
-/** Stands for "no upper bound" in fold ranges: larger than any stored ts. */
-export const OPEN_END_MS = Number.MAX_SAFE_INTEGER;
-
 /** A rollup row as read back. */
 export interface RollupRow {
   readonly bucket: number;

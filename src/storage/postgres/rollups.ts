@@ -1,83 +1,99 @@
 import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
-import {
-  ROLLUP_TABLE,
-  ROLLUP_WATERMARK_KEY,
-  ROLLUP_WIDTH_MS,
-  toRollupPoint,
-  type RollupResolution,
-} from '../layout/rollups';
+import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, toRollupPoint, type RollupResolution } from '../layout/rollups';
+import type { FoldResult } from '../maintenance';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.
- * A fold recomputes whole buckets from their source and replaces what is stored: running it
- * twice over the same data changes nothing, and a bucket that received late events is simply
- * folded again.
+ * The job folds exactly the buckets the invalidation log names (see
+ * migrations/003_rollup_invalidations.ts): each is recomputed whole from its source and replaces
+ * what is stored, so folding a bucket twice changes nothing and a duplicate, stored once, is
+ * counted once.
  */
 
-/** Where each resolution is folded from: 1m from raw samples (a summary counts as its count), 1h from 1m. */
-const FOLD_SOURCE: Readonly<Record<RollupResolution, string>> = {
-  '1m': `SELECT name, ts - ts % ${ROLLUP_WIDTH_MS['1m']} AS bucket, app,
-            sum(COALESCE(count, 1))::bigint AS count, min(COALESCE(min, value)) AS min,
-            max(COALESCE(max, value)) AS max, sum(COALESCE(sum, value)) AS sum
-       FROM metric_samples
-      WHERE ts >= $1 AND ts < $2 AND COALESCE(sum, value) IS NOT NULL
-      GROUP BY 1, 2, 3`,
-  '1h': `SELECT name, bucket - bucket % ${ROLLUP_WIDTH_MS['1h']} AS bucket, app,
-            sum(count)::bigint AS count, min(min) AS min, max(max) AS max, sum(sum) AS sum
-       FROM ${ROLLUP_TABLE['1m']}
-      WHERE bucket >= $1 AND bucket < $2
-      GROUP BY 1, 2, 3`,
-};
+const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
+const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
 
-function foldSql(resolution: RollupResolution): string {
-  // Rows whose figures are unchanged are not rewritten: no dead tuples, and the row count says
-  // what really changed.
-  return `INSERT INTO ${ROLLUP_TABLE[resolution]} AS r (name, bucket, app, count, min, max, sum)
-    ${FOLD_SOURCE[resolution]}
+/** The buckets one fold takes from the log: distinct, emptied at every commit of the session. */
+const TAKEN = 'sluice_rollup_buckets';
+
+/** Figures of raw samples: a summary counts as its count. */
+const RAW_FIGURES = `sum(COALESCE(s.count, 1))::bigint, min(COALESCE(s.min, s.value)),
+            max(COALESCE(s.max, s.value)), sum(COALESCE(s.sum, s.value))`;
+
+/** Rows whose figures are unchanged are not rewritten: no dead tuples, and the count says what changed. */
+function upsert(table: string, select: string): string {
+  return `INSERT INTO ${table} AS r (name, bucket, app, count, min, max, sum)
+    ${select}
     ON CONFLICT (name, bucket, app) DO UPDATE
        SET count = EXCLUDED.count, min = EXCLUDED.min, max = EXCLUDED.max, sum = EXCLUDED.sum
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
+/** Hours of the taken minutes (`$1`: hours from it on fold from 1m rows, older ones from raw). */
+const TAKEN_HOURS = `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${TAKEN}`;
+
+const FOLD_1M = upsert(
+  ROLLUP_TABLE['1m'],
+  `SELECT s.name, s.ts - s.ts % ${MINUTE_MS}, s.app, ${RAW_FIGURES}
+     FROM ${TAKEN} b JOIN metric_samples s
+       ON s.name = b.name AND s.app = b.app AND s.ts >= b.bucket AND s.ts < b.bucket + ${MINUTE_MS}
+    WHERE COALESCE(s.sum, s.value) IS NOT NULL
+    GROUP BY 1, 2, 3`,
+);
+
+const FOLD_1H_FROM_1M = upsert(
+  ROLLUP_TABLE['1h'],
+  `SELECT m.name, h.hour, m.app, sum(m.count)::bigint, min(m.min), max(m.max), sum(m.sum)
+     FROM (${TAKEN_HOURS}) h JOIN ${ROLLUP_TABLE['1m']} m
+       ON m.name = h.name AND m.app = h.app AND m.bucket >= h.hour AND m.bucket < h.hour + ${HOUR_MS}
+    WHERE h.hour >= $1
+    GROUP BY 1, 2, 3`,
+);
+
+const FOLD_1H_FROM_RAW = upsert(
+  ROLLUP_TABLE['1h'],
+  `SELECT s.name, h.hour, s.app, ${RAW_FIGURES}
+     FROM (${TAKEN_HOURS}) h JOIN metric_samples s
+       ON s.name = h.name AND s.app = h.app AND s.ts >= h.hour AND s.ts < h.hour + ${HOUR_MS}
+    WHERE h.hour < $1 AND COALESCE(s.sum, s.value) IS NOT NULL
+    GROUP BY 1, 2, 3`,
+);
+
 /**
- * Recomputes every `resolution` bucket whose source rows lie in [fromMs, toMs) (both multiples of
- * the source's bucket width, so no source bucket is cut). Resolves to the rollup rows inserted or
- * changed.
+ * Takes up to `maxEntries` rows of the invalidation log (deleted in this transaction) and
+ * recomputes their 1m buckets from raw samples, then the 1h buckets holding them: from 1m rows
+ * for hours starting at or after `rawSourceBeforeMs`, from raw samples before it (their 1m rows
+ * may be purged already). Resolves to the log rows taken and the rollup rows inserted or changed.
  */
-export async function foldRollups(
+export async function foldInvalidatedBuckets(
   client: pg.ClientBase,
-  resolution: RollupResolution,
-  fromMs: number,
-  toMs: number,
-): Promise<number> {
-  const result = await client.query(foldSql(resolution), [fromMs, toMs]);
-  return result.rowCount ?? 0;
-}
-
-/** The downsample watermark (epoch ms), or null before the first run. */
-export async function readRollupWatermark(client: pg.ClientBase): Promise<number | null> {
-  const { rows } = await client.query<{ watermark_ms: string }>(
-    'SELECT watermark_ms FROM rollup_watermarks WHERE rollup = $1',
-    [ROLLUP_WATERMARK_KEY],
-  );
-  const row = rows[0];
-  return row === undefined ? null : Number(row.watermark_ms);
-}
-
-export async function writeRollupWatermark(client: pg.ClientBase, watermarkMs: number): Promise<void> {
+  maxEntries: number,
+  rawSourceBeforeMs: number,
+): Promise<FoldResult> {
   await client.query(
-    `INSERT INTO rollup_watermarks (rollup, watermark_ms) VALUES ($1, $2)
-     ON CONFLICT (rollup) DO UPDATE SET watermark_ms = EXCLUDED.watermark_ms`,
-    [ROLLUP_WATERMARK_KEY, watermarkMs],
+    `CREATE TEMP TABLE IF NOT EXISTS ${TAKEN} (name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
   );
-}
-
-/** ts of the oldest stored metric sample, or null when there is none. */
-export async function oldestSampleTs(client: pg.ClientBase): Promise<number | null> {
-  const { rows } = await client.query<{ ts: string | null }>('SELECT min(ts) AS ts FROM metric_samples');
-  const ts = rows[0]?.ts;
-  return ts === null || ts === undefined ? null : Number(ts);
+  await client.query(`TRUNCATE ${TAKEN}`);
+  const { rows } = await client.query<{ entries: string; buckets: string }>(
+    `WITH taken AS (
+       DELETE FROM metric_rollup_invalidations
+        WHERE ctid = ANY (ARRAY(SELECT ctid FROM metric_rollup_invalidations LIMIT $1))
+       RETURNING name, app, bucket),
+     kept AS (INSERT INTO ${TAKEN} SELECT DISTINCT name, app, bucket FROM taken RETURNING 1)
+     SELECT (SELECT count(*) FROM taken) AS entries, (SELECT count(*) FROM kept) AS buckets`,
+    [maxEntries],
+  );
+  const entries = Number(rows[0]?.entries ?? 0);
+  const buckets = Number(rows[0]?.buckets ?? 0);
+  if (buckets === 0) return { entries, buckets, rows1m: 0, rows1h: 0 };
+  // The planner knows nothing of a fresh temporary table; a few rows or many change the join.
+  await client.query(`ANALYZE ${TAKEN}`);
+  const rows1m = (await client.query(FOLD_1M)).rowCount ?? 0;
+  const rows1h =
+    ((await client.query(FOLD_1H_FROM_1M, [rawSourceBeforeMs])).rowCount ?? 0) +
+    ((await client.query(FOLD_1H_FROM_RAW, [rawSourceBeforeMs])).rowCount ?? 0);
+  return { entries, buckets, rows1m, rows1h };
 }
 
 interface PgRollupRow {

@@ -33,13 +33,10 @@ function deleteTarget(
 function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
   return {
     kind: 'sqlite',
-    rollupWatermark: async () => m.readRollupWatermark(),
-    setRollupWatermark: async (ms) => m.writeRollupWatermark(ms),
-    oldestSampleTs: async () => m.oldestSampleTs(),
-    async foldRollups(resolution, fromMs, toMs) {
-      // Let requests in between two (synchronous) fold statements.
+    async foldInvalidatedBuckets(limits) {
+      // Let requests in between two (synchronous) folds.
       await yieldToEventLoop();
-      return m.foldRollups(resolution, fromMs, toMs);
+      return m.foldInvalidatedBuckets(limits);
     },
     async purgeRaw(cutoffMs, limits) {
       const samples = await deleteTarget(m, 'metric_samples', cutoffMs, limits);
