@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
 import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, toRollupPoint, type RollupResolution } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
+import type { ReadQuery } from './read-pool';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.
@@ -107,7 +108,7 @@ interface PgRollupRow {
 
 /** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
 export async function queryRollups(
-  pool: pg.Pool,
+  read: ReadQuery,
   resolution: RollupResolution,
   q: MetricQuery,
 ): Promise<MetricPoint[]> {
@@ -117,7 +118,7 @@ export async function queryRollups(
   if (q.from !== undefined) where.push(`bucket >= $${values.push(q.from)}`);
   if (q.to !== undefined) where.push(`bucket < $${values.push(q.to)}`);
   const limit = `$${values.push(q.limit)}`;
-  const { rows } = await pool.query<PgRollupRow>(
+  const { rows } = await read<PgRollupRow>(
     `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
       WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT ${limit}`,
     values,

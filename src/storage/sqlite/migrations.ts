@@ -122,4 +122,13 @@ SELECT DISTINCT name, app, ts - ts % 60000 FROM metric_samples
  WHERE ts >= coalesce((SELECT watermark_ms - 3600000 FROM rollup_watermarks WHERE rollup = 'metric_rollups'), 0);
 `,
   },
+  {
+    // The read API's indexes, as in postgres/migrations/004_read_indexes.ts.
+    version: 4,
+    sql: `
+CREATE INDEX events_name_ts_id ON events (name, ts DESC, id DESC);
+CREATE INDEX events_type_ts_id ON events (type, ts DESC, id DESC);
+CREATE INDEX metric_samples_app_ts_id ON metric_samples (app, ts DESC, id DESC);
+`,
+  },
 ];
