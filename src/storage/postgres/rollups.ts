@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
-import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, toRollupPoint, type RollupResolution } from '../layout/rollups';
+import { foldSources } from '../layout/rollup-folds';
+import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
 import type { ReadQuery } from './read-pool';
 
@@ -12,15 +13,8 @@ import type { ReadQuery } from './read-pool';
  * counted once.
  */
 
-const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
-const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
-
 /** The buckets one fold takes from the log: distinct, emptied at every commit of the session. */
 const TAKEN = 'sluice_rollup_buckets';
-
-/** Figures of raw samples: a summary counts as its count. */
-const RAW_FIGURES = `sum(COALESCE(s.count, 1))::bigint, min(COALESCE(s.min, s.value)),
-            max(COALESCE(s.max, s.value)), sum(COALESCE(s.sum, s.value))`;
 
 /** Rows whose figures are unchanged are not rewritten: no dead tuples, and the count says what changed. */
 function upsert(table: string, select: string): string {
@@ -31,35 +25,10 @@ function upsert(table: string, select: string): string {
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
-/** Hours of the taken minutes (`$1`: hours from it on fold from 1m rows, older ones from raw). */
-const TAKEN_HOURS = `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${TAKEN}`;
-
-const FOLD_1M = upsert(
-  ROLLUP_TABLE['1m'],
-  `SELECT s.name, s.ts - s.ts % ${MINUTE_MS}, s.app, ${RAW_FIGURES}
-     FROM ${TAKEN} b JOIN metric_samples s
-       ON s.name = b.name AND s.app = b.app AND s.ts >= b.bucket AND s.ts < b.bucket + ${MINUTE_MS}
-    WHERE COALESCE(s.sum, s.value) IS NOT NULL
-    GROUP BY 1, 2, 3`,
-);
-
-const FOLD_1H_FROM_1M = upsert(
-  ROLLUP_TABLE['1h'],
-  `SELECT m.name, h.hour, m.app, sum(m.count)::bigint, min(m.min), max(m.max), sum(m.sum)
-     FROM (${TAKEN_HOURS}) h JOIN ${ROLLUP_TABLE['1m']} m
-       ON m.name = h.name AND m.app = h.app AND m.bucket >= h.hour AND m.bucket < h.hour + ${HOUR_MS}
-    WHERE h.hour >= $1
-    GROUP BY 1, 2, 3`,
-);
-
-const FOLD_1H_FROM_RAW = upsert(
-  ROLLUP_TABLE['1h'],
-  `SELECT s.name, h.hour, s.app, ${RAW_FIGURES}
-     FROM (${TAKEN_HOURS}) h JOIN metric_samples s
-       ON s.name = h.name AND s.app = h.app AND s.ts >= h.hour AND s.ts < h.hour + ${HOUR_MS}
-    WHERE h.hour < $1 AND COALESCE(s.sum, s.value) IS NOT NULL
-    GROUP BY 1, 2, 3`,
-);
+const SOURCES = foldSources(TAKEN, '$1');
+const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
+const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
+const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
 
 /**
  * Takes up to `maxEntries` rows of the invalidation log (deleted in this transaction) and

@@ -1,19 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { MetricPoint, MetricQuery } from '../port';
-import {
-  ROLLUP_TABLE,
-  ROLLUP_WIDTH_MS,
-  toRollupPoint,
-  type RollupResolution,
-  type RollupRow,
-} from '../layout/rollups';
+import { foldSources } from '../layout/rollup-folds';
+import { ROLLUP_TABLE, toRollupPoint, type RollupResolution, type RollupRow } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
 import { whereFilters } from './filters';
 
 type Prepare = (sql: string) => Database.Statement;
-
-const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
-const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
 
 /*
  * The invalidation-log fold, as the PostgreSQL adapter does it (postgres/rollups.ts): the buckets
@@ -23,10 +15,6 @@ const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
 /** The buckets one fold takes from the log (a connection-local table). */
 const TAKEN = 'temp.sluice_rollup_buckets';
 
-const RAW_FIGURES = `sum(coalesce(s.count, 1)), min(coalesce(s.min, s.value)),
-            max(coalesce(s.max, s.value)), sum(coalesce(s.sum, s.value))`;
-
-/** `select` must have a WHERE clause: SQLite needs one to parse an upsert after `INSERT … SELECT`. */
 function upsert(table: string, select: string): string {
   return `INSERT INTO ${table} (name, bucket, app, count, min, max, sum)
     ${select}
@@ -36,34 +24,10 @@ function upsert(table: string, select: string): string {
         OR max IS NOT excluded.max OR sum IS NOT excluded.sum`;
 }
 
-const TAKEN_HOURS = `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${TAKEN}`;
-
-const FOLD_1M = upsert(
-  ROLLUP_TABLE['1m'],
-  `SELECT s.name, s.ts - s.ts % ${MINUTE_MS}, s.app, ${RAW_FIGURES}
-     FROM ${TAKEN} b JOIN metric_samples s
-       ON s.name = b.name AND s.app = b.app AND s.ts >= b.bucket AND s.ts < b.bucket + ${MINUTE_MS}
-    WHERE coalesce(s.sum, s.value) IS NOT NULL
-    GROUP BY 1, 2, 3`,
-);
-
-const FOLD_1H_FROM_1M = upsert(
-  ROLLUP_TABLE['1h'],
-  `SELECT m.name, h.hour, m.app, sum(m.count), min(m.min), max(m.max), sum(m.sum)
-     FROM (${TAKEN_HOURS}) h JOIN ${ROLLUP_TABLE['1m']} m
-       ON m.name = h.name AND m.app = h.app AND m.bucket >= h.hour AND m.bucket < h.hour + ${HOUR_MS}
-    WHERE h.hour >= @rawBefore
-    GROUP BY 1, 2, 3`,
-);
-
-const FOLD_1H_FROM_RAW = upsert(
-  ROLLUP_TABLE['1h'],
-  `SELECT s.name, h.hour, s.app, ${RAW_FIGURES}
-     FROM (${TAKEN_HOURS}) h JOIN metric_samples s
-       ON s.name = h.name AND s.app = h.app AND s.ts >= h.hour AND s.ts < h.hour + ${HOUR_MS}
-    WHERE h.hour < @rawBefore AND coalesce(s.sum, s.value) IS NOT NULL
-    GROUP BY 1, 2, 3`,
-);
+const SOURCES = foldSources(TAKEN, '@rawBefore');
+const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
+const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
+const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
 
 /**
  * Takes up to `maxEntries` entries of the invalidation log and refolds their buckets (see
