@@ -128,7 +128,6 @@ SELECT DISTINCT name, app, ts - ts % 60000 FROM metric_samples
     sql: `
 CREATE INDEX events_name_ts_id ON events (name, ts DESC, id DESC);
 CREATE INDEX events_type_ts_id ON events (type, ts DESC, id DESC);
-CREATE INDEX metric_samples_app_ts_id ON metric_samples (app, ts DESC, id DESC);
 `,
   },
 ];

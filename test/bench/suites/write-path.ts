@@ -92,8 +92,7 @@ export async function runWritePath(ctx: BenchContext, rawCopy: BenchRow | null):
 
 /** The schema before the invalidation log (migration 3) and the read indexes (migration 4). */
 const WITHOUT_LOG = 'DROP TRIGGER metric_samples_log_rollup_invalidations ON metric_samples;';
-const WITHOUT_READ_INDEXES =
-  'DROP INDEX events_name_ts_id; DROP INDEX events_type_ts_id; DROP INDEX metric_samples_app_ts_id;';
+const WITHOUT_READ_INDEXES = 'DROP INDEX events_name_ts_id; DROP INDEX events_type_ts_id;';
 
 /**
  * Rows 9b: what the rollup invalidation log and the read API's indexes cost the `copy` write path,
