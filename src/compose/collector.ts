@@ -219,7 +219,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
   const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
-  const storage = openStorage(config, logger, clock);
+  const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   const intake =
     queue !== null

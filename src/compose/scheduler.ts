@@ -1,14 +1,14 @@
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
-import type { SqliteStorage } from '../storage/sqlite';
+import os from 'node:os';
 import type { Job } from '../scheduler/job';
 import { standardJobs } from '../scheduler/jobs';
-import { PostgresRunBackend, defaultInstanceId } from '../scheduler/postgres-runs';
 import type { RunBackend } from '../scheduler/run-backend';
 import { Scheduler } from '../scheduler/scheduler';
 import type { SchedulerConfig } from '../scheduler/scheduler-config';
-import { SqliteRunBackend } from '../scheduler/sqlite-runs';
+import { createPostgresMaintenanceRunner } from '../storage/postgres';
+import { createSqliteMaintenanceRunner, type SqliteStorage } from '../storage/sqlite';
 
 /** Where the jobs run. */
 export type SchedulerStorage =
@@ -44,30 +44,14 @@ export interface SchedulerHandle {
   close(): Promise<void>;
 }
 
-const HOUR_MS = 3_600_000;
-
-/**
- * Each downsample run re-reads raw rows from (last run − lateness) and 1m rollups from the start
- * of that hour: the retentions must keep them. Throws a message naming the variable.
- */
-function checkRetentions(config: SchedulerConfig): void {
-  const reread = config.latenessMs + config.intervalsMs.downsample;
-  if (reread + 60_000 > config.retentionRawMs) {
-    throw new Error(
-      'SLUICE_RETENTION_RAW must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 1 minute',
-    );
-  }
-  if (reread + 2 * HOUR_MS > config.retention1mMs) {
-    throw new Error(
-      'SLUICE_RETENTION_1M must exceed SLUICE_LATENESS_MS + SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS + 2 hours (1h rollups are folded from 1m)',
-    );
-  }
+/** Default instance id recorded with runs: host and process. */
+export function defaultInstanceId(): string {
+  return `${os.hostname()}:${process.pid}`;
 }
 
-/** Builds the scheduler; it does nothing until `start()`. See postgres-runs.ts for the protocol. */
+/** Builds the scheduler; it does nothing until `start()`. See src/storage/maintenance.ts for the protocol. */
 export function createScheduler(options: SchedulerOptions): SchedulerHandle {
   const { config } = options;
-  checkRetentions(config);
   const logger = options.logger.child({ component: 'scheduler' });
   const instance = options.instance ?? defaultInstanceId();
   const standard = standardJobs(config, options.storage.kind);
@@ -77,7 +61,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
 
   let backend: RunBackend;
   if (options.storage.kind === 'postgres') {
-    backend = new PostgresRunBackend({
+    backend = createPostgresMaintenanceRunner({
       connectionString: options.storage.connectionString,
       connectTimeoutMs: config.connectTimeoutMs,
       jobTimeoutMs: config.jobTimeoutMs,
@@ -88,7 +72,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
       logger,
     });
   } else {
-    backend = new SqliteRunBackend({
+    backend = createSqliteMaintenanceRunner({
       maintenance: options.storage.storage.maintenance,
       instance,
       clock: options.databaseClock ?? options.clock,

@@ -2,7 +2,9 @@
  * Storage assembly from a validated config: which adapter, with which settings, and the
  * migrations step of `sluice migrate`. Part of the composition root.
  */
+import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock';
+import { createStorageMetrics } from '../metrics/storage-instruments';
 import type { Config } from '../config/load';
 import type { EventLimits } from '../events/limits';
 import { retryUntil } from '../lifecycle/startup';
@@ -13,17 +15,27 @@ import { createSqliteStorage, type SqliteStorage } from '../storage/sqlite';
 /** The storage a process opens: SQLite (tier 1) or PostgreSQL. */
 export type OpenedStorage = SqliteStorage | PostgresStorage;
 
-export function openStorage(config: Config, logger: Logger, clock: Clock = systemClock): OpenedStorage {
+export function openStorage(
+  config: Config,
+  logger: Logger,
+  clock: Clock = systemClock,
+  registry?: Registry,
+): OpenedStorage {
   if (config.databaseUrl !== null) {
     return createPostgresStorage({
       connectionString: config.databaseUrl,
-      poolSize: config.poolSize,
+      // The writer's own connections: one per batch in flight.
+      poolSize: config.writeConcurrency,
+      readPoolSize: config.readPoolSize,
+      readTimeoutMs: config.readTimeoutMs,
+      readWaitMs: config.readWaitMs,
       timeoutMs: config.storageTimeoutMs,
       partitionsAheadDays: config.partitionsAheadDays,
       retentionRawMs: config.retentionRawMs,
       writeMethod: config.pgWriteMethod,
       clock,
       logger,
+      metrics: registry === undefined ? undefined : createStorageMetrics(registry),
     });
   }
   return createSqliteStorage({ path: config.sqlitePath, clock, logger });

@@ -47,7 +47,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const queue = queueConfig(config, 'worker');
   const metrics = createMetrics();
   const queueMetrics = createQueueMetrics(metrics.registry);
-  const storage = openStorage(config, logger, clock);
+  const storage = openStorage(config, logger, clock, metrics.registry);
   const startupMs = config.storageTimeoutMs * 6;
   await retryUntil('migrate', () => storage.migrate(), startupMs, logger);
 

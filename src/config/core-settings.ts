@@ -142,16 +142,28 @@ export const CORE_SETTINGS = {
     doc: 'PostgreSQL write path: copy (COPY into the tables; a batch holding an already stored event is redone through a staging table with ON CONFLICT DO NOTHING) or unnest (INSERT … SELECT FROM unnest arrays ON CONFLICT DO NOTHING). Both store an (id, ts) once.',
     parse: oneOf(['copy', 'unnest'] as const),
   }),
-  poolSize: setting({
-    env: 'SLUICE_PG_POOL_SIZE',
-    default: '8',
-    doc: 'PostgreSQL connections per collector (one is the writer’s).',
-    parse: integer(2, 200),
+  readPoolSize: setting({
+    env: 'SLUICE_PG_READ_POOL_SIZE',
+    default: '4',
+    doc: 'PostgreSQL: connections of the read API (GET /v1/events, /v1/metrics). The writer has SLUICE_WRITE_CONCURRENCY connections of its own, the health check one, jobs their own: no read can hold them back.',
+    parse: integer(1, 200),
+  }),
+  readTimeoutMs: setting({
+    env: 'SLUICE_PG_READ_TIMEOUT_MS',
+    default: '5000',
+    doc: 'PostgreSQL: statement timeout of a read; a longer read is answered 503 storage_busy.',
+    parse: duration(100, 600_000, 'ms'),
+  }),
+  readWaitMs: setting({
+    env: 'SLUICE_PG_READ_WAIT_MS',
+    default: '250',
+    doc: 'PostgreSQL: longest a read waits for a free read connection before it is answered 503 storage_busy with Retry-After.',
+    parse: duration(1, 60_000, 'ms'),
   }),
   storageTimeoutMs: setting({
     env: 'SLUICE_STORAGE_TIMEOUT_MS',
     default: '5000',
-    doc: 'Connect and statement timeout of every storage call.',
+    doc: 'Connect and statement timeout of every write, health check and migration.',
     parse: duration(100, 600_000, 'ms'),
   }),
   healthIntervalMs: setting({

@@ -85,13 +85,6 @@ export function loadConfig(
       `must not exceed SLUICE_QUEUE_CAPACITY (${result.queueCapacity})`,
     );
   }
-  if (result.databaseUrl !== null && result.writeConcurrency >= result.poolSize) {
-    throw new ConfigError(
-      'SLUICE_WRITE_CONCURRENCY',
-      String(result.writeConcurrency),
-      `must be below SLUICE_PG_POOL_SIZE (${result.poolSize}): reads and health checks need a connection too`,
-    );
-  }
   if (result.headersTimeoutMs > result.requestTimeoutMs) {
     throw new ConfigError(
       'SLUICE_HEADERS_TIMEOUT_MS',

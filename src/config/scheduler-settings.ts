@@ -45,12 +45,6 @@ export const SCHEDULER_SETTINGS = {
     doc: 'PostgreSQL: lock_timeout of a job run (e.g. dropping a partition); writers queue behind such a wait.',
     parse: duration(10, 60_000, 'ms'),
   }),
-  latenessMs: setting({
-    env: 'SLUICE_LATENESS_MS',
-    default: '300000',
-    doc: 'Events stored at most this long after their ts still reach the rollups (older buckets are re-folded).',
-    parse: duration(0, DAY_MS, 'ms'),
-  }),
   retention1mMs: setting({
     env: 'SLUICE_RETENTION_1M',
     default: '30d',

@@ -32,6 +32,7 @@ export const ERROR_CATALOGUE = {
     message: 'Collector is saturated; the request was not read. Retry all of its events after Retry-After.',
   },
   storage_unavailable: { status: 503, message: 'Storage is unreachable; retry after Retry-After.' },
+  storage_busy: { status: 503, message: 'Storage is busy with other reads; retry after Retry-After.' },
   internal: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
 import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
+import { STORAGE_BUSY_RETRY_AFTER_S } from '../intake/retry-after';
 import type { Logger } from '../log/logger';
+import { StorageBusyError } from '../storage/storage-busy';
 import { sendJson } from './send-json';
 
 /**
@@ -19,8 +21,14 @@ export function sendError(res: Response, err: unknown, log: () => Logger): void 
   sendJson(res, e.status, { error: e.code, message: e.message });
 }
 
-/** Errors raised by Node while reading a request (aborted, bad framing) are the client's problem. */
+/**
+ * Errors raised by Node while reading a request (aborted, bad framing) are the client's problem;
+ * a read refused by a saturated storage is a 503 to retry.
+ */
 function bodyParserError(err: unknown): SluiceError | null {
+  if (err instanceof StorageBusyError) {
+    return new SluiceError('storage_busy', err.message, STORAGE_BUSY_RETRY_AFTER_S);
+  }
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
     return new SluiceError('invalid_body', 'Request body was cut off.');

@@ -12,6 +12,8 @@ export const RETRY_AFTER_MAX_S = 30;
 export const OVERLOADED_RETRY_AFTER_S = 2;
 /** Storage (or JetStream) unreachable, or the process not ready: the health check's interval order. */
 export const UNAVAILABLE_RETRY_AFTER_S = 5;
+/** Every read connection busy, or a read past its timeout: other reads finish within seconds. */
+export const STORAGE_BUSY_RETRY_AFTER_S = 1;
 /** This process's bound of unacknowledged publishes reached: acks come back within milliseconds. */
 export const PENDING_ACKS_RETRY_AFTER_S = 1;
 

@@ -7,8 +7,6 @@ export interface SchedulerConfig {
   readonly enabled: boolean;
   /** Interval of each job (milliseconds); 0 switches the job off on this instance. */
   readonly intervalsMs: Readonly<Record<JobName, number>>;
-  /** `SLUICE_LATENESS_MS`. Must be below the raw retention. */
-  readonly latenessMs: number;
   /** `SLUICE_RETENTION_RAW`. */
   readonly retentionRawMs: number;
   /** `SLUICE_RETENTION_1M`. */
@@ -37,7 +35,6 @@ export function schedulerConfigFrom(config: Config): SchedulerConfig {
       purge: config.jobPurgeIntervalMs,
       partitions: config.jobPartitionsIntervalMs,
     },
-    latenessMs: config.latenessMs,
     retentionRawMs: config.retentionRawMs,
     retention1mMs: config.retention1mMs,
     retention1hMs: config.retention1hMs,

@@ -5,10 +5,9 @@
  * decides.
  */
 
-/** Start of the window holding `nowMs`. */
-export function slotStart(nowMs: number, intervalMs: number): number {
-  return Math.floor(nowMs / intervalMs) * intervalMs;
-}
+import { slotStart } from '../storage/maintenance';
+
+export { slotStart };
 
 /**
  * Delay until the next attempt (milliseconds): just after the next window starts on the process

@@ -7,23 +7,23 @@ import type { TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
-import { PostgresRunBackend } from '../../src/scheduler/postgres-runs';
+import { purgeJob } from '../../src/scheduler/jobs/purge';
+import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
-import { SqliteRunBackend } from '../../src/scheduler/sqlite-runs';
+import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { MetricPoint, Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
-import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-/** 09:47:13 UTC: two hours of history, then a live phase across noon. */
+/** 09:47:13 UTC. */
 const T0 = Date.UTC(2026, 11, 2, 9, 47, 13);
-const LATENESS = 2 * MIN;
-/** Small, so catching up over the history takes several runs. */
-const MAX_SPAN = 30 * MIN;
+/** Raw retention of the history written (the storage's is 2 days, so every sample is kept). */
+const RETENTION_RAW = 36 * HOUR;
+/** Short, so part of the raw history is older than the 1m retention. */
+const RETENTION_1M = 12 * HOUR;
 const INTERVAL = SEC;
 const logger = createLogger('silent');
 
@@ -62,7 +62,7 @@ async function postgresHarness(): Promise<Harness> {
     logger,
   });
   await storage.migrate();
-  const backend: RunBackend = new PostgresRunBackend({
+  const backend: RunBackend = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 30_000,
@@ -99,7 +99,7 @@ async function sqliteHarness(): Promise<Harness> {
   let now = T0;
   const storage = createSqliteStorage({ path: file, clock: { now: () => T0 }, logger });
   await storage.migrate();
-  const backend = new SqliteRunBackend({
+  const backend = createSqliteMaintenanceRunner({
     maintenance: storage.maintenance,
     instance: 'test',
     clock: { now: () => now },
@@ -217,59 +217,58 @@ describe.each([
   });
   afterAll(() => h?.dispose());
 
-  it('matches a brute-force fold over random data with late events, summaries and bucket edges; a second run changes nothing', async () => {
+  /** Every distinct (id, ts) stored so far: what the raw tables hold. */
+  const stored = new Map<string, TelemetryEvent>();
+  const write = async (batch: TelemetryEvent[]) => {
+    await h.storage.writeBatch(batch);
+    for (const e of batch) stored.set(`${e.id}/${e.ts}`, e);
+  };
+
+  it('after any writes (random ages, resends, duplicates, writes racing a run) one run makes every rollup equal a brute-force fold; a second run changes nothing', async () => {
     const seed = Number(process.env.SLUICE_TEST_SEED ?? crypto.randomInt(2 ** 31));
     const random = prng(seed);
     const next = generator(random);
-    const job = downsampleJob({ latenessMs: LATENESS, maxSpanMs: MAX_SPAN, maxSpansPerRun: 2 });
-    const stored: TelemetryEvent[] = [];
-    const write = async (batch: TelemetryEvent[]) => {
-      await h.storage.writeBatch(batch);
-      stored.push(...batch);
-    };
+    // Small folds, so a run takes the log in many steps.
+    const job = downsampleJob({ retention1mMs: RETENTION_1M, maxEntriesPerFold: 40, maxFoldsPerRun: 1000 });
     const context = `seed ${seed} (replay with SLUICE_TEST_SEED=${seed})`;
+    const resends = (n: number) =>
+      Array.from({ length: n }, () => {
+        const all = [...stored.values()];
+        return all[Math.floor(random() * all.length)] as TelemetryEvent;
+      });
 
-    // Two hours of history, including exact minute and hour edges and the millisecond before them.
-    const history = Array.from({ length: 1500 }, () => next(T0 + Math.floor(random() * 2 * HOUR)));
+    let now = T0;
+    // History across the whole raw retention, with exact minute and hour edges and the millisecond before them.
+    const history = Array.from({ length: 600 }, () => next(now - Math.floor(random() * RETENTION_RAW)));
     for (const edge of [10 * HOUR, 10 * HOUR + 17 * MIN, 11 * HOUR, 11 * HOUR + 30 * MIN]) {
-      const at = Date.UTC(2026, 11, 2) + edge;
+      const at = Date.UTC(2026, 11, 2) + edge - DAY;
       history.push(next(at), next(at - 1), next(at + 1));
     }
     await write(history);
 
-    // Catching up: two spans per run, each run folding only what lies before its watermark.
-    let now = T0 + 2 * HOUR + 10 * SEC;
-    let runs = 0;
-    for (;;) {
-      const r = await h.attempt(job, now);
-      if (r.kind !== 'ran') throw new Error(`${context}: ${JSON.stringify(r)}`);
-      runs++;
-      if (r.outcome.detail?.caughtUp === true) break;
-      const watermark = Number(r.outcome.detail?.watermarkMs);
-      const expected = bruteForce(stored.filter((e) => e.ts < watermark))['1m'];
-      expect({ context, buckets: (await h.dump())['1m'] }).toEqual({ context, buckets: expected });
+    for (let round = 0; round < 6; round++) {
+      now += 20 * SEC + Math.floor(random() * 40 * SEC);
+      // Any age inside raw retention (a backlog drained late, an SDK's offline buffer), a little
+      // in the future, resends of stored events, and duplicates inside one batch.
+      const fresh = Array.from({ length: 60 }, () =>
+        next(now - Math.floor(random() ** 3 * RETENTION_RAW) + Math.floor(random() * 30 * SEC)),
+      );
+      const twice = fresh.slice(0, 5);
+      await write([...fresh, ...twice, ...resends(10)]);
+      // A write racing a run: committed before, during or after its fold; either way the next
+      // run must see it.
+      const racing = [
+        ...Array.from({ length: 30 }, () => next(now - Math.floor(random() * 6 * HOUR))),
+        ...resends(5),
+      ];
+      const [r] = await Promise.all([h.attempt(job, now), write(racing)]);
+      expect({ context, kind: r.kind }).toEqual({ context, kind: 'ran' });
+
+      const after = await h.attempt(job, now + SEC);
+      expect({ context, kind: after.kind }).toEqual({ context, kind: 'ran' });
+      expect({ context, dump: await h.dump() }).toEqual({ context, dump: bruteForce([...stored.values()]) });
       now += SEC;
     }
-    expect(runs).toBe(3); // 2 h + 10 s of history, 2 × 30 min per run
-
-    // Live: events keep coming, some as late as the lateness allows, some on bucket edges, some a
-    // little in the future; after every run the rollups equal the brute force over all stored rows.
-    for (let step = 0; step < 40; step++) {
-      now += 5 * SEC + Math.floor(random() * 35 * SEC);
-      const batch = Array.from({ length: 40 }, () =>
-        next(now - LATENESS + Math.floor(random() * (LATENESS + 20 * SEC))),
-      );
-      const minute = Math.floor(now / MIN) * MIN;
-      const hour = Math.floor(now / HOUR) * HOUR;
-      batch.push(next(now - LATENESS), next(minute), next(minute - 1));
-      if (hour >= now - LATENESS) batch.push(next(hour), next(hour - 1));
-      await write(batch);
-
-      const r = await h.attempt(job, now);
-      expect({ context, kind: r.kind }).toEqual({ context, kind: 'ran' });
-      expect({ context, dump: await h.dump() }).toEqual({ context, dump: bruteForce(stored) });
-    }
-    expect(now).toBeGreaterThan(Date.UTC(2026, 11, 2, 12)); // the live phase crossed an hour
 
     const before = await h.dump();
     const again = await h.attempt(job, now + SEC);
@@ -277,7 +276,7 @@ describe.each([
     expect(await h.dump()).toEqual(before);
 
     // GET /v1/metrics?resolution=1m|1h serves the rollups: bucket start as ts, avg = sum / count.
-    const expected = bruteForce(stored);
+    const expected = bruteForce([...stored.values()]);
     for (const [resolution, name, app] of [
       ['1m', 'api.latency', 'blog'],
       ['1m', SUMMARY_NAME, undefined],
@@ -286,17 +285,33 @@ describe.each([
       const points = await h.storage.queryMetrics({ name, app, resolution, limit: 10_000 });
       expect(points).toEqual(asPoints(expected[resolution], name, app));
     }
-    const window = await h.storage.queryMetrics({
-      name: 'api.latency',
-      resolution: '1m',
-      from: Date.UTC(2026, 11, 2, 11),
-      to: Date.UTC(2026, 11, 2, 11, 5),
-      limit: 3,
+  });
+
+  it('a sample older than the 1m retention still reaches its 1h bucket, whose 1m rows are purged', async () => {
+    const now = T0 + HOUR;
+    const hour = Math.floor((now - RETENTION_1M - 3 * HOUR) / HOUR) * HOUR;
+    const gen = generator(prng(7));
+    const early = Array.from({ length: 20 }, (_, i) => ({
+      ...gen(hour + i * MIN),
+      name: 'old.series',
+      app: 'blog',
+    }));
+    await write(early);
+    expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now)).kind).toBe('ran');
+    const purge = purgeJob({
+      retentionRawMs: RETENTION_RAW,
+      retention1mMs: RETENTION_1M,
+      retention1hMs: 400 * DAY,
+      limits: { batchSize: 1000, maxRows: 100_000 },
     });
-    expect(window).toEqual(
-      asPoints(expected['1m'], 'api.latency')
-        .filter((p) => p.ts >= Date.UTC(2026, 11, 2, 11) && p.ts < Date.UTC(2026, 11, 2, 11, 5))
-        .slice(0, 3),
-    );
+    expect((await h.attempt(purge, now + SEC)).kind).toBe('ran');
+    const oldMinutes = (await h.dump())['1m'].filter((b) => b.name === 'old.series');
+    expect(oldMinutes).toEqual([]);
+
+    const late = { ...gen(hour + 30 * MIN + 5), name: 'old.series', app: 'blog' };
+    await write([late]);
+    expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now + 2 * SEC)).kind).toBe('ran');
+    const hourRow = (await h.dump())['1h'].filter((b) => b.name === 'old.series');
+    expect(hourRow).toEqual(bruteForce([...early, late])['1h']);
   });
 });

@@ -3,8 +3,12 @@ import pg from 'pg';
 import type { TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import { partitionsJob } from '../../src/scheduler/jobs/partitions';
-import { PostgresRunBackend } from '../../src/scheduler/postgres-runs';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
+import type { MaintenanceRunner } from '../../src/storage/maintenance';
+import {
+  createPostgresMaintenanceRunner,
+  createPostgresStorage,
+  type PostgresStorage,
+} from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 const DAY = 86_400_000;
@@ -15,7 +19,7 @@ const logger = createLogger('silent');
 let db: TestDatabase;
 let storage: PostgresStorage;
 let admin: pg.Client;
-let backend: PostgresRunBackend;
+let backend: MaintenanceRunner;
 let now = NOW;
 
 function metric(ts: number): TelemetryEvent {
@@ -57,7 +61,7 @@ beforeAll(async () => {
   await storage.migrate();
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
-  backend = new PostgresRunBackend({
+  backend = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 5000,

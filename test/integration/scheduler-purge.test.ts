@@ -6,12 +6,10 @@ import pg from 'pg';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import { purgeJob } from '../../src/scheduler/jobs/purge';
-import { PostgresRunBackend } from '../../src/scheduler/postgres-runs';
+import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
-import { SqliteRunBackend } from '../../src/scheduler/sqlite-runs';
+import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
-import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 
 const MIN = 60_000;
@@ -65,7 +63,7 @@ async function postgresHarness(): Promise<Harness> {
   const storage = open(NOW);
   await storage.ensurePartitions();
   let now = NOW;
-  const backend: RunBackend = new PostgresRunBackend({
+  const backend: RunBackend = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 10_000,
@@ -116,7 +114,7 @@ async function sqliteHarness(): Promise<Harness> {
   const storage = createSqliteStorage({ path: file, clock: { now: () => NOW }, logger });
   await storage.migrate();
   let now = NOW;
-  const backend = new SqliteRunBackend({
+  const backend = createSqliteMaintenanceRunner({
     maintenance: storage.maintenance,
     instance: 'test',
     clock: { now: () => now },

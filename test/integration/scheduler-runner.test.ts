@@ -7,10 +7,14 @@ import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
 import { JOB_LOCK_KEYS } from '../../src/scheduler/lock-keys';
-import { PostgresRunBackend, type PostgresRunOptions } from '../../src/scheduler/postgres-runs';
-import { SqliteRunBackend } from '../../src/scheduler/sqlite-runs';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
-import { createSqliteStorage } from '../../src/storage/sqlite';
+import type { MaintenanceRunner } from '../../src/storage/maintenance';
+import {
+  createPostgresMaintenanceRunner,
+  type PostgresMaintenanceOptions,
+  createPostgresStorage,
+  type PostgresStorage,
+} from '../../src/storage/postgres';
+import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
 const DAY = 86_400_000;
@@ -22,10 +26,10 @@ const logger = createLogger('silent');
 let db: TestDatabase;
 let storage: PostgresStorage;
 let admin: pg.Client;
-const backends: PostgresRunBackend[] = [];
+const backends: MaintenanceRunner[] = [];
 
-function backend(over: Partial<PostgresRunOptions> = {}): PostgresRunBackend {
-  const b = new PostgresRunBackend({
+function backend(over: Partial<PostgresMaintenanceOptions> = {}): MaintenanceRunner {
+  const b = createPostgresMaintenanceRunner({
     connectionString: db.url,
     connectTimeoutMs: 5000,
     jobTimeoutMs: 5000,
@@ -92,7 +96,13 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await admin.query('TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, rollup_watermarks');
+  await admin.query(
+    'TRUNCATE scheduler_runs, metric_rollups_1m, metric_rollups_1h, metric_rollup_invalidations',
+  );
+  // Every test starts with both samples' buckets still to fold.
+  await admin.query(
+    'INSERT INTO metric_rollup_invalidations SELECT DISTINCT name, app, ts - ts % 60000 FROM metric_samples',
+  );
 });
 
 afterAll(async () => {
@@ -102,7 +112,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const downsample = downsampleJob({ latenessMs: 60_000 });
+const downsample = downsampleJob({ retention1mMs: DAY });
 
 describe('PostgreSQL runner: lock + claim', () => {
   it('claims each window once across instances, on the database clock it is given', async () => {
@@ -165,7 +175,7 @@ describe('PostgreSQL runner: lock + claim', () => {
     const failing: Job = {
       name: 'downsample',
       async run(ctx) {
-        await downsample.run(ctx); // writes rollups and the watermark...
+        await downsample.run(ctx); // writes rollups and takes the invalidation log...
         throw new Error('boom after writing');
       },
     };
@@ -174,7 +184,7 @@ describe('PostgreSQL runner: lock + claim', () => {
 
     expect(r.kind).toBe('job_failed');
     expect(await rollupCount()).toBe(0);
-    expect((await admin.query('SELECT * FROM rollup_watermarks')).rowCount).toBe(0);
+    expect((await admin.query('SELECT * FROM metric_rollup_invalidations')).rowCount).toBe(2);
     expect(await runsOf('downsample')).toEqual([
       expect.objectContaining({ slot_ms: NOW - 250, rows: null, error: 'boom after writing' }),
     ]);
@@ -239,7 +249,7 @@ describe('SQLite runner: claim without a lock', () => {
       await sqlite.migrate();
       await sqlite.writeBatch([sample(NOW - 60_000)]);
       let now = NOW;
-      const b = new SqliteRunBackend({
+      const b = createSqliteMaintenanceRunner({
         maintenance: sqlite.maintenance,
         instance: 's',
         clock: { now: () => now },

@@ -4,20 +4,23 @@ import { downsampleJob } from './downsample';
 import { partitionsJob } from './partitions';
 import { purgeJob } from './purge';
 
-export { downsampleJob, planFold } from './downsample';
+export { downsampleJob, rawSourceBefore } from './downsample';
 export { purgeCutoffs, purgeJob } from './purge';
 export { partitionsJob } from './partitions';
 
 /**
- * On SQLite each fold statement blocks the event loop (better-sqlite3 is synchronous): shorter
- * spans, the same backlog per run.
+ * On SQLite each fold blocks the event loop (better-sqlite3 is synchronous): smaller folds, the
+ * same backlog per run.
  */
-const SQLITE_DOWNSAMPLE = { maxSpanMs: 15 * 60_000, maxSpansPerRun: 24 };
+const SQLITE_DOWNSAMPLE = { maxEntriesPerFold: 2_000, maxFoldsPerRun: 250 };
 
 /** The jobs a storage kind runs: SQLite has no partitions. */
 export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite'): Job[] {
   const jobs = [
-    downsampleJob({ latenessMs: config.latenessMs, ...(kind === 'sqlite' ? SQLITE_DOWNSAMPLE : {}) }),
+    downsampleJob({
+      retention1mMs: config.retention1mMs,
+      ...(kind === 'sqlite' ? SQLITE_DOWNSAMPLE : {}),
+    }),
     purgeJob({
       retentionRawMs: config.retentionRawMs,
       retention1mMs: config.retention1mMs,

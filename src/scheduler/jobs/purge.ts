@@ -1,5 +1,4 @@
-import { DAY_MS } from '../../storage/postgres/partitions';
-import { floorTo } from '../../storage/postgres/rollup-tables';
+import { DAY_MS, floorTo } from '../../storage/layout/rollups';
 import type { DeleteLimits, Job } from '../job';
 
 export interface PurgeOptions {

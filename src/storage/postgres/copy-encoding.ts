@@ -1,9 +1,9 @@
 import type { TelemetryEvent } from '../../events/types';
-import { encodeAttributes, storableText } from './row-mapping';
+import { encodeAttributes, storableText } from '../layout/rows';
 
 /**
  * One event as a line of `COPY … FROM STDIN` text for its table: the same columns and values as
- * `toRows` (row-mapping.ts), written straight to text with no row objects in between. The line is
+ * `toRows` (layout/rows.ts), written straight to text with no row objects in between. The line is
  * UTF-8 bytes, so a queued event costs the heap two small objects, not its whole object graph.
  */
 export class CopyLine {

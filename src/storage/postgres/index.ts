@@ -4,14 +4,18 @@ import type { StorageRow, WriteResult } from '../port';
 import { toCopyLine, type CopyLine } from './copy-encoding';
 import { applyMigrations } from './migrate';
 import type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
-import { DAY_MS, ensureDailyPartitions } from './partitions';
+import { DAY_MS } from '../layout/rollups';
+import { ensureDailyPartitions } from './partitions';
+import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { createPool, withClient } from './pool';
+import { createReadPool } from './read-pool';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { createCopyWrite } from './write-copy';
 import { writeUnnest } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
+export { createPostgresMaintenanceRunner, type PostgresMaintenanceOptions } from './maintenance-runner';
 
 /** A write method's row form: what `toRow` makes and its writer takes (the casts stay here). */
 interface RowCodec {
@@ -33,29 +37,63 @@ function rowCodec(method: WriteMethod): RowCodec {
   };
 }
 
-/** The `Storage` port on PostgreSQL. Opens no connection until the first call. */
+const DEFAULT_READ_POOL_SIZE = 4;
+const DEFAULT_READ_WAIT_MS = 250;
+/** Migrations and partition DDL run rarely: their connection closes when idle this long (ms). */
+const MAINTENANCE_IDLE_MS = 5000;
+
+/**
+ * The `Storage` port on PostgreSQL. Opens no connection until the first call. Four pools, so no
+ * kind of work can take another's connections: the writer's (`poolSize`), the read API's
+ * (bounded wait and statement timeout; see read-pool.ts), one for the health check (`ping`), and
+ * one for migrations and partition DDL. The scheduler's jobs run on connections of their own
+ * (maintenance-runner.ts).
+ */
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const logger = options.logger.child({ component: 'storage', storage: 'postgres' });
-  const pool = createPool(options, logger);
+  const { connectionString, timeoutMs } = options;
+  const writer = createPool(
+    { connectionString, poolSize: options.poolSize, timeoutMs, name: 'writer' },
+    logger,
+  );
+  const readPoolSize = options.readPoolSize ?? DEFAULT_READ_POOL_SIZE;
+  const reads = createReadPool(
+    {
+      connectionString,
+      size: readPoolSize,
+      statementTimeoutMs: options.readTimeoutMs ?? timeoutMs,
+      waitMs: options.readWaitMs ?? DEFAULT_READ_WAIT_MS,
+      onRefused: (reason) => options.metrics?.readsRefused.inc({ reason }),
+    },
+    logger,
+  );
+  const health = createPool({ connectionString, poolSize: 1, timeoutMs, name: 'health' }, logger);
+  const maintenance = createPool(
+    { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
+    logger,
+  );
+  const pools = { writer, read: reads.pool, health, maintenance };
+  if (options.metrics !== undefined) observePools(pools, options.metrics);
+
   const codec = rowCodec(options.writeMethod ?? 'copy');
   const writeRows = async (rows: readonly StorageRow[]): Promise<WriteResult> => {
     if (rows.length === 0) return { inserted: 0 };
-    return withClient(pool, logger, (client) => codec.write(client, rows));
+    return withClient(writer, logger, (client) => codec.write(client, rows));
   };
   let closing: Promise<void> | null = null;
 
   const partitions = (fromMs: number): Promise<void> =>
-    ensureDailyPartitions(pool, logger, {
+    ensureDailyPartitions(maintenance, logger, {
       fromMs,
       toMs: options.clock.now() + options.partitionsAheadDays * DAY_MS,
-      timeoutMs: options.timeoutMs,
+      timeoutMs,
     });
 
   return {
     kind: 'postgres',
 
     async migrate(): Promise<void> {
-      await applyMigrations(pool, options.clock, logger);
+      await applyMigrations(maintenance, options.clock, logger);
       await partitions(options.clock.now() - options.retentionRawMs);
     },
 
@@ -65,16 +103,27 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     toRow: codec.toRow,
     writeRows,
 
-    queryEvents: (query) => queryEvents(pool, query),
-    queryMetrics: (query) => queryMetrics(pool, query),
+    queryEvents: (query) => queryEvents(reads.query, query),
+    queryMetrics: (query) => queryMetrics(reads.query, query),
 
     async ping(): Promise<void> {
-      await pool.query('SELECT 1');
+      await health.query('SELECT 1');
     },
 
     close(): Promise<void> {
-      closing ??= pool.end();
+      closing ??= Promise.all(Object.values(pools).map((p) => p.end())).then(() => undefined);
       return closing;
     },
   };
+}
+
+/** Pool gauges, refreshed at every scrape. */
+function observePools(pools: Readonly<Record<string, pg.Pool>>, metrics: StorageMetrics): void {
+  metrics.onCollectPools(() => {
+    for (const [name, pool] of Object.entries(pools)) {
+      metrics.poolConnections.set({ pool: name, state: 'busy' }, pool.totalCount - pool.idleCount);
+      metrics.poolConnections.set({ pool: name, state: 'idle' }, pool.idleCount);
+      metrics.poolConnections.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+    }
+  });
 }

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
+import { STORAGE_LOCKS } from '../lock-keys';
+import { lockInTransaction } from './advisory-lock';
 import { MIGRATIONS } from './migrations';
 import { withTransaction } from './pool';
-
-/** Namespaced advisory-lock key: collectors starting together apply migrations one at a time. */
-const MIGRATE_LOCK = 'sluice:migrate';
 
 /**
  * Applies pending migrations in one transaction under `pg_advisory_xact_lock`. A process that
@@ -14,7 +13,7 @@ const MIGRATE_LOCK = 'sluice:migrate';
  */
 export async function applyMigrations(pool: pg.Pool, clock: Clock, logger: Logger): Promise<void> {
   await withTransaction(pool, logger, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATE_LOCK]);
+    await lockInTransaction(client, STORAGE_LOCKS.migrate);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY,
       name text NOT NULL,

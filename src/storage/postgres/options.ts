@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
+import type { StorageMetrics } from '../../metrics/storage-instruments';
 import type { Storage } from '../port';
 
 /** How `writeBatch` sends rows; both store an `(id, ts)` once (see write-copy.ts and write-unnest.ts). */
@@ -8,12 +9,24 @@ export type WriteMethod = 'unnest' | 'copy';
 export interface PostgresStorageOptions {
   /** `postgres://` URL of the database. */
   readonly connectionString: string;
-  /** Most connections this storage opens. Config default 8 (`SLUICE_PG_POOL_SIZE`). */
-  readonly poolSize: number;
   /**
-   * Bound of every call (milliseconds): connect timeout, server-side `statement_timeout`, and a
-   * client-side read timeout slightly above it for a server that stopped answering.
-   * Config default 5000 (`SLUICE_STORAGE_TIMEOUT_MS`).
+   * The writer's own connections (`writeRows`, `writeBatch`): no read, health check or job uses
+   * them. Config: `SLUICE_WRITE_CONCURRENCY` (default 3), one per batch in flight.
+   */
+  readonly poolSize: number;
+  /** Connections of the read API (`queryEvents`, `queryMetrics`). Config default 4 (`SLUICE_PG_READ_POOL_SIZE`). */
+  readonly readPoolSize?: number;
+  /** statement_timeout of a read (milliseconds). Config default 5000 (`SLUICE_PG_READ_TIMEOUT_MS`). */
+  readonly readTimeoutMs?: number;
+  /**
+   * Longest a read waits for a free read connection before it fails with `StorageBusyError`
+   * (milliseconds). Config default 250 (`SLUICE_PG_READ_WAIT_MS`).
+   */
+  readonly readWaitMs?: number;
+  /**
+   * Bound of every write, ping and migration (milliseconds): connect timeout, server-side
+   * `statement_timeout`, and a client-side read timeout slightly above it for a server that
+   * stopped answering. Config default 5000 (`SLUICE_STORAGE_TIMEOUT_MS`).
    */
   readonly timeoutMs: number;
   /** Daily partitions kept ahead of today (days). Config default 3 (`SLUICE_PARTITIONS_AHEAD_DAYS`). */
@@ -34,6 +47,8 @@ export interface PostgresStorageOptions {
   readonly clock: Clock;
   /** Parent logger; the storage logs through a child tagged `component: storage`. */
   readonly logger: Logger;
+  /** Pool gauges and refused reads. Default: not exported. */
+  readonly metrics?: StorageMetrics;
 }
 
 export interface PostgresStorage extends Storage {

@@ -1,8 +1,10 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
+import { DAY_MS } from '../layout/rollups';
+import { STORAGE_LOCKS } from '../lock-keys';
+import { lockInTransaction } from './advisory-lock';
 import { withTransaction } from './pool';
 
-export const DAY_MS = 86_400_000;
 /**
  * In the order their locks are taken when one transaction touches both: the writer inserts
  * metric samples before other events, so DDL that holds one parent while waiting for the other
@@ -11,17 +13,17 @@ export const DAY_MS = 86_400_000;
 const PARTITIONED_TABLES = ['metric_samples', 'events'] as const;
 type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
-/** Serialises partition DDL across processes; per database, like every advisory lock. */
-const PARTITIONS_LOCK = 'sluice:partitions';
 /** Longest wait for a lock during partition DDL (milliseconds); capped by the storage timeout. */
 const PARTITION_LOCK_TIMEOUT_MS = 1000;
 
 /**
  * Errors that leave the partition for a later run instead of failing the call: a lock not granted
- * in time (55P03 lock_timeout, 57014 statement_timeout) or a deadlock victim (40P01). Inserts
- * meanwhile land in the default partition, so nothing is lost.
+ * in time (55P03 lock_timeout, 57014 statement_timeout), a deadlock victim (40P01), or the
+ * partition created meanwhile by a process that took another lock key (42P07; a version from
+ * before the lock keys moved to SHA-256, during a rolling upgrade). Inserts meanwhile land in the
+ * default partition, so nothing is lost.
  */
-const RETRY_LATER = new Set(['55P03', '57014', '40P01']);
+const RETRY_LATER = new Set(['55P03', '57014', '40P01', '42P07']);
 
 export interface DailyPartition {
   readonly table: PartitionedTable;
@@ -101,7 +103,7 @@ async function createPartitionOn(
   const defaultPartition = `"${p.table}_default"`;
   const lockTimeoutMs = Math.min(options.timeoutMs, PARTITION_LOCK_TIMEOUT_MS);
   await client.query(`SELECT set_config('lock_timeout', $1, true)`, [`${lockTimeoutMs}ms`]);
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [PARTITIONS_LOCK]);
+  await lockInTransaction(client, STORAGE_LOCKS.partitions);
   const found = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [
     p.name,
   ]);
@@ -260,7 +262,7 @@ export async function dropExpiredPartitions(
         await client.query(`SELECT set_config('lock_timeout', $1, true)`, [
           `${Math.min(timeoutMs, PARTITION_LOCK_TIMEOUT_MS)}ms`,
         ]);
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [PARTITIONS_LOCK]);
+        await lockInTransaction(client, STORAGE_LOCKS.partitions);
         await client.query(`DROP TABLE "${partition.name}"`);
         return true;
       },

@@ -9,8 +9,17 @@ export interface PoolOptions {
   readonly connectionString: string;
   /** Most connections. */
   readonly poolSize: number;
-  /** Connect and statement timeout (milliseconds). */
+  /** Statement timeout, and connect timeout unless `connectTimeoutMs` is given (milliseconds). */
   readonly timeoutMs: number;
+  /**
+   * Longest wait for a connection (milliseconds): to connect, and for a pooled one to free up
+   * when all are busy. Default `timeoutMs`.
+   */
+  readonly connectTimeoutMs?: number;
+  /** Closes connections idle this long (milliseconds). Default: pg's 10 s. */
+  readonly idleTimeoutMs?: number;
+  /** Which pool (writer, read, health, maintenance): `application_name` is `sluice:<name>`. */
+  readonly name?: string;
 }
 
 /** A pool whose every connection and statement is bounded by `timeoutMs`; errors are logged, never thrown. */
@@ -18,11 +27,12 @@ export function createPool(options: PoolOptions, logger: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize,
-    connectionTimeoutMillis: options.timeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? options.timeoutMs,
     statement_timeout: options.timeoutMs,
     query_timeout: options.timeoutMs + READ_TIMEOUT_MARGIN_MS,
     keepAlive: true,
-    application_name: 'sluice',
+    application_name: options.name === undefined ? 'sluice' : `sluice:${options.name}`,
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: options.idleTimeoutMs }),
   });
   // An idle connection that dies (server restart, pg_terminate_backend) is emitted here; without a
   // listener the EventEmitter would throw and take the process down.

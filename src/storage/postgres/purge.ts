@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from './rollup-tables';
+import { deleteInBatches, type DeleteLimits, type DeleteResult } from '../maintenance';
+import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from '../layout/rollups';
 
 /*
  * Purge SQL for the scheduler's purge job, on the job's transaction client. Every DELETE is
@@ -9,33 +10,14 @@ import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from './rollup-t
  * by one.
  */
 
-export interface DeleteLimits {
-  /** Rows per DELETE statement. */
-  readonly batchSize: number;
-  /** Most rows deleted by one call. */
-  readonly maxRows: number;
-}
-
-export interface DeleteResult {
-  readonly rows: number;
-  /** False when `maxRows` was reached and more rows may remain. */
-  readonly done: boolean;
-}
-
-async function deleteInBatches(
+/** Runs `sql` (`$1` the bound, `$2` the batch size) in batches within `limits`. */
+function deleteByStatement(
   client: pg.ClientBase,
   sql: string,
   bound: number,
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
-  let rows = 0;
-  while (rows < limits.maxRows) {
-    const n = Math.min(limits.batchSize, limits.maxRows - rows);
-    const deleted = (await client.query(sql, [bound, n])).rowCount ?? 0;
-    rows += deleted;
-    if (deleted < n) return { rows, done: true };
-  }
-  return { rows, done: false };
+  return deleteInBatches(limits, async (n) => (await client.query(sql, [bound, n])).rowCount ?? 0);
 }
 
 /** `DELETE` of at most `$2` rows of `table` matching `condition` (on `$1`), located by ctid. */
@@ -54,7 +36,7 @@ export async function deleteDefaultPartitionRowsBefore(
   let done = true;
   // Same table order as the writer takes its locks.
   for (const table of ['metric_samples_default', 'events_default']) {
-    const r = await deleteInBatches(client, batchDeleteSql(table, 'ts < $1'), cutoffMs, limits);
+    const r = await deleteByStatement(client, batchDeleteSql(table, 'ts < $1'), cutoffMs, limits);
     rows += r.rows;
     done &&= r.done;
   }
@@ -69,7 +51,7 @@ export function deleteRollupsEndingBy(
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
   const sql = batchDeleteSql(ROLLUP_TABLE[resolution], 'bucket <= $1');
-  return deleteInBatches(client, sql, cutoffMs - ROLLUP_WIDTH_MS[resolution], limits);
+  return deleteByStatement(client, sql, cutoffMs - ROLLUP_WIDTH_MS[resolution], limits);
 }
 
 /** Run history rows of intervals that started before `cutoffMs`. */
@@ -78,5 +60,5 @@ export function deleteSchedulerRunsBefore(
   cutoffMs: number,
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
-  return deleteInBatches(client, batchDeleteSql('scheduler_runs', 'slot_ms < $1'), cutoffMs, limits);
+  return deleteByStatement(client, batchDeleteSql('scheduler_runs', 'slot_ms < $1'), cutoffMs, limits);
 }

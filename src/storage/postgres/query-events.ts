@@ -1,6 +1,6 @@
-import type pg from 'pg';
+import type { ReadQuery } from './read-pool';
 import type { EventPage, EventQuery } from '../port';
-import { toTelemetryEvent, type StoredRow } from './row-mapping';
+import { toTelemetryEvent, type StoredRow } from '../layout/rows';
 
 /** Both tables projected onto one row shape, so one UNION ALL can merge them. */
 const EVENTS_PROJECTION = `id, ts, type, app, name, version, env,
@@ -52,9 +52,9 @@ function branch(projection: string, table: string, where: readonly string[], lim
   return `(SELECT ${projection} FROM ${table} ${filter} ${NEWEST_FIRST} LIMIT ${limit})`;
 }
 
-export async function queryEvents(pool: pg.Pool, q: EventQuery): Promise<EventPage> {
+export async function queryEvents(read: ReadQuery, q: EventQuery): Promise<EventPage> {
   const { text, values } = eventsSql(q);
-  const { rows } = await pool.query<PgRow>(text, values);
+  const { rows } = await read<PgRow>(text, values);
   const events = rows.map((r) =>
     toTelemetryEvent({ ...r, ts: Number(r.ts), count: r.count === null ? null : Number(r.count) }),
   );

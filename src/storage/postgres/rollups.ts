@@ -1,83 +1,69 @@
 import type pg from 'pg';
 import type { MetricPoint, MetricQuery } from '../port';
-import {
-  ROLLUP_TABLE,
-  ROLLUP_WATERMARK_KEY,
-  ROLLUP_WIDTH_MS,
-  toRollupPoint,
-  type RollupResolution,
-} from './rollup-tables';
+import { foldSources } from '../layout/rollup-folds';
+import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
+import type { FoldResult } from '../maintenance';
+import type { ReadQuery } from './read-pool';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.
- * A fold recomputes whole buckets from their source and replaces what is stored: running it
- * twice over the same data changes nothing, and a bucket that received late events is simply
- * folded again.
+ * The job folds exactly the buckets the invalidation log names (see
+ * migrations/003_rollup_invalidations.ts): each is recomputed whole from its source and replaces
+ * what is stored, so folding a bucket twice changes nothing and a duplicate, stored once, is
+ * counted once.
  */
 
-/** Where each resolution is folded from: 1m from raw samples (a summary counts as its count), 1h from 1m. */
-const FOLD_SOURCE: Readonly<Record<RollupResolution, string>> = {
-  '1m': `SELECT name, ts - ts % ${ROLLUP_WIDTH_MS['1m']} AS bucket, app,
-            sum(COALESCE(count, 1))::bigint AS count, min(COALESCE(min, value)) AS min,
-            max(COALESCE(max, value)) AS max, sum(COALESCE(sum, value)) AS sum
-       FROM metric_samples
-      WHERE ts >= $1 AND ts < $2 AND COALESCE(sum, value) IS NOT NULL
-      GROUP BY 1, 2, 3`,
-  '1h': `SELECT name, bucket - bucket % ${ROLLUP_WIDTH_MS['1h']} AS bucket, app,
-            sum(count)::bigint AS count, min(min) AS min, max(max) AS max, sum(sum) AS sum
-       FROM ${ROLLUP_TABLE['1m']}
-      WHERE bucket >= $1 AND bucket < $2
-      GROUP BY 1, 2, 3`,
-};
+/** The buckets one fold takes from the log: distinct, emptied at every commit of the session. */
+const TAKEN = 'sluice_rollup_buckets';
 
-function foldSql(resolution: RollupResolution): string {
-  // Rows whose figures are unchanged are not rewritten: no dead tuples, and the row count says
-  // what really changed.
-  return `INSERT INTO ${ROLLUP_TABLE[resolution]} AS r (name, bucket, app, count, min, max, sum)
-    ${FOLD_SOURCE[resolution]}
+/** Rows whose figures are unchanged are not rewritten: no dead tuples, and the count says what changed. */
+function upsert(table: string, select: string): string {
+  return `INSERT INTO ${table} AS r (name, bucket, app, count, min, max, sum)
+    ${select}
     ON CONFLICT (name, bucket, app) DO UPDATE
        SET count = EXCLUDED.count, min = EXCLUDED.min, max = EXCLUDED.max, sum = EXCLUDED.sum
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
+const SOURCES = foldSources(TAKEN, '$1');
+const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
+const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
+const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
+
 /**
- * Recomputes every `resolution` bucket whose source rows lie in [fromMs, toMs) (both multiples of
- * the source's bucket width, so no source bucket is cut). Resolves to the rollup rows inserted or
- * changed.
+ * Takes up to `maxEntries` rows of the invalidation log (deleted in this transaction) and
+ * recomputes their 1m buckets from raw samples, then the 1h buckets holding them: from 1m rows
+ * for hours starting at or after `rawSourceBeforeMs`, from raw samples before it (their 1m rows
+ * may be purged already). Resolves to the log rows taken and the rollup rows inserted or changed.
  */
-export async function foldRollups(
+export async function foldInvalidatedBuckets(
   client: pg.ClientBase,
-  resolution: RollupResolution,
-  fromMs: number,
-  toMs: number,
-): Promise<number> {
-  const result = await client.query(foldSql(resolution), [fromMs, toMs]);
-  return result.rowCount ?? 0;
-}
-
-/** The downsample watermark (epoch ms), or null before the first run. */
-export async function readRollupWatermark(client: pg.ClientBase): Promise<number | null> {
-  const { rows } = await client.query<{ watermark_ms: string }>(
-    'SELECT watermark_ms FROM rollup_watermarks WHERE rollup = $1',
-    [ROLLUP_WATERMARK_KEY],
-  );
-  const row = rows[0];
-  return row === undefined ? null : Number(row.watermark_ms);
-}
-
-export async function writeRollupWatermark(client: pg.ClientBase, watermarkMs: number): Promise<void> {
+  maxEntries: number,
+  rawSourceBeforeMs: number,
+): Promise<FoldResult> {
   await client.query(
-    `INSERT INTO rollup_watermarks (rollup, watermark_ms) VALUES ($1, $2)
-     ON CONFLICT (rollup) DO UPDATE SET watermark_ms = EXCLUDED.watermark_ms`,
-    [ROLLUP_WATERMARK_KEY, watermarkMs],
+    `CREATE TEMP TABLE IF NOT EXISTS ${TAKEN} (name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
   );
-}
-
-/** ts of the oldest stored metric sample, or null when there is none. */
-export async function oldestSampleTs(client: pg.ClientBase): Promise<number | null> {
-  const { rows } = await client.query<{ ts: string | null }>('SELECT min(ts) AS ts FROM metric_samples');
-  const ts = rows[0]?.ts;
-  return ts === null || ts === undefined ? null : Number(ts);
+  await client.query(`TRUNCATE ${TAKEN}`);
+  const { rows } = await client.query<{ entries: string; buckets: string }>(
+    `WITH taken AS (
+       DELETE FROM metric_rollup_invalidations
+        WHERE ctid = ANY (ARRAY(SELECT ctid FROM metric_rollup_invalidations LIMIT $1))
+       RETURNING name, app, bucket),
+     kept AS (INSERT INTO ${TAKEN} SELECT DISTINCT name, app, bucket FROM taken RETURNING 1)
+     SELECT (SELECT count(*) FROM taken) AS entries, (SELECT count(*) FROM kept) AS buckets`,
+    [maxEntries],
+  );
+  const entries = Number(rows[0]?.entries ?? 0);
+  const buckets = Number(rows[0]?.buckets ?? 0);
+  if (buckets === 0) return { entries, buckets, rows1m: 0, rows1h: 0 };
+  // The planner knows nothing of a fresh temporary table; a few rows or many change the join.
+  await client.query(`ANALYZE ${TAKEN}`);
+  const rows1m = (await client.query(FOLD_1M)).rowCount ?? 0;
+  const rows1h =
+    ((await client.query(FOLD_1H_FROM_1M, [rawSourceBeforeMs])).rowCount ?? 0) +
+    ((await client.query(FOLD_1H_FROM_RAW, [rawSourceBeforeMs])).rowCount ?? 0);
+  return { entries, buckets, rows1m, rows1h };
 }
 
 interface PgRollupRow {
@@ -91,7 +77,7 @@ interface PgRollupRow {
 
 /** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
 export async function queryRollups(
-  pool: pg.Pool,
+  read: ReadQuery,
   resolution: RollupResolution,
   q: MetricQuery,
 ): Promise<MetricPoint[]> {
@@ -101,7 +87,7 @@ export async function queryRollups(
   if (q.from !== undefined) where.push(`bucket >= $${values.push(q.from)}`);
   if (q.to !== undefined) where.push(`bucket < $${values.push(q.to)}`);
   const limit = `$${values.push(q.limit)}`;
-  const { rows } = await pool.query<PgRollupRow>(
+  const { rows } = await read<PgRollupRow>(
     `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
       WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT ${limit}`,
     values,

@@ -1,8 +1,9 @@
 import type pg from 'pg';
+import type { RunClaim, RunCompletion } from '../maintenance';
 
 /*
  * SQL of one scheduler run on its dedicated connection, inside the run's transaction: timeouts,
- * the advisory lock, the claim row and its completion. See src/scheduler/postgres-runs.ts.
+ * the claim row and its completion (the lock: advisory-lock.ts). See maintenance-runner.ts.
  */
 
 /** Bounds of a run's transaction (milliseconds), set with `set_config(…, true)` (= SET LOCAL). */
@@ -24,37 +25,6 @@ export async function setRunTimeouts(client: pg.ClientBase, t: RunTimeouts): Pro
 }
 
 /**
- * `pg_try_advisory_xact_lock(key)`: never waits; held until the transaction ends, and released by
- * the server when the session dies. Also reads the database clock (`now()`, the transaction
- * start) unless `nowOverrideMs` is given (tests drive time that way).
- */
-export async function tryJobLock(
-  client: pg.ClientBase,
-  key: bigint,
-  nowOverrideMs: number | null,
-): Promise<{ locked: boolean; nowMs: number }> {
-  const { rows } = await client.query<{ locked: boolean; now_ms: string }>(
-    `SELECT pg_try_advisory_xact_lock($1::bigint) AS locked,
-            COALESCE($2::bigint, floor(extract(epoch FROM now()) * 1000)::bigint) AS now_ms`,
-    [key.toString(), nowOverrideMs],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error('advisory lock query returned no row');
-  return { locked: row.locked, nowMs: Number(row.now_ms) };
-}
-
-export interface RunClaim {
-  readonly job: string;
-  /** Start of the interval window claimed: `nowMs` rounded down to a multiple of `intervalMs`. */
-  readonly slotMs: number;
-  readonly intervalMs: number;
-  /** Who runs it (host:pid or a configured id), for the history. */
-  readonly instance: string;
-  /** Database time of the claim. */
-  readonly startedMs: number;
-}
-
-/**
  * Inserts the claim row, only if no run of this job started in this window or later (comparing
  * database times, so a process clock plays no part). Resolves to whether the claim was taken.
  * Call it while holding the job's advisory lock: the check and the insert are then never raced.
@@ -68,17 +38,6 @@ export async function claimRun(client: pg.ClientBase, c: RunClaim): Promise<bool
     [c.job, c.slotMs, c.intervalMs, c.instance, c.startedMs],
   );
   return result.rowCount === 1;
-}
-
-export interface RunCompletion {
-  readonly job: string;
-  readonly slotMs: number;
-  readonly finishedMs: number;
-  readonly durationMs: number;
-  /** Rows the job touched; null when it failed. */
-  readonly rows: number | null;
-  /** The job's error message; null on success. */
-  readonly error: string | null;
 }
 
 export async function finishRun(client: pg.ClientBase, c: RunCompletion): Promise<void> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from './columns';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
 import type { RowsWrite } from './row-writer';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { TelemetryEvent } from '../../events/types';
-import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from './columns';
-import { toRows } from './row-mapping';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
+import { toRows } from '../layout/rows';
 import { inTransaction } from './pool';
 import type { RowsWrite } from './row-writer';
 

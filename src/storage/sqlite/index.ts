@@ -26,6 +26,7 @@ export interface SqliteStorageOptions {
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 export type { SqliteMaintenance } from './maintenance';
+export { createSqliteMaintenanceRunner, type SqliteMaintenanceOptions } from './maintenance-runner';
 
 export interface SqliteStorage extends Storage {
   readonly kind: 'sqlite';

@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { RunClaim, RunCompletion } from '../postgres/scheduler-runs';
-import type { RollupResolution } from '../postgres/rollup-tables';
+import type { FoldLimits, FoldResult, RunClaim, RunCompletion } from '../maintenance';
 import { deleteBatch, type PurgeTarget } from './purge';
-import * as rollups from './rollups';
+import { foldInvalidatedBuckets } from './rollups';
 import * as runs from './scheduler-runs';
 
 /**
@@ -14,11 +13,8 @@ import * as runs from './scheduler-runs';
 export interface SqliteMaintenance {
   claimRun(c: RunClaim): boolean;
   finishRun(c: RunCompletion): void;
-  readRollupWatermark(): number | null;
-  writeRollupWatermark(watermarkMs: number): void;
-  oldestSampleTs(): number | null;
-  /** See postgres/rollups.ts `foldRollups`. */
-  foldRollups(resolution: RollupResolution, fromMs: number, toMs: number): number;
+  /** See rollups.ts `foldInvalidatedBuckets`: one transaction. */
+  foldInvalidatedBuckets(limits: FoldLimits): FoldResult;
   /** See purge.ts `deleteBatch`. */
   deleteBatch(target: PurgeTarget, cutoffMs: number, limit: number): number;
 }
@@ -34,11 +30,8 @@ export function sqliteMaintenance(
   return {
     claimRun: inTransaction((c: RunClaim) => runs.claimRun(prepare, c)),
     finishRun: inTransaction((c: RunCompletion) => runs.finishRun(prepare, c)),
-    readRollupWatermark: () => rollups.readRollupWatermark(prepare),
-    writeRollupWatermark: inTransaction((ms: number) => rollups.writeRollupWatermark(prepare, ms)),
-    oldestSampleTs: () => rollups.oldestSampleTs(prepare),
-    foldRollups: inTransaction((resolution: RollupResolution, fromMs: number, toMs: number) =>
-      rollups.foldRollups(prepare, resolution, fromMs, toMs),
+    foldInvalidatedBuckets: inTransaction((limits: FoldLimits) =>
+      foldInvalidatedBuckets(db, prepare, limits.maxEntries, limits.rawSourceBeforeMs),
     ),
     deleteBatch: inTransaction((target: PurgeTarget, cutoffMs: number, limit: number) =>
       deleteBatch(prepare, target, cutoffMs, limit),

@@ -99,4 +99,35 @@ CREATE TABLE rollup_watermarks (
 ) STRICT;
 `,
   },
+  {
+    // The rollup invalidation log, as in postgres/migrations/003_rollup_invalidations.ts. SQLite
+    // has one writer at a time, so a key costs no waiting: one row per bucket until folded.
+    version: 3,
+    sql: `
+CREATE TABLE metric_rollup_invalidations (
+  name TEXT NOT NULL,
+  app TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  PRIMARY KEY (name, app, bucket)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER metric_samples_log_rollup_invalidations AFTER INSERT ON metric_samples
+BEGIN
+  INSERT OR IGNORE INTO metric_rollup_invalidations (name, app, bucket)
+  VALUES (NEW.name, NEW.app, NEW.ts - NEW.ts % 60000);
+END;
+
+INSERT OR IGNORE INTO metric_rollup_invalidations (name, app, bucket)
+SELECT DISTINCT name, app, ts - ts % 60000 FROM metric_samples
+ WHERE ts >= coalesce((SELECT watermark_ms - 3600000 FROM rollup_watermarks WHERE rollup = 'metric_rollups'), 0);
+`,
+  },
+  {
+    // The read API's indexes, as in postgres/migrations/004_read_indexes.ts.
+    version: 4,
+    sql: `
+CREATE INDEX events_name_ts_id ON events (name, ts DESC, id DESC);
+CREATE INDEX events_type_ts_id ON events (type, ts DESC, id DESC);
+`,
+  },
 ];

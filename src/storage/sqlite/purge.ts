@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from '../postgres/rollup-tables';
+import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from '../layout/rollups';
 
 type Prepare = (sql: string) => Database.Statement;
 

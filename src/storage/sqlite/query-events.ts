@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EventPage, EventQuery } from '../port';
-import { toTelemetryEvent, type StoredRow } from '../postgres/row-mapping';
+import { toTelemetryEvent, type StoredRow } from '../layout/rows';
 import { whereFilters } from './filters';
 
 /** Both tables projected onto one row shape, as in the PostgreSQL adapter. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { MetricPoint, MetricQuery } from '../port';
-import { toMetricPoint, type MetricPointRow } from '../postgres/row-mapping';
+import { toMetricPoint, type MetricPointRow } from '../layout/rows';
 import { whereFilters } from './filters';
 import { queryRollups } from './rollups';
 

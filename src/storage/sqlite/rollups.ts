@@ -1,67 +1,60 @@
 import type Database from 'better-sqlite3';
 import type { MetricPoint, MetricQuery } from '../port';
-import {
-  ROLLUP_TABLE,
-  ROLLUP_WATERMARK_KEY,
-  ROLLUP_WIDTH_MS,
-  toRollupPoint,
-  type RollupResolution,
-  type RollupRow,
-} from '../postgres/rollup-tables';
-
+import { foldSources } from '../layout/rollup-folds';
+import { ROLLUP_TABLE, toRollupPoint, type RollupResolution, type RollupRow } from '../layout/rollups';
+import type { FoldResult } from '../maintenance';
 import { whereFilters } from './filters';
 
 type Prepare = (sql: string) => Database.Statement;
 
-/** As in the PostgreSQL adapter (postgres/rollups.ts): whole buckets recomputed from their source. */
-const FOLD_SOURCE: Readonly<Record<RollupResolution, string>> = {
-  '1m': `SELECT name, ts - ts % ${ROLLUP_WIDTH_MS['1m']}, app, sum(coalesce(count, 1)),
-            min(coalesce(min, value)), max(coalesce(max, value)), sum(coalesce(sum, value))
-       FROM metric_samples
-      WHERE ts >= @from AND ts < @to AND coalesce(sum, value) IS NOT NULL
-      GROUP BY 1, 2, 3`,
-  '1h': `SELECT name, bucket - bucket % ${ROLLUP_WIDTH_MS['1h']}, app, sum(count), min(min), max(max), sum(sum)
-       FROM ${ROLLUP_TABLE['1m']}
-      WHERE bucket >= @from AND bucket < @to
-      GROUP BY 1, 2, 3`,
-};
+/*
+ * The invalidation-log fold, as the PostgreSQL adapter does it (postgres/rollups.ts): the buckets
+ * the log names are recomputed whole from their source and replace what is stored.
+ */
 
-function foldSql(resolution: RollupResolution): string {
-  return `INSERT INTO ${ROLLUP_TABLE[resolution]} (name, bucket, app, count, min, max, sum)
-    ${FOLD_SOURCE[resolution]}
+/** The buckets one fold takes from the log (a connection-local table). */
+const TAKEN = 'temp.sluice_rollup_buckets';
+
+function upsert(table: string, select: string): string {
+  return `INSERT INTO ${table} (name, bucket, app, count, min, max, sum)
+    ${select}
     ON CONFLICT (name, bucket, app) DO UPDATE
        SET count = excluded.count, min = excluded.min, max = excluded.max, sum = excluded.sum
      WHERE count IS NOT excluded.count OR min IS NOT excluded.min
         OR max IS NOT excluded.max OR sum IS NOT excluded.sum`;
 }
 
-/** Recomputes the buckets whose source rows lie in [fromMs, toMs); returns rows inserted or changed. */
-export function foldRollups(
+const SOURCES = foldSources(TAKEN, '@rawBefore');
+const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
+const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
+const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
+
+/**
+ * Takes up to `maxEntries` entries of the invalidation log and refolds their buckets (see
+ * `MaintenanceSession.foldInvalidatedBuckets`). Call it inside one transaction: the entries are
+ * deleted with the fold, or not at all.
+ */
+export function foldInvalidatedBuckets(
+  db: Database.Database,
   prepare: Prepare,
-  resolution: RollupResolution,
-  fromMs: number,
-  toMs: number,
-): number {
-  return prepare(foldSql(resolution)).run({ from: fromMs, to: toMs }).changes;
-}
-
-export function readRollupWatermark(prepare: Prepare): number | null {
-  const row = prepare('SELECT watermark_ms FROM rollup_watermarks WHERE rollup = ?').get(
-    ROLLUP_WATERMARK_KEY,
-  ) as { watermark_ms: number } | undefined;
-  return row === undefined ? null : row.watermark_ms;
-}
-
-export function writeRollupWatermark(prepare: Prepare, watermarkMs: number): void {
+  maxEntries: number,
+  rawSourceBeforeMs: number,
+): FoldResult {
+  db.exec(`CREATE TEMP TABLE IF NOT EXISTS sluice_rollup_buckets (name TEXT, app TEXT, bucket INTEGER)`);
+  prepare(`DELETE FROM ${TAKEN}`).run();
+  const entries = prepare(
+    `INSERT INTO ${TAKEN} SELECT name, app, bucket FROM metric_rollup_invalidations LIMIT @maxEntries`,
+  ).run({ maxEntries }).changes;
+  if (entries === 0) return { entries: 0, buckets: 0, rows1m: 0, rows1h: 0 };
   prepare(
-    `INSERT INTO rollup_watermarks (rollup, watermark_ms) VALUES (?, ?)
-     ON CONFLICT (rollup) DO UPDATE SET watermark_ms = excluded.watermark_ms`,
-  ).run(ROLLUP_WATERMARK_KEY, Math.trunc(watermarkMs));
-}
-
-export function oldestSampleTs(prepare: Prepare): number | null {
-  const row = prepare('SELECT min(ts) AS ts FROM metric_samples').get() as { ts: number | null };
-  return row.ts;
+    `DELETE FROM metric_rollup_invalidations WHERE (name, app, bucket) IN (SELECT name, app, bucket FROM ${TAKEN})`,
+  ).run();
+  const rows1m = prepare(FOLD_1M).run().changes;
+  const rawBefore = Math.trunc(rawSourceBeforeMs);
+  const rows1h =
+    prepare(FOLD_1H_FROM_1M).run({ rawBefore }).changes +
+    prepare(FOLD_1H_FROM_RAW).run({ rawBefore }).changes;
+  return { entries, buckets: entries, rows1m, rows1h };
 }
 
 /** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */

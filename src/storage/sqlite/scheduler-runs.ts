@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RunClaim, RunCompletion } from '../postgres/scheduler-runs';
+import type { RunClaim, RunCompletion } from '../maintenance';
 
 type Prepare = (sql: string) => Database.Statement;
 

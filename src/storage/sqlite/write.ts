@@ -1,13 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { TelemetryEvent } from '../../events/types';
-import { toRows } from '../postgres/row-mapping';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
+import { toRows } from '../layout/rows';
 
-const INSERT_METRIC_SAMPLE = `INSERT OR IGNORE INTO metric_samples
-  (id, ts, app, name, version, env, value, count, min, max, sum, message, attributes)
-  VALUES (@id, @ts, @app, @name, @version, @env, @value, @count, @min, @max, @sum, @message, @attributes)`;
-const INSERT_EVENT = `INSERT OR IGNORE INTO events
-  (id, ts, type, app, name, version, env, message, error_message, error_kind, error_stack, attributes)
-  VALUES (@id, @ts, @type, @app, @name, @version, @env, @message, @error_message, @error_kind, @error_stack, @attributes)`;
+/** `INSERT OR IGNORE` of one row of `t`, each column bound by name from the row object. */
+function insertOrIgnore<Row>(t: TableColumns<Row>): string {
+  const values = t.columns.map((c) => `@${c.name}`).join(', ');
+  return `INSERT OR IGNORE INTO ${t.table} (${columnList(t)}) VALUES (${values})`;
+}
+
+const INSERT_METRIC_SAMPLE = insertOrIgnore(METRIC_SAMPLES);
+const INSERT_EVENT = insertOrIgnore(EVENTS);
 
 /** Returns a function writing one batch in one transaction; resolves to rows newly stored. */
 export function batchWriter(

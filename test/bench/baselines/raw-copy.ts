@@ -1,6 +1,6 @@
 import type { TelemetryEvent } from '../../../src/events/types';
-import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../../../src/storage/postgres/columns';
-import { toRows } from '../../../src/storage/postgres/row-mapping';
+import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../../../src/storage/layout/columns';
+import { toRows } from '../../../src/storage/layout/rows';
 import { copyText } from '../copy-text';
 import { chunked, timeCopy, type CopyChunk, type CopyRunResult } from '../copy-run';
 

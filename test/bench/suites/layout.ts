@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
-import { columnList, METRIC_SAMPLES } from '../../../src/storage/postgres/columns';
-import { toMetricSampleRow } from '../../../src/storage/postgres/row-mapping';
+import { columnList, METRIC_SAMPLES } from '../../../src/storage/layout/columns';
+import { toMetricSampleRow } from '../../../src/storage/layout/rows';
 import { copyText } from '../copy-text';
 import { alternating } from '../alternating';
 import { chunked, timeCopy, type CopyChunk } from '../copy-run';

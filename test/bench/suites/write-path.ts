@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
 import type { WriteMethod } from '../../../src/storage/postgres';
 import { alternating } from '../alternating';
@@ -13,11 +14,29 @@ const SUITE = 'write-path';
 /** The collector's default batch size, as the writer loop takes them. */
 const BATCH_EVENTS = RAW_COPY_EVENTS_PER_TRANSACTION;
 
-/** `writeBatch` of default-size batches, one after another, with `method`. */
-async function measure(ctx: BenchContext, method: WriteMethod, batches: readonly TelemetryEvent[][]) {
+/**
+ * `writeBatch` of default-size batches, one after another, with `method`; `schema` runs after the
+ * migrations (to measure the schema as it was before a change).
+ */
+async function measure(
+  ctx: BenchContext,
+  method: WriteMethod,
+  batches: readonly TelemetryEvent[][],
+  schema?: string,
+) {
   const db = await ctx.databases.fresh(`write_${method}`);
   const storage = benchStorage(db.url, method);
   try {
+    if (schema !== undefined) {
+      await storage.migrate();
+      const admin = new pg.Client({ connectionString: db.url });
+      await admin.connect();
+      try {
+        await admin.query(schema);
+      } finally {
+        await admin.end();
+      }
+    }
     // One batch outside the clock: connects, prepares statements, creates the staging tables.
     const [first, ...rest] = batches;
     if (first) await storage.writeBatch(first);
@@ -62,10 +81,62 @@ export async function runWritePath(ctx: BenchContext, rawCopy: BenchRow | null):
     ? versus(SUITE, 'writeBatch, unnest', u, 'events/s', rawCopy, undefined, extra('unnest'))
     : figure(SUITE, 'writeBatch, unnest', u, 'events/s', extra('unnest'));
   return [
+    ...(await runWriteCosts(ctx)),
     unnestRow,
     versus(SUITE, 'writeBatch, copy', c, 'events/s', unnestRow, undefined, {
       ...extra('copy'),
       faster: c > u ? `copy by ${round(c / u)}×` : `unnest by ${round(u / c)}×`,
     }),
   ];
+}
+
+/** The schema before the invalidation log (migration 3) and the read indexes (migration 4). */
+const WITHOUT_LOG = 'DROP TRIGGER metric_samples_log_rollup_invalidations ON metric_samples;';
+const WITHOUT_READ_INDEXES = 'DROP INDEX events_name_ts_id; DROP INDEX events_type_ts_id;';
+
+/**
+ * Rows 9b: what the rollup invalidation log and the read API's indexes cost the `copy` write path,
+ * each against the schema without it, in alternating rounds of the same run.
+ */
+export async function runWriteCosts(ctx: BenchContext): Promise<BenchRow[]> {
+  const rounds = ctx.options.quick ? 1 : ROUNDS + 1;
+  const perRun = Math.ceil(ctx.options.copyEvents / rounds);
+  const batches = chunked(telemetryEvents(perRun + BATCH_EVENTS, STORAGE_SEED + 2), BATCH_EVENTS);
+  ctx.progress(`write costs: invalidation log and read indexes, ${rounds} rounds`);
+  const runs = await alternating(rounds, {
+    before: () => measure(ctx, 'copy', batches, WITHOUT_LOG + WITHOUT_READ_INDEXES),
+    log: () => measure(ctx, 'copy', batches, WITHOUT_READ_INDEXES),
+    both: () => measure(ctx, 'copy', batches, ''),
+  });
+  const extra = (k: keyof typeof runs) => ({
+    batch_events: BATCH_EVENTS,
+    events: runs[k].best.events,
+    runs_events_s: runs[k].runs.join('/'),
+  });
+  const before = figure(
+    SUITE,
+    'writeBatch, copy, no invalidation log, no read indexes',
+    runs.before.best.eventsPerSecond,
+    'events/s',
+    extra('before'),
+  );
+  const log = versus(
+    SUITE,
+    'writeBatch, copy + rollup invalidation log',
+    runs.log.best.eventsPerSecond,
+    'events/s',
+    before,
+    undefined,
+    extra('log'),
+  );
+  const both = versus(
+    SUITE,
+    'writeBatch, copy + invalidation log + read indexes (default)',
+    runs.both.best.eventsPerSecond,
+    'events/s',
+    log,
+    undefined,
+    extra('both'),
+  );
+  return [before, log, both];
 }

@@ -51,13 +51,16 @@ describe('loadConfig', () => {
     );
   });
 
-  it('rejects a write concurrency that would take every PostgreSQL connection', () => {
-    const pg = { SLUICE_DATABASE_URL: 'postgres://localhost/x', SLUICE_PG_POOL_SIZE: '4' };
-    expect(() => loadConfig({ ...pg, SLUICE_WRITE_CONCURRENCY: '4' })).toThrow(
-      /SLUICE_WRITE_CONCURRENCY.*SLUICE_PG_POOL_SIZE/,
-    );
-    expect(loadConfig({ ...pg, SLUICE_WRITE_CONCURRENCY: '3' }).writeConcurrency).toBe(3);
+  it('sizes each PostgreSQL pool on its own: the writer, the reads (bounded wait and timeout)', () => {
+    const pg = { SLUICE_DATABASE_URL: 'postgres://localhost/x' };
+    const config = loadConfig({ ...pg, SLUICE_WRITE_CONCURRENCY: '4', SLUICE_PG_READ_POOL_SIZE: '2' });
+    expect([config.writeConcurrency, config.readPoolSize, config.readTimeoutMs, config.readWaitMs]).toEqual([
+      4, 2, 5000, 250,
+    ]);
     expect(() => loadConfig({ SLUICE_WRITE_CONCURRENCY: '0' })).toThrow(/SLUICE_WRITE_CONCURRENCY/);
+    expect(() => loadConfig({ ...pg, SLUICE_PG_READ_POOL_SIZE: '0' })).toThrow(/SLUICE_PG_READ_POOL_SIZE/);
+    expect(() => loadConfig({ ...pg, SLUICE_PG_READ_WAIT_MS: '0' })).toThrow(/SLUICE_PG_READ_WAIT_MS/);
+    expect(() => loadConfig({ ...pg, SLUICE_PG_READ_TIMEOUT_MS: '10' })).toThrow(/SLUICE_PG_READ_TIMEOUT_MS/);
   });
 
   it('rejects unknown flags and flags without a value', () => {

@@ -1,8 +1,7 @@
-import { DEFAULT_MAX_SPAN_MS, downsampleJob, planFold } from '../../../src/scheduler/jobs/downsample';
+import { downsampleJob, rawSourceBefore } from '../../../src/scheduler/jobs/downsample';
 import { purgeCutoffs } from '../../../src/scheduler/jobs/purge';
 import { delayToNextSlot, lockRetryDelay, slotStart } from '../../../src/scheduler/slots';
 import { parseDailyPartition } from '../../../src/storage/postgres/partitions';
-import { OPEN_END_MS } from '../../../src/storage/postgres/rollup-tables';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -31,50 +30,18 @@ describe('interval windows', () => {
   });
 });
 
-describe('planFold', () => {
-  const L = 5 * MIN;
-
-  it('first run with no data: nothing to fold, watermark at now', () => {
-    expect(planFold(null, null, NOW, L)).toEqual({ fold: null, watermarkMs: NOW });
+describe('downsample', () => {
+  it('folds an hour from raw samples once its 1m rows may be purged, from 1m rows otherwise', () => {
+    // 1m retention 30 d: the purge removes 1m rows whose bucket ends by now − 30 d.
+    const line = rawSourceBefore(NOW, 30 * DAY);
+    expect(line).toBe(NOW - 30 * DAY + 2 * HOUR);
+    expect(line % HOUR).toBe(0);
+    expect(rawSourceBefore(NOW + 59 * MIN, 30 * DAY)).toBe(line);
   });
 
-  it('first run folds from the minute of the oldest sample', () => {
-    expect(planFold(null, NOW - 10 * MIN - 7, NOW, L)).toEqual({
-      fold: { fromMs: NOW - 11 * MIN, toMs: OPEN_END_MS },
-      watermarkMs: NOW,
-    });
-  });
-
-  it('later runs re-fold from watermark − lateness, rounded down to the minute', () => {
-    expect(planFold(NOW - 30_000, null, NOW, L)).toEqual({
-      fold: { fromMs: NOW - 6 * MIN, toMs: OPEN_END_MS },
-      watermarkMs: NOW,
-    });
-    expect(planFold(NOW, null, NOW, 0).fold?.fromMs).toBe(NOW);
-  });
-
-  it('far behind, one span per run, each continuing where the last stopped', () => {
-    const first = planFold(null, NOW - 3 * DAY, NOW, L, 6 * HOUR);
-    expect(first).toEqual({
-      fold: { fromMs: NOW - 3 * DAY, toMs: NOW - 3 * DAY + 6 * HOUR },
-      watermarkMs: NOW - 3 * DAY + 6 * HOUR,
-    });
-    const second = planFold(first.watermarkMs, null, NOW, L, 6 * HOUR);
-    expect(second.fold?.fromMs).toBe(first.watermarkMs - L);
-    expect(DEFAULT_MAX_SPAN_MS).toBe(HOUR);
-  });
-
-  it('a watermark ahead of now (the clock stepped back) still re-folds, and follows the clock', () => {
-    expect(planFold(NOW + HOUR, null, NOW, L)).toEqual({
-      fold: { fromMs: NOW + HOUR - L, toMs: OPEN_END_MS },
-      watermarkMs: NOW,
-    });
-  });
-
-  it('rejects a span that would cut minutes', () => {
-    expect(() => downsampleJob({ latenessMs: L, maxSpanMs: 90_000 })).toThrow(/multiple/);
-    expect(() => downsampleJob({ latenessMs: L, maxSpanMs: 0 })).toThrow(/multiple/);
-    expect(() => downsampleJob({ latenessMs: L, maxSpansPerRun: 0 })).toThrow(/maxSpansPerRun/);
+  it('rejects bounds that would fold nothing', () => {
+    expect(() => downsampleJob({ retention1mMs: DAY, maxEntriesPerFold: 0 })).toThrow(/maxEntriesPerFold/);
+    expect(() => downsampleJob({ retention1mMs: DAY, maxFoldsPerRun: 0 })).toThrow(/maxFoldsPerRun/);
   });
 });
 

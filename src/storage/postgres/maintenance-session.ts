@@ -1,18 +1,9 @@
 import type pg from 'pg';
-import type { Logger } from '../log/logger';
-import { dropExpiredPartitions, ensureDailyPartitionsOn } from '../storage/postgres/partitions';
-import {
-  deleteDefaultPartitionRowsBefore,
-  deleteRollupsEndingBy,
-  deleteSchedulerRunsBefore,
-} from '../storage/postgres/purge';
-import {
-  foldRollups,
-  oldestSampleTs,
-  readRollupWatermark,
-  writeRollupWatermark,
-} from '../storage/postgres/rollups';
-import type { MaintenanceSession } from './job';
+import type { Logger } from '../../log/logger';
+import type { MaintenanceSession } from '../maintenance';
+import { dropExpiredPartitions, ensureDailyPartitionsOn } from './partitions';
+import { deleteDefaultPartitionRowsBefore, deleteRollupsEndingBy, deleteSchedulerRunsBefore } from './purge';
+import { foldInvalidatedBuckets } from './rollups';
 
 /**
  * Most rows the default partition may hold for a day the partitions job is about to create:
@@ -29,10 +20,8 @@ export function postgresSession(
 ): MaintenanceSession {
   return {
     kind: 'postgres',
-    rollupWatermark: () => readRollupWatermark(client),
-    setRollupWatermark: (ms) => writeRollupWatermark(client, ms),
-    oldestSampleTs: () => oldestSampleTs(client),
-    foldRollups: (resolution, fromMs, toMs) => foldRollups(client, resolution, fromMs, toMs),
+    foldInvalidatedBuckets: (limits) =>
+      foldInvalidatedBuckets(client, limits.maxEntries, limits.rawSourceBeforeMs),
     async purgeRaw(cutoffMs, limits) {
       // Stragglers first: dropping takes ACCESS EXCLUSIVE locks, held until the run commits.
       const stragglers = await deleteDefaultPartitionRowsBefore(client, cutoffMs, limits);

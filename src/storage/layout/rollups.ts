@@ -1,7 +1,7 @@
 import type { MetricPoint } from '../port';
 
 /*
- * The rollup layout both adapters share (pure definitions only, like row-mapping.ts): one table
+ * The rollup layout both adapters share (pure definitions only, like rows.ts): one table
  * per resolution, each row one bucket of one (name, app) series.
  */
 
@@ -21,11 +21,8 @@ export const ROLLUP_TABLE: Readonly<Record<RollupResolution, string>> = {
   '1h': 'metric_rollups_1h',
 };
 
-/** Key of the downsample job's row in `rollup_watermarks`. */
-export const ROLLUP_WATERMARK_KEY = 'metric_rollups';
-
-/** Stands for "no upper bound" in fold ranges: larger than any stored ts. */
-export const OPEN_END_MS = Number.MAX_SAFE_INTEGER;
+/** One UTC day (milliseconds): the bucket of raw rows (daily partitions, purge cutoffs). */
+export const DAY_MS = 86_400_000;
 
 /** A rollup row as read back. */
 export interface RollupRow {

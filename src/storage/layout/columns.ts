@@ -1,6 +1,6 @@
-import type { EventRow, MetricSampleRow } from './row-mapping';
+import type { EventRow, MetricSampleRow } from './rows';
 
-/** A column as written: its name (a key of the row) and its PostgreSQL type, in table order. */
+/** A column as written: its name (a key of the row) and its type (PostgreSQL names; SQLite maps them to its storage classes), in table order. */
 export interface Column<Row> {
   readonly name: keyof Row & string;
   readonly type: 'uuid' | 'bigint' | 'text' | 'float8' | 'jsonb';

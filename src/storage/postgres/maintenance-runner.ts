@@ -1,20 +1,24 @@
-import os from 'node:os';
 import pg from 'pg';
-import type { Clock } from '../clock';
-import type { Logger } from '../log/logger';
-import { claimRun, finishRun, setRunTimeouts, tryJobLock } from '../storage/postgres/scheduler-runs';
-import type { Job, JobOutcome } from './job';
-import { JOB_LOCK_KEYS } from './lock-keys';
-import { postgresSession } from './postgres-session';
-import type { AttemptResult, RunBackend } from './run-backend';
-import { slotStart } from './slots';
+import type { Clock } from '../../clock';
+import type { Logger } from '../../log/logger';
+import { jobLockName } from '../lock-keys';
+import {
+  recordOf,
+  slotStart,
+  type MaintenanceJob,
+  type MaintenanceRunner,
+  type RunAttempt,
+} from '../maintenance';
+import { tryLockInTransaction } from './advisory-lock';
+import { postgresSession } from './maintenance-session';
+import { claimRun, finishRun, setRunTimeouts } from './scheduler-runs';
 
 /** Client read timeout above the run's statement_timeout, so the server's own cancel normally wins. */
 const READ_TIMEOUT_MARGIN_MS = 1000;
 /** Idle scheduler connections are closed after this long (milliseconds). */
 const IDLE_CONNECTION_MS = 30_000;
 
-export interface PostgresRunOptions {
+export interface PostgresMaintenanceOptions {
   /** `postgres://` URL; the scheduler opens its own connections, apart from the storage pool. */
   readonly connectionString: string;
   /** Connect timeout (milliseconds). */
@@ -47,10 +51,10 @@ export interface PostgresRunOptions {
  * A job that throws is rolled back to the savepoint and recorded as failed (the window counts
  * as used; the next window tries again).
  */
-export class PostgresRunBackend implements RunBackend {
+class PostgresMaintenanceRunner implements MaintenanceRunner {
   private readonly pool: pg.Pool;
 
-  constructor(private readonly o: PostgresRunOptions) {
+  constructor(private readonly o: PostgresMaintenanceOptions) {
     this.pool = new pg.Pool({
       connectionString: o.connectionString,
       max: o.maxConnections,
@@ -65,7 +69,10 @@ export class PostgresRunBackend implements RunBackend {
     this.pool.on('error', (err) => o.logger.warn({ err }, 'idle scheduler connection failed; discarded'));
   }
 
-  async attempt(job: Job, intervalMs: number): Promise<AttemptResult> {
+  async attempt<Outcome extends { readonly rows: number }>(
+    job: MaintenanceJob<Outcome>,
+    intervalMs: number,
+  ): Promise<RunAttempt<Outcome>> {
     const client = await this.pool.connect();
     const lost = new AbortController();
     // While checked out, the pool does not listen: a connection failure between queries (e.g.
@@ -89,19 +96,23 @@ export class PostgresRunBackend implements RunBackend {
     }
   }
 
-  private async run(
+  private async run<Outcome extends { readonly rows: number }>(
     client: pg.PoolClient,
-    job: Job,
+    job: MaintenanceJob<Outcome>,
     intervalMs: number,
     signal: AbortSignal,
-  ): Promise<AttemptResult> {
+  ): Promise<RunAttempt<Outcome>> {
     await client.query('BEGIN');
     await setRunTimeouts(client, {
       statementTimeoutMs: this.o.jobTimeoutMs,
       lockTimeoutMs: this.o.lockTimeoutMs,
       idleInTransactionMs: this.o.jobTimeoutMs,
     });
-    const lock = await tryJobLock(client, JOB_LOCK_KEYS[job.name], this.o.databaseClock?.now() ?? null);
+    const lock = await tryLockInTransaction(
+      client,
+      jobLockName(job.name),
+      this.o.databaseClock?.now() ?? null,
+    );
     if (!lock.locked) {
       await client.query('ROLLBACK');
       return { kind: 'lock_busy' };
@@ -122,7 +133,7 @@ export class PostgresRunBackend implements RunBackend {
 
     await client.query('SAVEPOINT sluice_job');
     const started = performance.now();
-    let outcome: JobOutcome | null = null;
+    let outcome: Outcome | null = null;
     let error: unknown = null;
     try {
       outcome = await job.run({
@@ -139,18 +150,14 @@ export class PostgresRunBackend implements RunBackend {
       error = err;
       await client.query('ROLLBACK TO SAVEPOINT sluice_job');
     }
-    const durationMs = performance.now() - started;
-    await finishRun(client, {
-      job: job.name,
-      slotMs,
-      finishedMs: Math.round(nowMs + durationMs),
-      durationMs,
-      rows: outcome?.rows ?? null,
-      error: error === null ? null : String((error as Error)?.message ?? error),
+    const record = recordOf(job.name, slotMs, nowMs, {
+      outcome,
+      error,
+      durationMs: performance.now() - started,
     });
+    await finishRun(client, record.completion);
     await client.query('COMMIT');
-    if (outcome !== null) return { kind: 'ran', slotMs, nowMs, durationMs, outcome };
-    return { kind: 'job_failed', slotMs, nowMs, durationMs, error };
+    return record.attempt;
   }
 
   close(): Promise<void> {
@@ -158,7 +165,7 @@ export class PostgresRunBackend implements RunBackend {
   }
 }
 
-/** Default instance id recorded with runs: host and process. */
-export function defaultInstanceId(): string {
-  return `${os.hostname()}:${process.pid}`;
+/** The maintenance port on PostgreSQL: one dedicated connection and one transaction per run. */
+export function createPostgresMaintenanceRunner(options: PostgresMaintenanceOptions): MaintenanceRunner {
+  return new PostgresMaintenanceRunner(options);
 }

@@ -1,0 +1,30 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** Instruments of the storage's PostgreSQL pools, fed by src/storage/postgres. Labels are fixed sets. */
+export function createStorageMetrics(registry: Registry) {
+  const r = [registry];
+  const poolObservers: Array<() => void> = [];
+  return {
+    /** Runs `observe` at every scrape, before the pool gauge is read. */
+    onCollectPools(observe: () => void): void {
+      poolObservers.push(observe);
+    },
+    readsRefused: new Counter({
+      name: 'sluice_storage_reads_refused_total',
+      help: 'Reads answered 503 storage_busy, by reason: pool_full (no read connection freed within SLUICE_PG_READ_WAIT_MS) or timeout (the read ran past SLUICE_PG_READ_TIMEOUT_MS).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    poolConnections: new Gauge({
+      name: 'sluice_storage_pool_connections',
+      help: 'Connections of each PostgreSQL pool (writer, read, health, maintenance), by state: busy, idle, or waiting (callers queued for one).',
+      labelNames: ['pool', 'state'] as const,
+      registers: r,
+      collect: () => {
+        for (const observe of poolObservers) observe();
+      },
+    }),
+  };
+}
+
+export type StorageMetrics = ReturnType<typeof createStorageMetrics>;

@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import type { Logger } from '../../log/logger';
+import { StorageBusyError } from '../storage-busy';
+import { createPool } from './pool';
+
+/** One read statement: what the read queries need of a pool. */
+export type ReadQuery = <Row extends pg.QueryResultRow>(
+  text: string,
+  values: unknown[],
+) => Promise<pg.QueryResult<Row>>;
+
+export interface ReadPoolOptions {
+  readonly connectionString: string;
+  /** Most read connections. */
+  readonly size: number;
+  /** statement_timeout of a read (milliseconds). */
+  readonly statementTimeoutMs: number;
+  /** Longest a read waits for a free connection, and connect timeout (milliseconds). */
+  readonly waitMs: number;
+  /** Called for each read refused as busy. */
+  readonly onRefused: (reason: StorageBusyError['reason']) => void;
+}
+
+/** SQLSTATE 57014: the statement was cancelled by statement_timeout. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * The read API's own pool: bounded in size, in how long a read waits for a connection and in how
+ * long it runs. A read that cannot get a connection in time, or that runs past its timeout, fails
+ * with `StorageBusyError` instead of queueing without end; the writer and the health check have
+ * connections of their own, so no read can hold them back.
+ */
+export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.Pool; query: ReadQuery } {
+  const pool = createPool(
+    {
+      connectionString: o.connectionString,
+      poolSize: o.size,
+      timeoutMs: o.statementTimeoutMs,
+      connectTimeoutMs: o.waitMs,
+      name: 'read',
+    },
+    logger,
+  );
+  const query: ReadQuery = async (text, values) => {
+    const full = pool.totalCount >= o.size && pool.idleCount === 0;
+    try {
+      return await pool.query(text, values);
+    } catch (err) {
+      const busy = busyError(err, full, o);
+      if (busy === null) throw err;
+      o.onRefused(busy.reason);
+      throw busy;
+    }
+  };
+  return { pool, query };
+}
+
+function busyError(err: unknown, poolWasFull: boolean, o: ReadPoolOptions): StorageBusyError | null {
+  if ((err as { code?: unknown } | null)?.code === QUERY_CANCELED) {
+    return new StorageBusyError('timeout', `The read ran longer than ${o.statementTimeoutMs} ms.`);
+  }
+  // pg-pool's wait for a pooled client and its connect share one timeout and one message; only a
+  // pool that was full when the read asked means "busy" (otherwise the server is unreachable).
+  if (poolWasFull && err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
+    return new StorageBusyError(
+      'pool_full',
+      `All ${o.size} read connections stayed busy for ${o.waitMs} ms; retry after Retry-After.`,
+    );
+  }
+  return null;
+}
