@@ -1,0 +1,49 @@
+import pg from 'pg';
+import { waitFor } from '../support/http';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { createTestQueue, startWorkerProcess, type TestQueue, type WorkerProcess } from './queue-support';
+
+/** Tier 4: the workers are the writers, so they run the scheduled jobs (once per interval cluster-wide). */
+describe('sluice worker runs the scheduled jobs', () => {
+  let db: TestDatabase;
+  let q: TestQueue;
+  let worker: WorkerProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('worker_jobs');
+    q = await createTestQueue('worker-jobs');
+  });
+  afterAll(async () => {
+    expect(await worker?.stop()).toBe(0);
+    await q?.cleanup();
+    await db?.drop();
+  });
+
+  it('downsample, purge and partition runs are recorded by the worker', async () => {
+    worker = await startWorkerProcess({
+      ...q.env,
+      SLUICE_DATABASE_URL: db.url,
+      SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '500',
+      SLUICE_JOB_PURGE_INTERVAL_MS: '500',
+      SLUICE_JOB_PARTITIONS_INTERVAL_MS: '500',
+    });
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const jobs = await waitFor(
+        'a finished run of each job',
+        async () => {
+          const { rows } = await admin.query<{ job: string }>(
+            `SELECT DISTINCT job FROM scheduler_runs WHERE error IS NULL AND finished_ms IS NOT NULL`,
+          );
+          const names = rows.map((r) => r.job).sort();
+          return names.length === 3 ? names : null;
+        },
+        20_000,
+      );
+      expect(jobs).toEqual(['downsample', 'partitions', 'purge']);
+    } finally {
+      await admin.end();
+    }
+  });
+});
