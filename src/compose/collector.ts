@@ -16,7 +16,6 @@ import type { EventSink } from '../intake/event-sink';
 import { IntakeService } from '../intake/intake-service';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
-import { PeriodicTask } from '../lifecycle/periodic-task';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { Shutdown } from '../lifecycle/shutdown';
 import { retryUntil } from '../lifecycle/startup';
@@ -31,10 +30,8 @@ import { JetStreamSink } from '../queue/jetstream-sink';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
 import { ensureStreams } from '../queue/topology';
 import type { Storage } from '../storage/port';
-import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
 import { startJetStream } from './jetstream';
-import { createScheduler } from './scheduler';
-import { schedulerConfigFrom } from '../scheduler/scheduler-config';
+import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
 import { startOtlpServer, type RunningOtlpServer } from '../http/otlp/otlp-server';
 
@@ -120,24 +117,7 @@ async function startLaneIntake(
   await health.start();
   writer.start();
 
-  const schedulerConfig = schedulerConfigFrom(config);
-  const scheduler = createScheduler({
-    storage:
-      storage.kind === 'postgres'
-        ? { kind: 'postgres', connectionString: config.databaseUrl ?? '' }
-        : { kind: 'sqlite', storage },
-    config: schedulerConfig,
-    clock,
-    logger,
-    metrics: createSchedulerMetrics(metrics.registry),
-  });
-  scheduler.start();
-  // With the scheduler off here, partitions are still made ahead (another instance may not exist).
-  const maintenance =
-    storage.kind === 'postgres' && !schedulerConfig.enabled
-      ? new PeriodicTask('partitions', 3_600_000, () => storage.ensurePartitions(), logger)
-      : null;
-  maintenance?.start();
+  const jobs = startJobs(config, storage, clock, logger, metrics.registry);
 
   return {
     sink: new LaneSink({
@@ -150,11 +130,7 @@ async function startLaneIntake(
       toRow: (event) => storage.toRow(event),
     }),
     flusher: writer,
-    closers: [
-      { name: 'health', close: () => health.stop() },
-      { name: 'scheduler', close: () => scheduler.close() },
-      ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
-    ],
+    closers: [{ name: 'health', close: () => health.stop() }, ...jobs],
   };
 }
 

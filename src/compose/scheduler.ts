@@ -1,4 +1,10 @@
+import type { Registry } from 'prom-client';
 import type { Clock } from '../clock';
+import type { Config } from '../config/load';
+import { PeriodicTask } from '../lifecycle/periodic-task';
+import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
+import { schedulerConfigFrom } from '../scheduler/scheduler-config';
+import type { OpenedStorage } from './storage';
 import type { Logger } from '../log/logger';
 import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
 import os from 'node:os';
@@ -88,4 +94,37 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
     random: options.random,
   });
   return { start: () => scheduler.start(), close: () => scheduler.close() };
+}
+
+/**
+ * The jobs of a process that writes (a direct collector, or a tier-4 worker), started: the
+ * scheduler, and where it is switched off here, partitions still made ahead on PostgreSQL
+ * (another instance may not exist). Returns what the shutdown sequence closes, in order.
+ */
+export function startJobs(
+  config: Config,
+  storage: OpenedStorage,
+  clock: Clock,
+  logger: Logger,
+  registry: Registry,
+): Array<{ name: string; close(): Promise<void> }> {
+  const schedulerConfig = schedulerConfigFrom(config);
+  const scheduler = createScheduler({
+    storage:
+      storage.kind === 'postgres'
+        ? { kind: 'postgres', connectionString: config.databaseUrl ?? '' }
+        : { kind: 'sqlite', storage },
+    config: schedulerConfig,
+    clock,
+    logger,
+    metrics: createSchedulerMetrics(registry),
+  });
+  scheduler.start();
+  const closers = [{ name: 'scheduler', close: () => scheduler.close() }];
+  if (storage.kind === 'postgres' && !schedulerConfig.enabled) {
+    const partitions = new PeriodicTask('partitions', 3_600_000, () => storage.ensurePartitions(), logger);
+    partitions.start();
+    closers.push({ name: 'partitions', close: () => partitions.close() });
+  }
+  return closers;
 }

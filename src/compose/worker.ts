@@ -5,15 +5,12 @@
  */
 import express from 'express';
 import { systemClock, type Clock } from '../clock';
-import { createSchedulerMetrics } from '../metrics/scheduler-instruments';
-import { schedulerConfigFrom } from '../scheduler/scheduler-config';
 import { startJetStream } from './jetstream';
-import { createScheduler } from './scheduler';
+import { startJobs } from './scheduler';
 import { openStorage } from './storage';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
 import { listen } from '../http/server';
-import { PeriodicTask } from '../lifecycle/periodic-task';
 import { Readiness } from '../lifecycle/readiness';
 import { Shutdown } from '../lifecycle/shutdown';
 import { retryUntil } from '../lifecycle/startup';
@@ -87,22 +84,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   });
   worker.start();
 
-  // In tier 4 the workers are the writers: they run the jobs (downsample, purge, partitions; each
-  // once per interval cluster-wide), or at least keep the partitions ahead of today.
-  const schedulerConfig = schedulerConfigFrom(config);
-  const scheduler = createScheduler({
-    storage: { kind: 'postgres', connectionString: config.databaseUrl ?? '' },
-    config: schedulerConfig,
-    clock,
-    logger,
-    metrics: createSchedulerMetrics(metrics.registry),
-  });
-  scheduler.start();
-  const maintenance =
-    'ensurePartitions' in storage && !schedulerConfig.enabled
-      ? new PeriodicTask('partitions', 3_600_000, () => storage.ensurePartitions(), logger)
-      : null;
-  maintenance?.start();
+  // In tier 4 the workers are the writers: they run the jobs (each once per interval cluster-wide).
+  const jobs = startJobs(config, storage, clock, logger, metrics.registry);
 
   const app = express();
   app.disable('x-powered-by');
@@ -118,8 +101,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     flusher: worker,
     closers: [
       { name: 'jetstream monitor', close: () => monitor.stop() },
-      { name: 'scheduler', close: () => scheduler.close() },
-      ...(maintenance ? [{ name: 'partitions', close: () => maintenance.close() }] : []),
+      ...jobs,
       // drain: every ack sent has reached the server before the connection closes.
       { name: 'nats', close: () => nc.drain() },
       { name: 'storage', close: () => storage.close() },

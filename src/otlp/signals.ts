@@ -19,32 +19,26 @@ export interface SignalSpec {
   readonly map: (request: unknown, ctx: MappingContext) => MappedExport;
 }
 
+/** A signal's spec: its route, messages (`<signal>Request`, `<signal>Response`) follow its name. */
+function signalSpec(
+  signal: OtlpSignal,
+  rejectedField: string,
+  recordNoun: string,
+  map: SignalSpec['map'],
+): SignalSpec {
+  return {
+    signal,
+    path: `/v1/${signal}`,
+    request: (t) => t[`${signal}Request`],
+    response: (t) => t[`${signal}Response`],
+    rejectedField,
+    recordNoun,
+    map,
+  };
+}
+
 export const SIGNALS: readonly SignalSpec[] = [
-  {
-    signal: 'logs',
-    path: '/v1/logs',
-    request: (t) => t.logsRequest,
-    response: (t) => t.logsResponse,
-    rejectedField: 'rejectedLogRecords',
-    recordNoun: 'log records',
-    map: mapLogs,
-  },
-  {
-    signal: 'metrics',
-    path: '/v1/metrics',
-    request: (t) => t.metricsRequest,
-    response: (t) => t.metricsResponse,
-    rejectedField: 'rejectedDataPoints',
-    recordNoun: 'data points',
-    map: mapMetrics,
-  },
-  {
-    signal: 'traces',
-    path: '/v1/traces',
-    request: (t) => t.tracesRequest,
-    response: (t) => t.tracesResponse,
-    rejectedField: 'rejectedSpans',
-    recordNoun: 'spans',
-    map: mapTraces,
-  },
+  signalSpec('logs', 'rejectedLogRecords', 'log records', mapLogs),
+  signalSpec('metrics', 'rejectedDataPoints', 'data points', mapMetrics),
+  signalSpec('traces', 'rejectedSpans', 'spans', mapTraces),
 ];

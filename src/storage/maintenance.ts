@@ -218,3 +218,28 @@ export async function deleteInBatches(
   }
   return { rows, done: false };
 }
+
+/**
+ * Runs a claimed job, timed, and records how it went. `afterRun` completes a successful run inside
+ * the same try (PostgreSQL releases its savepoint there); `onError` may rethrow to abandon the run
+ * (a lost connection: nothing can be recorded), else the failure is recorded.
+ */
+export async function runAndRecord<Outcome extends { readonly rows: number }>(
+  job: MaintenanceJob<Outcome>,
+  slotMs: number,
+  context: MaintenanceRunContext,
+  hooks: { afterRun?(): Promise<void>; onError?(err: unknown): Promise<void> } = {},
+): Promise<{ completion: RunCompletion; attempt: RunAttempt<Outcome> }> {
+  const started = performance.now();
+  let outcome: Outcome | null = null;
+  let error: unknown = null;
+  try {
+    const result = await job.run(context);
+    await hooks.afterRun?.();
+    outcome = result;
+  } catch (err) {
+    await hooks.onError?.(err);
+    error = err;
+  }
+  return recordOf(job.name, slotMs, context.now, { outcome, error, durationMs: performance.now() - started });
+}

@@ -40,26 +40,15 @@ export interface EventRow {
   readonly attributes: string;
 }
 
-/** A row read back from either table (the union of both layouts), with numbers already parsed. */
-export interface StoredRow {
-  readonly id: string;
-  readonly ts: number;
-  readonly type: string;
-  readonly app: string;
-  readonly name: string;
-  readonly version: string | null;
-  readonly env: string | null;
-  readonly value: number | null;
-  readonly count: number | null;
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly sum: number | null;
-  readonly message: string | null;
-  readonly error_message: string | null;
-  readonly error_kind: string | null;
-  readonly error_stack: string | null;
-  readonly attributes: string;
-}
+/**
+ * A row read back from either table (the union of both layouts: the other table's columns are
+ * null), with numbers already parsed.
+ */
+export type StoredRow = Omit<MetricSampleRow, never> &
+  Omit<EventRow, 'type'> & {
+    /** `metric` for `metric_samples` rows. */
+    readonly type: string;
+  };
 
 // PostgreSQL text cannot hold U+0000, and jsonb rejects unpaired surrogates: either would fail the
 // whole batch on every retry. Both adapters store U+FFFD instead, so they keep behaving alike.

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
 import { jobLockName } from '../lock-keys';
 import {
-  recordOf,
+  runAndRecord,
   slotStart,
   type MaintenanceJob,
   type MaintenanceRunner,
@@ -132,29 +132,27 @@ class PostgresMaintenanceRunner implements MaintenanceRunner {
     }
 
     await client.query('SAVEPOINT sluice_job');
-    const started = performance.now();
-    let outcome: Outcome | null = null;
-    let error: unknown = null;
-    try {
-      outcome = await job.run({
+    const record = await runAndRecord(
+      job,
+      slotMs,
+      {
         now: nowMs,
         session: postgresSession(client, this.o.logger, this.o.lockTimeoutMs),
         signal,
         logger: this.o.logger,
-      });
-      signal.throwIfAborted();
-      await client.query('RELEASE SAVEPOINT sluice_job');
-    } catch (err) {
-      // The connection is gone: nothing can be recorded, and the server discards everything.
-      if (signal.aborted) throw signal.reason ?? err;
-      error = err;
-      await client.query('ROLLBACK TO SAVEPOINT sluice_job');
-    }
-    const record = recordOf(job.name, slotMs, nowMs, {
-      outcome,
-      error,
-      durationMs: performance.now() - started,
-    });
+      },
+      {
+        afterRun: async () => {
+          signal.throwIfAborted();
+          await client.query('RELEASE SAVEPOINT sluice_job');
+        },
+        onError: async (err: unknown) => {
+          // The connection is gone: nothing can be recorded, and the server discards everything.
+          if (signal.aborted) throw signal.reason ?? err;
+          await client.query('ROLLBACK TO SAVEPOINT sluice_job');
+        },
+      },
+    );
     await finishRun(client, record.completion);
     await client.query('COMMIT');
     return record.attempt;

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
 import {
   deleteInBatches,
-  recordOf,
+  runAndRecord,
   slotStart,
   type DeleteLimits,
   type DeleteResult,
@@ -78,23 +78,11 @@ class SqliteMaintenanceRunner implements MaintenanceRunner {
     if (!m.claimRun({ job: job.name, slotMs, intervalMs, instance: this.o.instance, startedMs: nowMs })) {
       return { kind: 'claim_lost', nowMs };
     }
-    const started = performance.now();
-    let outcome: Outcome | null = null;
-    let error: unknown = null;
-    try {
-      outcome = await job.run({
-        now: nowMs,
-        session: sqliteSession(m),
-        signal: this.never,
-        logger: this.o.logger,
-      });
-    } catch (err) {
-      error = err;
-    }
-    const record = recordOf(job.name, slotMs, nowMs, {
-      outcome,
-      error,
-      durationMs: performance.now() - started,
+    const record = await runAndRecord(job, slotMs, {
+      now: nowMs,
+      session: sqliteSession(m),
+      signal: this.never,
+      logger: this.o.logger,
     });
     m.finishRun(record.completion);
     return record.attempt;
