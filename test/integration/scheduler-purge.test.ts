@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,6 +10,7 @@ import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend'
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { Storage } from '../../src/storage/port';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -151,20 +151,7 @@ async function sqliteHarness(): Promise<Harness> {
 }
 
 function event(type: EventType, ts: number): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type,
-    name: `${type}.thing`,
-    ts,
-    app: 'a',
-    version: null,
-    env: null,
-    value: type === 'metric' ? 1 : null,
-    summary: null,
-    error: type === 'error' ? { message: 'boom', kind: null, stack: null } : null,
-    message: null,
-    attributes: Object.create(null),
-  };
+  return telemetryEvent(type, { ts, app: 'a' });
 }
 
 describe.each([

@@ -1,14 +1,14 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { AttributeValue, Attributes, EventType, TelemetryEvent } from '../../src/events/types';
+import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import type { EventQuery, MetricQuery, Storage } from '../../src/storage/port';
 import { createPostgresStorage } from '../../src/storage/postgres';
 import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
+import { attrs, telemetryEvent } from '../support/telemetry-events';
 
 const DAY_MS = 86_400_000;
 /** 2026-12-02T12:00:00Z: every event below sits within the partitions migrate creates around it. */
@@ -73,29 +73,7 @@ async function sqliteHarness(): Promise<Harness> {
   };
 }
 
-function attrs(entries: Record<string, AttributeValue> = {}): Attributes {
-  const out: Record<string, AttributeValue> = Object.create(null);
-  for (const [k, v] of Object.entries(entries)) out[k] = v;
-  return out;
-}
-
-function event(type: EventType, over: Partial<TelemetryEvent> = {}): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type,
-    name: `${type}.thing`,
-    ts: NOW - 60_000,
-    app: 'web-shop',
-    version: null,
-    env: null,
-    value: type === 'metric' ? 1 : null,
-    summary: null,
-    error: type === 'error' ? { message: 'boom', kind: null, stack: null } : null,
-    message: null,
-    attributes: attrs(),
-    ...over,
-  };
-}
+const event = (type: EventType, over: Partial<TelemetryEvent> = {}) => telemetryEvent(type, over, NOW);
 
 function newestFirst(a: TelemetryEvent, b: TelemetryEvent): number {
   return b.ts - a.ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import net from 'node:net';
 import pg from 'pg';
 import type { Clock } from '../../src/clock';
-import type { AttributeValue, Attributes, EventType, TelemetryEvent } from '../../src/events/types';
+import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger, type Logger } from '../../src/log/logger';
 import {
   createPostgresStorage,
@@ -10,6 +9,7 @@ import {
   type PostgresStorageOptions,
 } from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { attrs, telemetryEvent } from '../support/telemetry-events';
 
 const DAY_MS = 86_400_000;
 /** 2026-12-02T12:00:00Z */
@@ -17,29 +17,8 @@ const NOW = Date.UTC(2026, 11, 2, 12);
 /** Slack allowed over timeoutMs for a rejection to count as "bounded" (milliseconds). */
 const MARGIN_MS = 1500;
 
-function attrs(entries: Record<string, AttributeValue> = {}): Attributes {
-  const out: Record<string, AttributeValue> = Object.create(null);
-  for (const [k, v] of Object.entries(entries)) out[k] = v;
-  return out;
-}
-
-function event(type: EventType, over: Partial<TelemetryEvent> = {}): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type,
-    name: `${type}.thing`,
-    ts: NOW - 60_000,
-    app: 'pg-only',
-    version: null,
-    env: null,
-    value: type === 'metric' ? 1 : null,
-    summary: null,
-    error: type === 'error' ? { message: 'boom', kind: null, stack: null } : null,
-    message: null,
-    attributes: attrs(),
-    ...over,
-  };
-}
+const event = (type: EventType, over: Partial<TelemetryEvent> = {}) =>
+  telemetryEvent(type, { app: 'pg-only', ...over }, NOW);
 
 /** A logger that keeps its JSON lines, to wait on what the storage reported. */
 function capturingLogger(): { logger: Logger; lines: () => { level: string; msg: string }[] } {
