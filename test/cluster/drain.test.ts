@@ -1,7 +1,7 @@
 import { recoveryWindowMs } from '../../src/cluster/check-timing';
 import { waitFor } from '../support/http';
 import { describeReport, IngestLoad, type IngestLoadReport } from './support/ingest-load';
-import { notStoredOnce } from './support/stored';
+import { idsNotStoredOnce } from '../support/pg-client';
 import { SCHEDULING_SLACK_MS, startTestCluster, type TestCluster } from './support/test-cluster';
 
 let t: TestCluster;
@@ -42,7 +42,7 @@ async function expectZeroFailures(report: IngestLoadReport): Promise<void> {
   // Everything acknowledged reached PostgreSQL, once (drained collectors flushed before exiting).
   await waitFor(
     'every acknowledged event to be stored',
-    async () => (await notStoredOnce(t.db.url, report.ackedIds)).length === 0,
+    async () => (await idsNotStoredOnce(t.db.url, report.ackedIds)).length === 0,
     20_000,
   );
 }

@@ -1,6 +1,6 @@
 import { detectionWindowMs } from '../../src/cluster/check-timing';
 import { describeReport, IngestLoad } from './support/ingest-load';
-import { notStoredOnce } from './support/stored';
+import { idsNotStoredOnce } from '../support/pg-client';
 import { SCHEDULING_SLACK_MS, startTestCluster, type TestCluster } from './support/test-cluster';
 
 let t: TestCluster;
@@ -53,7 +53,7 @@ describe('kill -9 of one collector under load', () => {
       expect(ids.length).toBeGreaterThanOrEqual(120 * 25);
       expect(new Set(ids).size).toBe(ids.length);
       // Exactly once: none missing (acknowledged then lost) and none twice (a retry stored again).
-      expect(await notStoredOnce(t.db.url, ids)).toEqual([]);
+      expect(await idsNotStoredOnce(t.db.url, ids)).toEqual([]);
       process.stdout.write(`kill -9: ${describeReport(report)}\n`);
     }
   }, 90_000);

@@ -11,11 +11,11 @@ import path from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import pg from 'pg';
 import { decodeEvents } from '../../src/queue/event-codec';
 import { freePort } from '../support/collector-process';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
+import { storedCounts } from '../support/pg-client';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
 const NATS_SERVER = process.env.SLUICE_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -193,24 +193,6 @@ export async function startPrivateNats(): Promise<PrivateNats> {
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
-}
-
-/** How many times each of `ids` is stored, over both tables (ids never stored are absent). */
-export async function storedCounts(dbUrl: string, ids: readonly string[]): Promise<Map<string, number>> {
-  const client = new pg.Client({ connectionString: dbUrl });
-  await client.connect();
-  try {
-    const r = await client.query<{ id: string; n: string }>(
-      `SELECT id::text AS id, count(*) AS n FROM (
-         SELECT id FROM events WHERE id = ANY($1::uuid[])
-         UNION ALL SELECT id FROM metric_samples WHERE id = ANY($1::uuid[])) t
-       GROUP BY id`,
-      [ids],
-    );
-    return new Map(r.rows.map((row) => [row.id, Number(row.n)]));
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -16,12 +16,9 @@ export async function countStored(url: string, ids: readonly string[]): Promise<
   }
 }
 
-/** Ids of `ids` not stored exactly once (missing or duplicated, over both tables), with their count. */
-export async function idsNotStoredOnce(
-  url: string,
-  ids: readonly string[],
-): Promise<Array<[string, number]>> {
-  const client = new pg.Client({ connectionString: url });
+/** How often each of `ids` is stored, over both tables. Ids never stored are absent. */
+export async function storedCounts(url: string, ids: readonly string[]): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
     const r = await client.query<{ id: string; n: string }>(
@@ -32,9 +29,17 @@ export async function idsNotStoredOnce(
        ) t GROUP BY id`,
       [ids],
     );
-    const counts = new Map(r.rows.map((row) => [row.id, Number(row.n)]));
-    return ids.map((id): [string, number] => [id, counts.get(id) ?? 0]).filter(([, n]) => n !== 1);
+    return new Map(r.rows.map((row) => [row.id, Number(row.n)]));
   } finally {
     await client.end();
   }
+}
+
+/** Ids of `ids` not stored exactly once (missing or duplicated, over both tables), with their count. */
+export async function idsNotStoredOnce(
+  url: string,
+  ids: readonly string[],
+): Promise<Array<[string, number]>> {
+  const counts = await storedCounts(url, ids);
+  return ids.map((id): [string, number] => [id, counts.get(id) ?? 0]).filter(([, n]) => n !== 1);
 }
