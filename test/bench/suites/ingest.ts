@@ -76,7 +76,7 @@ export function rerunBatchedIngest(
 
 /**
  * Rows 4 and 5 for ack=queued: the median over paired rounds of stored rate ÷ the raw COPY run
- * right before it (≥ 0.6), and the median stored rate against the naive baseline (≥ 20). Pairing
+ * right before it (≥ 0.75), and the median stored rate against the naive baseline (context only: on this box 20 × naive exceeds raw COPY). Pairing
  * keeps a slow or fast moment of a shared box on both sides of each ratio.
  */
 export function pairedIngestRows(
@@ -88,7 +88,7 @@ export function pairedIngestRows(
   const name = 'batched ingest, ack=queued';
   const ratio = median(pairs.map((p) => p.ingest.storedPerSecond / p.copy.eventsPerSecond));
   const value = median(pairs.map((p) => p.ingest.storedPerSecond));
-  const target = 0.6;
+  const target = 0.75;
   const row: BenchRow = {
     suite: SUITE,
     name,
@@ -106,10 +106,10 @@ export function pairedIngestRows(
       paired_ratios: pairs.map((p) => round(p.ingest.storedPerSecond / p.copy.eventsPerSecond)).join('/'),
     },
   };
-  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive, 20)];
+  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive)];
 }
 
-/** Rows 4 and 5: the best stored rate against raw COPY (≥ 0.6) and against the naive baseline (≥ 20). */
+/** Rows 4 and 5: the best stored rate against raw COPY (≥ 0.75) and against the naive baseline (context, no target). */
 export function batchedIngestRows(
   ack: 'queued' | 'stored',
   sweep: IngestSweep,
@@ -120,8 +120,8 @@ export function batchedIngestRows(
   const value = sweep.best.storedPerSecond;
   const extra = { ...runExtra(sweep.best), ...sweep.tried };
   return [
-    versus(SUITE, name, value, 'events/s stored', rawCopy, 0.6, extra),
-    versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive, 20),
+    versus(SUITE, name, value, 'events/s stored', rawCopy, 0.75, extra),
+    versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive),
   ];
 }
 
