@@ -20,6 +20,7 @@ describe('RedisRateLimiter (real Redis)', () => {
   let redis: Redis;
   let limiter: RedisRateLimiter;
   let monitor: Redis;
+  let monitorSource: Redis;
   const commands: string[] = [];
 
   beforeAll(async () => {
@@ -39,13 +40,16 @@ describe('RedisRateLimiter (real Redis)', () => {
       logger: createLogger('silent'),
       metrics: createAdmissionMetrics(registry),
     });
-    monitor = await redis.duplicate().monitor();
+    // MONITOR takes a connection of its own: both are closed after the tests.
+    monitorSource = redis.duplicate();
+    monitor = await monitorSource.monitor();
     monitor.on('monitor', (_time: string, args: string[]) => commands.push(String(args[0]).toLowerCase()));
   });
   afterAll(async () => {
     await limiter?.close();
     redis?.disconnect();
     monitor?.disconnect();
+    monitorSource?.disconnect();
   });
 
   it('grants in part, in one script call for every app of the request', async () => {
