@@ -11,15 +11,21 @@ export const ERROR_CATALOGUE = {
   invalid_protobuf: { status: 400, message: 'Body is not a valid protobuf OTLP export request.' },
   invalid_body: { status: 400, message: 'Body must be a JSON object with an "events" array.' },
   too_deep: { status: 400, message: 'Body nests arrays or objects deeper than allowed.' },
+  malformed_request: { status: 400, message: 'The request is not valid HTTP/1.1.' },
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
   unauthorized: { status: 401, message: 'API key missing or not valid.' },
   not_found: { status: 404, message: 'No such route.' },
+  request_timeout: {
+    status: 408,
+    message: 'The request did not arrive in time (SLUICE_HEADERS_TIMEOUT_MS, SLUICE_REQUEST_TIMEOUT_MS).',
+  },
   body_too_large: { status: 413, message: 'Body is larger than allowed (after decompression).' },
   too_many_events: { status: 413, message: 'Request carries more events than allowed.' },
   too_many_values: {
     status: 413,
     message: 'Body holds more JSON arrays, objects or members than the largest request allowed can.',
   },
+  headers_too_large: { status: 431, message: 'The request line and headers are larger than 16 KiB.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
   unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or identity.' },
   rate_limited: {

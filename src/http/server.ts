@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { RequestListener } from 'node:http';
+import { answerClientError } from './client-error';
 
 export interface ListenOptions {
   readonly host: string;
@@ -31,6 +32,7 @@ export function listen(app: RequestListener, o: ListenOptions, port: number): Pr
   server.keepAliveTimeout = o.keepAliveTimeoutMs;
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.requestTimeoutMs;
+  server.on('clientError', answerClientError);
   return new Promise<Listening>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, o.host, () => {
