@@ -29,20 +29,18 @@ export const isEventsIngest: IngestRequestTest = (req) =>
  */
 export function withOverloadGate(
   app: RequestListener,
-  shed: Pick<ShedRule, 'refuseUnread'>,
+  shed: Pick<ShedRule, 'refuseUnread' | 'hold'>,
   isIngest: IngestRequestTest = isEventsIngest,
   refused: (req: IncomingMessage, res: ServerResponse, retryAfterSeconds: number) => void = answerOverloaded,
 ): RequestListener {
-  let inFlight = 0;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (isIngest(req)) {
-      const refusal = shed.refuseUnread(inFlight);
+      const refusal = shed.refuseUnread();
       if (refusal !== null) {
         refused(req, res, refusal.retryAfterSeconds);
         return;
       }
-      inFlight++;
-      res.once('close', () => inFlight--);
+      res.once('close', shed.hold());
     }
     app(req, res);
   };

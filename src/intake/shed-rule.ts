@@ -26,10 +26,25 @@ export interface ShedRuleOptions {
  * refused whole (429 `overloaded`) at the cost of its headers alone, provided other requests are
  * in the process already — errors included: the CPU,
  * not a lane, is what ran out (the SDK keeps errors longest and resends them). Each front (the
- * HTTP overload gate) asks `refuseUnread()` before reading a body.
+ * overload gate of `/v1/events` and of the OTLP port) asks `refuseUnread()` before reading a body
+ * and `hold()`s each request it lets through until it is answered: one count for all fronts.
  */
 export class ShedRule {
+  /** Ingest requests this process holds now, over every front. */
+  private held = 0;
+
   constructor(private readonly o: ShedRuleOptions) {}
+
+  /** Counts a request the process now holds; call the result once it is answered. */
+  hold(): () => void {
+    this.held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+    };
+  }
 
   /** This process's queueing delay now (milliseconds). */
   delayMs(): number {
@@ -38,12 +53,9 @@ export class ShedRule {
     return delay;
   }
 
-  /**
-   * Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`.
-   * `inFlight`: ingest requests this process holds now, not counting this one.
-   */
-  refuseUnread(inFlight: number): { readonly retryAfterSeconds: number } | null {
-    if (this.o.shedAtMs <= 0 || inFlight < (this.o.minInFlight ?? 2)) return null;
+  /** Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`. */
+  refuseUnread(): { readonly retryAfterSeconds: number } | null {
+    if (this.o.shedAtMs <= 0 || this.held < (this.o.minInFlight ?? 2)) return null;
     if (this.delayMs() < this.o.shedAtMs) return null;
     this.o.rejected.inc({ code: 'overloaded' });
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };

@@ -49,18 +49,15 @@ export class RedisRateLimiter implements EventRateLimiter {
   }
 
   async take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
-    const limited = asks.filter((a) => this.o.limits.limitFor(a.subject.app) > 0);
+    const rates = asks.map((a) => this.o.limits.limitFor(a.subject.app));
+    const limited = asks.flatMap((a, i) => ((rates[i] ?? 0) > 0 ? [{ ask: a, rate: rates[i] ?? 0 }] : []));
     if (limited.length === 0)
       return asks.map((a) => ({ granted: a.events, retryAfterMs: 0, store: 'redis' }));
     if (this.o.redis.status !== 'ready' || this.o.clock.now() < this.redisBlockedUntil) {
       return this.viaInsurance(asks);
     }
-    const keys = limited.map((a) => this.o.keyPrefix + a.subject.key);
-    const args = limited.flatMap((a) => [
-      this.o.limits.limitFor(a.subject.app),
-      a.events,
-      a.mode === 'whole' ? 1 : 0,
-    ]);
+    const keys = limited.map(({ ask }) => this.o.keyPrefix + ask.subject.key);
+    const args = limited.flatMap(({ ask, rate }) => [rate, ask.events, ask.mode === 'whole' ? 1 : 0]);
     let answer: number[];
     try {
       answer = await this.scripted.sluiceTakeBuckets(keys.length, ...keys, ...args);
@@ -73,9 +70,8 @@ export class RedisRateLimiter implements EventRateLimiter {
     }
     this.backOnRedis();
     let k = 0;
-    return asks.map((a) => {
-      if (this.o.limits.limitFor(a.subject.app) <= 0)
-        return { granted: a.events, retryAfterMs: 0, store: 'redis' };
+    return asks.map((a, i) => {
+      if ((rates[i] ?? 0) <= 0) return { granted: a.events, retryAfterMs: 0, store: 'redis' };
       const granted = Number(answer[2 * k] ?? 0);
       const retryAfterMs = Number(answer[2 * k + 1] ?? 0);
       k++;

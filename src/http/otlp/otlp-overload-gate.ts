@@ -16,7 +16,7 @@ import { withOverloadGate } from '../overload-gate';
  */
 export function withOtlpOverloadGate(
   listener: RequestListener,
-  shed: Pick<ShedRule, 'refuseUnread'>,
+  shed: Pick<ShedRule, 'refuseUnread' | 'hold'>,
   metrics: OtlpMetrics,
 ): RequestListener {
   const types = otlpTypes();

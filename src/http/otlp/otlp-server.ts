@@ -32,7 +32,7 @@ export interface OtlpServerDeps {
   /** The intake `POST /v1/events` uses. */
   readonly ingest: Pick<IntakeService, 'ingest'>;
   /** The shed rule `POST /v1/events` uses. */
-  readonly shed: Pick<ShedRule, 'refuseUnread'>;
+  readonly shed: Pick<ShedRule, 'refuseUnread' | 'hold'>;
   readonly limits: EventLimits;
   readonly keyRing: ApiKeyRing | null;
   readonly admissionMetrics: AdmissionMetrics;

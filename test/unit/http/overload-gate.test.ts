@@ -11,6 +11,7 @@ async function serve(refuse: () => boolean): Promise<{ server: Server; url: stri
   };
   const gate = withOverloadGate(app as never, {
     refuseUnread: () => (refuse() ? { retryAfterSeconds: 2 } : null),
+    hold: () => () => undefined,
   });
   const server = createServer(gate).listen(0, '127.0.0.1');
   await once(server, 'listening');

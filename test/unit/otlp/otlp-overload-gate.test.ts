@@ -14,7 +14,7 @@ async function serve(refuse: () => boolean): Promise<{ server: Server; url: stri
   };
   const gate = withOtlpOverloadGate(
     listener as never,
-    { refuseUnread: () => (refuse() ? { retryAfterSeconds: 2 } : null) },
+    { refuseUnread: () => (refuse() ? { retryAfterSeconds: 2 } : null), hold: () => () => undefined },
     createOtlpMetrics(new Registry()),
   );
   const server = createServer(gate).listen(0, '127.0.0.1');
