@@ -2,18 +2,11 @@ import type { EventLimits } from '../../src/events/limits';
 import type { TelemetryEvent } from '../../src/events/types';
 import { validateEvent } from '../../src/events/validate';
 import { EventGenerator } from './workload';
+import { eventLimits } from '../../src/compose/storage';
+import { loadConfig } from '../../src/config/load';
 
-/** The collector's default limits (src/config/settings.ts), so events are normalised as at intake. */
-const LIMITS: EventLimits = {
-  maxAttributes: 32,
-  maxAttributeKeyLength: 64,
-  maxStringLength: 1024,
-  maxStackLength: 16384,
-  maxNameLength: 128,
-  maxSourceLength: 128,
-  maxAgeMs: 7 * 86_400_000,
-  maxFutureMs: 300_000,
-};
+/** The collector's default limits, so events are normalised as at intake. */
+const LIMITS: EventLimits = eventLimits(loadConfig({}));
 
 /**
  * `count` events of the bench workload as the collector holds them after validation: what the

@@ -1,16 +1,10 @@
 import type { EventLimits } from '../../../src/events/limits';
 import type { MappingContext } from '../../../src/otlp/mapped-export';
+import { eventLimits } from '../../../src/compose/storage';
+import { loadConfig } from '../../../src/config/load';
 
-export const LIMITS: EventLimits = {
-  maxAttributes: 32,
-  maxAttributeKeyLength: 64,
-  maxStringLength: 1024,
-  maxStackLength: 16384,
-  maxNameLength: 128,
-  maxSourceLength: 128,
-  maxAgeMs: 7 * 86_400_000,
-  maxFutureMs: 300_000,
-};
+/** The collector's default event limits. */
+export const LIMITS: EventLimits = eventLimits(loadConfig({}));
 
 export const NOW = 1_764_590_400_000;
 
