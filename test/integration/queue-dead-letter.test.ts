@@ -1,56 +1,39 @@
 import { jetstream } from '@nats-io/jetstream';
 import pg from 'pg';
-import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { startCollectorProcess } from '../support/collector-process';
 import { log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import {
-  createTestQueue,
-  exactlyOnce,
-  metricValue,
-  startWorkerProcess,
-  type TestQueue,
-  type WorkerProcess,
-} from './queue-support';
+import { exactlyOnce, metricValue, startWorkerProcess, useQueueFixture } from './queue-support';
 
 /** Poison messages: counted deliveries, then the dead-letter subject, never a crash loop. */
 describe('queue mode: dead letters', () => {
-  let db: TestDatabase;
-  let q: TestQueue;
-  const processes: Array<CollectorProcess | WorkerProcess> = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase('queue_dead');
-    q = await createTestQueue('dead');
-  });
-
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await q?.cleanup();
-    await db?.drop();
-  });
+  const fx = useQueueFixture('dead');
 
   it('an unparseable message and one the database refuses end in the dead-letter subject after N deliveries', async () => {
     const maxDeliveries = 3;
     const w = await startWorkerProcess({
-      ...q.env,
-      SLUICE_DATABASE_URL: db.url,
+      ...fx.q.env,
+      SLUICE_DATABASE_URL: fx.db.url,
       SLUICE_WORKER_MAX_DELIVERIES: String(maxDeliveries),
       SLUICE_WORKER_ACK_WAIT: '2s',
     });
-    processes.push(w);
-    const c = await startCollectorProcess({ ...q.env, SLUICE_MODE: 'ingest', SLUICE_DATABASE_URL: db.url });
-    processes.push(c);
+    fx.processes.push(w);
+    const c = await startCollectorProcess({
+      ...fx.q.env,
+      SLUICE_MODE: 'ingest',
+      SLUICE_DATABASE_URL: fx.db.url,
+    });
+    fx.processes.push(c);
 
     // The database refuses one kind of row permanently (an integrity violation, SQLSTATE 23514):
     // valid at intake, refused by every write. The worker must isolate it from its batch.
-    const client = new pg.Client({ connectionString: db.url });
+    const client = new pg.Client({ connectionString: fx.db.url });
     await client.connect();
     await client.query("ALTER TABLE events ADD CONSTRAINT sluice_t_poison CHECK (name <> 'poison.refused')");
     await client.end();
 
     const garbage = new TextEncoder().encode('{"not": "an event"');
-    await jetstream(q.nc).publish(`${q.prefix}.standard`, garbage);
+    await jetstream(fx.q.nc).publish(`${fx.q.prefix}.standard`, garbage);
     // Healthy events around the poison keep flowing, in the same request and batch.
     const good = Array.from({ length: 50 }, () => metric('dead'));
     const poison = log('dead', { name: 'poison.refused' });
@@ -58,22 +41,22 @@ describe('queue mode: dead letters', () => {
     expect(res.status).toBe(202);
     expect(res.body.accepted).toBe(51);
 
-    const deadStream = `${q.stream}_DEAD`;
+    const deadStream = `${fx.q.stream}_DEAD`;
     await waitFor(
       'two dead letters',
-      async () => (await q.jsm.streams.info(deadStream)).state.messages === 2,
+      async () => (await fx.q.jsm.streams.info(deadStream)).state.messages === 2,
       20_000,
     ).catch((err: unknown) => {
       throw new Error(`${String(err)}\nworker output:\n${w.output.join('\n')}`);
     });
-    const first = await q.jsm.streams.getMessage(deadStream, { seq: 1 });
-    const second = await q.jsm.streams.getMessage(deadStream, { seq: 2 });
+    const first = await fx.q.jsm.streams.getMessage(deadStream, { seq: 1 });
+    const second = await fx.q.jsm.streams.getMessage(deadStream, { seq: 2 });
     const byReason = new Map([first, second].map((m) => [m?.header.get('Sluice-Dead-Reason'), m] as const));
     const unparseable = byReason.get('unparseable');
     const rejected = byReason.get('storage_rejected');
     expect(unparseable?.data).toEqual(garbage);
     expect(unparseable?.header.get('Sluice-Deliveries')).toBe(String(maxDeliveries));
-    expect(unparseable?.header.get('Sluice-Original-Subject')).toBe(`${q.prefix}.standard`);
+    expect(unparseable?.header.get('Sluice-Original-Subject')).toBe(`${fx.q.prefix}.standard`);
     expect(rejected?.header.get('Sluice-Deliveries')).toBe(String(maxDeliveries));
     expect(rejected?.header.get('Sluice-Dead-Detail')).toMatch(/sluice_t_poison/);
     // Only the refused event is dead-lettered, not the 50 neighbours that shared its message.
@@ -82,11 +65,11 @@ describe('queue mode: dead letters', () => {
 
     expect(
       await exactlyOnce(
-        db.url,
+        fx.db.url,
         good.map((e) => e.id as string),
       ),
     ).toBeNull();
-    await waitFor('the work queue empty', async () => (await q.streamMessages()) === 0, 10_000);
+    await waitFor('the work queue empty', async () => (await fx.q.streamMessages()) === 0, 10_000);
     expect(await metricValue(w.url, 'sluice_queue_dead_letters_total', { reason: 'unparseable' })).toBe(1);
     expect(await metricValue(w.url, 'sluice_queue_dead_letters_total', { reason: 'storage_rejected' })).toBe(
       1,

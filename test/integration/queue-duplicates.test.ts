@@ -1,15 +1,7 @@
-import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { startCollectorProcess } from '../support/collector-process';
 import { metric, type WireEvent } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import {
-  createTestQueue,
-  exactlyOnce,
-  metricValue,
-  startWorkerProcess,
-  type TestQueue,
-  type WorkerProcess,
-} from './queue-support';
+import { exactlyOnce, metricValue, startWorkerProcess, useQueueFixture } from './queue-support';
 
 /**
  * Reliability case 14: an event sent again after JetStream's duplicate window (so the stream
@@ -17,29 +9,16 @@ import {
  * the message id no longer can.
  */
 describe('queue mode: an event resent after the duplicate window', () => {
-  let db: TestDatabase;
-  let q: TestQueue;
-  const processes: Array<CollectorProcess | WorkerProcess> = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase('queue_dup');
-    q = await createTestQueue('dupwindow');
-  });
-
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await q?.cleanup();
-    await db?.drop();
-  });
+  const fx = useQueueFixture('dupwindow');
 
   /** Stream sequence of the last message the stream stored. */
-  const lastSeq = async (): Promise<number> => (await q.jsm.streams.info(q.stream)).state.last_seq;
+  const lastSeq = async (): Promise<number> => (await fx.q.jsm.streams.info(fx.q.stream)).state.last_seq;
 
   /** Every message up to `seq` acked by the workers (the consumers' ack floors reached it). */
   const consumed = async (seq: number): Promise<boolean> => {
     const floors = await Promise.all(
       ['error', 'standard'].map(async (lane) => {
-        const c = await q.jsm.consumers.info(q.stream, `${q.stream}_${lane}`);
+        const c = await fx.q.jsm.consumers.info(fx.q.stream, `${fx.q.stream}_${lane}`);
         return { floor: c.ack_floor.stream_seq, pending: c.num_pending + c.num_ack_pending };
       }),
     );
@@ -49,17 +28,21 @@ describe('queue mode: an event resent after the duplicate window', () => {
   it('is stored once, though the stream took the resent request as a new message', async () => {
     // The shortest window the setting allows: the resend below lands after it. Collectors and
     // workers both create the stream from their settings, so both get it.
-    const env = { ...q.env, SLUICE_DATABASE_URL: db.url, SLUICE_NATS_DUPLICATE_WINDOW: '100ms' };
+    const env = { ...fx.q.env, SLUICE_DATABASE_URL: fx.db.url, SLUICE_NATS_DUPLICATE_WINDOW: '100ms' };
     const c = await startCollectorProcess({ ...env, SLUICE_MODE: 'ingest' });
-    processes.push(c);
+    fx.processes.push(c);
     const w = await startWorkerProcess(env);
-    processes.push(w);
+    fx.processes.push(w);
 
     // One lane: the request is one message, so the resend taken as new holds every event.
     const batch: WireEvent[] = Array.from({ length: 20 }, () => metric('dup'));
     const ids = batch.map((e) => e.id as string);
     expect((await postEvents(c.url, batch)).status).toBe(202);
-    await waitFor('the first sending stored', async () => (await exactlyOnce(db.url, ids)) === null, 15_000);
+    await waitFor(
+      'the first sending stored',
+      async () => (await exactlyOnce(fx.db.url, ids)) === null,
+      15_000,
+    );
     const firstLast = await lastSeq();
 
     // The same request again (same ids and ts), until JetStream no longer drops it as a
@@ -75,7 +58,7 @@ describe('queue mode: an event resent after the duplicate window', () => {
     const resentLast = await lastSeq();
     await waitFor('the workers consumed the resend', () => consumed(resentLast), 15_000);
 
-    expect(await exactlyOnce(db.url, ids)).toBeNull();
+    expect(await exactlyOnce(fx.db.url, ids)).toBeNull();
     // The database's dedupe is what kept it once.
     expect(await metricValue(w.url, 'sluice_events_deduplicated_total')).toBeGreaterThanOrEqual(ids.length);
   });

@@ -12,7 +12,8 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { decodeEvents } from '../../src/queue/event-codec';
-import { freePort } from '../support/collector-process';
+import { freePort, type CollectorProcess } from '../support/collector-process';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
 import { storedCounts } from '../support/pg-client';
@@ -238,4 +239,27 @@ export async function metricValue(baseUrl: string, name: string, labels: Record<
     if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))) sum += Number(m[3]);
   }
   return sum;
+}
+
+/** What `useQueueFixture` makes for a test file: filled in before its tests run. */
+export interface QueueFixture {
+  db: TestDatabase;
+  q: TestQueue;
+  /** Collectors and workers the tests start: stopped after the tests, before the rest is removed. */
+  readonly processes: Array<CollectorProcess | WorkerProcess>;
+}
+
+/** A database and a stream of the calling test file's own, made before its tests and removed after them. */
+export function useQueueFixture(label: string): QueueFixture {
+  const fixture = { processes: [] } as unknown as QueueFixture;
+  beforeAll(async () => {
+    fixture.db = await createTestDatabase(`queue_${label.replace(/[^a-z0-9]+/gi, '_')}`);
+    fixture.q = await createTestQueue(label);
+  });
+  afterAll(async () => {
+    await Promise.all(fixture.processes.map((p) => p.stop()));
+    await fixture.q?.cleanup();
+    await fixture.db?.drop();
+  });
+  return fixture;
 }
