@@ -32,9 +32,9 @@ export interface IngestOptions {
   readonly whole?: boolean;
 }
 
-interface Candidate {
+/** An event that passed validation, as the sink takes it, with its index in the request. */
+interface Candidate extends SinkItem {
   readonly index: number;
-  readonly item: SinkItem;
 }
 
 interface Throttle {
@@ -104,7 +104,7 @@ export class IntakeService {
         continue;
       }
       received[v.event.type]++;
-      const c: Candidate = { index, item: { event: v.event, bytes: v.bytes } };
+      const c: Candidate = { event: v.event, bytes: v.bytes, index };
       if (v.event.type === 'error') errors.push(c);
       else (byApp.get(v.event.app) ?? byApp.set(v.event.app, []).get(v.event.app))?.push(c);
     }
@@ -249,11 +249,7 @@ export class IntakeService {
     throttle: Throttle,
     durable: Promise<boolean>[],
   ): Promise<number> {
-    const answer = await this.o.sink.offer(
-      lane,
-      candidates.map((c) => c.item),
-      now,
-    );
+    const answer = await this.o.sink.offer(lane, candidates, now);
     if (answer.taken) {
       if (answer.durable) durable.push(answer.durable);
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
@@ -271,7 +267,7 @@ export class IntakeService {
 
 function countByType(candidates: readonly Candidate[]): Map<EventType, number> {
   const counts = new Map<EventType, number>();
-  for (const c of candidates) counts.set(c.item.event.type, (counts.get(c.item.event.type) ?? 0) + 1);
+  for (const c of candidates) counts.set(c.event.type, (counts.get(c.event.type) ?? 0) + 1);
   return counts;
 }
 

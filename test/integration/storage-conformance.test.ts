@@ -144,7 +144,7 @@ describe.each([
       event('log', {
         ts: NOW - 55_000,
         message: 'héllo\twörld\n"quoted" \\ back',
-        attributes: attrs({ empty: '' }),
+        attributes: attrs({ empty: '', escaped: 'back\\slash\t"q"\n', plain: 'no escapes' }),
       }),
     ];
 

@@ -30,8 +30,22 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': 
 /** In `JSON.stringify` output: the escapes jsonb refuses (`\u0000`, a lone surrogate). */
 const JSON_UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
 
+/**
+ * Whether `s` has no control character, backslash or surrogate: then it needs no work. A loop over
+ * code units beats a regular expression call on the short strings most fields hold; anything it
+ * flags goes to the exact test.
+ */
+function isPlain(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
+
 /** One text field: storable, with COPY's four special characters escaped. */
 function text(s: string): string {
+  if (isPlain(s)) return s;
   if (!NEEDS_WORK.test(s)) return s;
   return storableText(s).replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] as string);
 }
@@ -40,42 +54,46 @@ function optionalText(s: string | null): string {
   return s === null ? '\\N' : text(s);
 }
 
-function optionalNumber(n: number | null | undefined): string {
-  return n === null || n === undefined ? '\\N' : String(n);
-}
-
 /**
- * Canonical attributes JSON (keys sorted by code unit), as `encodeAttributes` makes it. Validation
- * admits keys in sorted order, so `JSON.stringify` of the object usually is that text already;
- * integer-like keys (which objects order numerically) and unstorable text take the slow path.
+ * Canonical attributes JSON (keys sorted by code unit), as `encodeAttributes` makes it, escaped for
+ * COPY. Validation admits keys in sorted order, so `JSON.stringify` of the object usually is that
+ * text already; integer-like keys (which objects order numerically) and unstorable text take the
+ * slow path. `JSON.stringify` escapes every control character and lone surrogate, so JSON text
+ * without a backslash needs neither a storability check nor COPY escaping.
  */
-function attributesJson(attributes: TelemetryEvent['attributes']): string {
+function attributesField(attributes: TelemetryEvent['attributes']): string {
   const keys = Object.keys(attributes);
   if (keys.length === 0) return '{}';
   for (let i = 1; i < keys.length; i++) {
-    if (!((keys[i - 1] as string) < (keys[i] as string))) return encodeAttributes(attributes);
+    if (!((keys[i - 1] as string) < (keys[i] as string))) return text(encodeAttributes(attributes));
   }
   const json = JSON.stringify(attributes);
-  return JSON_UNSTORABLE_ESCAPE.test(json) ? encodeAttributes(attributes) : json;
+  if (!json.includes('\\')) return json;
+  return text(JSON_UNSTORABLE_ESCAPE.test(json) ? encodeAttributes(attributes) : json);
 }
 
 function metricLine(e: TelemetryEvent): string {
   const s = e.summary;
+  const numbers =
+    s === null
+      ? `${e.value === null ? '\\N' : e.value}\t\\N\t\\N\t\\N\t\\N`
+      : `\\N\t${s.count}\t${s.min}\t${s.max}\t${s.sum}`;
   return (
     `${e.id}\t${e.ts}\t${text(e.app)}\t${text(e.name)}\t${optionalText(e.version)}\t${optionalText(e.env)}\t` +
-    `${s === null ? optionalNumber(e.value) : '\\N'}\t${optionalNumber(s?.count)}\t${optionalNumber(s?.min)}\t` +
-    `${optionalNumber(s?.max)}\t${optionalNumber(s?.sum)}\t${optionalText(e.message)}\t` +
-    `${text(attributesJson(e.attributes))}\n`
+    `${numbers}\t${optionalText(e.message)}\t${attributesField(e.attributes)}\n`
   );
 }
 
 function eventLine(e: TelemetryEvent): string {
   const err = e.error;
+  const errorFields =
+    err === null
+      ? '\\N\t\\N\t\\N'
+      : `${text(err.message)}\t${optionalText(err.kind)}\t${optionalText(err.stack)}`;
   return (
     `${e.id}\t${e.ts}\t${e.type}\t${text(e.app)}\t${text(e.name)}\t${optionalText(e.version)}\t` +
-    `${optionalText(e.env)}\t${optionalText(e.message)}\t${err === null ? '\\N' : text(err.message)}\t` +
-    `${optionalText(err?.kind ?? null)}\t${optionalText(err?.stack ?? null)}\t` +
-    `${text(attributesJson(e.attributes))}\n`
+    `${optionalText(e.env)}\t${optionalText(e.message)}\t${errorFields}\t` +
+    `${attributesField(e.attributes)}\n`
   );
 }
 
