@@ -19,7 +19,11 @@ RUN npx tsc -p tsconfig.build.json \
 
 # ---- runtime ----
 FROM node:20-alpine
+# The V8 memory flags of src/runtime/memory-flags.ts (a unit test keeps them equal): a bounded old
+# generation and a small young generation (short GC pauses). `docker run -e NODE_OPTIONS=...`
+# replaces them; a NODE_OPTIONS without them makes `sluice serve` relaunch itself with them.
 ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8" \
     SLUICE_HOST=0.0.0.0 \
     SLUICE_PORT=8080
 WORKDIR /app

@@ -5,14 +5,13 @@
  *   sluice serve     run a collector
  *   sluice worker    drain the JetStream stream into PostgreSQL (tier 4)
  *   sluice migrate   apply storage migrations and exit
+ * `serve` and `worker` run with the memory flags of src/runtime/memory-flags.ts: when Node was
+ * started without them, the command is relaunched with them before anything else is loaded (the
+ * components are imported on demand, so the relaunching parent stays small).
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config/load';
 import { generateKey } from './auth/api-keys';
-import { runClusterCommand } from './cluster';
-import { startCollector } from './compose/collector';
-import { migrateStorage } from './compose/storage';
-import { createLogger } from './log/logger';
-import { startWorker } from './compose/worker';
+import { relaunchWithMemoryFlags } from './runtime/relaunch';
 const USAGE = `Usage: sluice <command> [--option value ...]
 
 Commands:
@@ -57,6 +56,7 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (command === 'cluster') {
+    const { runClusterCommand } = await import('./cluster');
     await runClusterCommand(args, process.env).catch((err: unknown) => {
       process.stderr.write(`sluice cluster: ${(err as Error).message}\n`);
       process.exit(1);
@@ -77,6 +77,19 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     throw err;
   }
+  // Settings are checked first: a bad value is reported once, by this process.
+  if (
+    command !== 'migrate' &&
+    relaunchWithMemoryFlags({
+      execPath: process.execPath,
+      execArgv: process.execArgv,
+      argv: process.argv.slice(1),
+      env: process.env,
+    })
+  ) {
+    return;
+  }
+  const { createLogger } = await import('./log/logger');
   const logger = createLogger(config.logLevel);
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception');
@@ -85,12 +98,15 @@ async function main(argv: readonly string[]): Promise<void> {
   });
   try {
     if (command === 'migrate') {
+      const { migrateStorage } = await import('./compose/storage');
       await migrateStorage(config, logger);
     } else if (command === 'worker') {
+      const { startWorker } = await import('./compose/worker');
       const worker = await startWorker(config, { logger });
       process.on('SIGTERM', () => worker.shutdown('SIGTERM'));
       process.on('SIGINT', () => worker.shutdown('SIGINT'));
     } else {
+      const { startCollector } = await import('./compose/collector');
       const collector = await startCollector(config, { logger });
       process.on('SIGTERM', () => collector.shutdown('SIGTERM'));
       process.on('SIGINT', () => collector.shutdown('SIGINT'));

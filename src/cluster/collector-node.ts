@@ -1,3 +1,4 @@
+import { missingMemoryFlags } from '../runtime/memory-flags';
 import { httpGet, pollUntil } from './http-probe';
 import { describeExit, ManagedProcess, type ExitStatus, type OutputListener } from './processes';
 
@@ -23,7 +24,7 @@ export interface CollectorNodeOptions {
   readonly onUnexpectedExit?: (name: string, status: ExitStatus) => void;
 }
 
-/** One `sluice serve` process behind HAProxy; can be stopped, killed and started again. */
+/** One `sluice serve` process (with the memory flags) behind HAProxy; can be stopped, killed and started again. */
 export class CollectorNode {
   private process: ManagedProcess | null = null;
   /** Set by `stop` and `kill`: the next exit is the one asked for. */
@@ -68,7 +69,9 @@ export class CollectorNode {
     const proc = new ManagedProcess({
       name: this.o.name,
       command: this.o.node,
-      args: [this.o.cli, 'serve'],
+      // The memory flags on its own command line (unless NODE_OPTIONS sets them): the collector
+      // runs as this very process, not relaunched under a parent (see src/runtime/relaunch.ts).
+      args: [...missingMemoryFlags([], this.o.env.NODE_OPTIONS), this.o.cli, 'serve'],
       env: this.o.env,
       onOutput: this.o.onOutput,
     });

@@ -1,6 +1,15 @@
+export interface TurnQueueOptions {
+  /**
+   * Heavy work handed out per event-loop iteration before the loop polls its sockets again
+   * (milliseconds). Default 1: about one 100-event request (~1.5 ms), so an ingest request refused
+   * unread by the overload gate waits one such request, not several, before it is answered.
+   */
+  readonly budgetMs?: number;
+}
+
 /**
  * Hands out turns for the CPU-heavy part of requests (parse, validate, admit), first come first
- * served, for at most `BUDGET_MS` of such work per event-loop iteration; then the loop polls its
+ * served, for at most `budgetMs` of such work per event-loop iteration; then the loop polls its
  * sockets again. A request that costs nothing (a health check, a refusal by the overload gate) is
  * so answered after a few milliseconds of heavy work at most, never behind a whole burst of heavy
  * requests that happened to become ready together. The wait of the oldest request in line is the
@@ -11,6 +20,11 @@ export class TurnQueue {
   private running = false;
   /** When the current check phase began handing out turns (`performance.now()`). */
   private phaseStart = 0;
+  private readonly budgetMs: number;
+
+  constructor(o: TurnQueueOptions = {}) {
+    this.budgetMs = o.budgetMs ?? DEFAULT_BUDGET_MS;
+  }
 
   /** Resolves when it is the caller's turn; the caller's work then runs before the loop polls again. */
   take(): Promise<void> {
@@ -34,7 +48,7 @@ export class TurnQueue {
     return this.waiting.length;
   }
 
-  // A check phase hands out turns until `BUDGET_MS` have passed, then lets the loop poll again.
+  // A check phase hands out turns until `budgetMs` have passed, then lets the loop poll again.
   // Each request's work runs in the microtasks that follow its `go()`; the budget is checked in a
   // microtask queued after it, so it sees the time that work took (up to its first real await).
   private readonly next = (): void => {
@@ -50,11 +64,11 @@ export class TurnQueue {
     }
     turn.go();
     queueMicrotask(() => {
-      if (performance.now() - this.phaseStart < BUDGET_MS) this.handOut();
+      if (performance.now() - this.phaseStart < this.budgetMs) this.handOut();
       else setImmediate(this.next);
     });
   }
 }
 
-/** Longest run of heavy work between two polls of the sockets (milliseconds). */
-const BUDGET_MS = 3;
+/** Longest run of heavy work between two polls of the sockets (milliseconds): see `budgetMs`. */
+const DEFAULT_BUDGET_MS = 1;

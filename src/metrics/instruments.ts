@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { counter, gauge, histogram } from './define';
 
@@ -59,6 +60,15 @@ export function createMetrics(registry: Registry = new Registry()) {
       'sluice_requests_rejected_total',
       'Ingest requests refused as a whole, by error code.',
       ['code'],
+    ),
+    heapLimit: gauge(
+      registry,
+      'sluice_heap_limit_bytes',
+      'V8 heap limit of this process (old generation cap plus the young generation): what its memory flags (--max-old-space-size, --max-semi-space-size) give.',
+      [],
+      function (this: Gauge) {
+        this.set(getHeapStatistics().heap_size_limit);
+      },
     ),
     eventLoopLag: gauge(
       registry,

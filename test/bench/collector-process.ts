@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { freePort } from '../../src/cluster/free-port';
+import { memoryFlagArgs } from '../../src/runtime/memory-flags';
 import { startService, type ServiceProcess } from './service-process';
 
 /** The collector's settings a bench run varies; everything else is the collector's default. */
@@ -17,8 +18,19 @@ export interface CollectorSettings {
   readonly writeMethod?: 'unnest' | 'copy';
   /** Extra `SLUICE_*` variables, e.g. `SLUICE_BATCH_SIZE`. */
   readonly extraEnv?: Readonly<Record<string, string>>;
-  /** Extra Node flags, e.g. `--cpu-prof` when investigating. */
+  /** Node flags instead of the default ones (`collectorNodeArgs`), e.g. with `--cpu-prof` when investigating. */
   readonly nodeArgs?: readonly string[];
+}
+
+/**
+ * Node flags of every bench collector: the memory flags a user's collector runs with, as
+ * `npm start` passes them (so the measured process is the collector, never a relaunching parent),
+ * or `BENCH_COLLECTOR_NODE_ARGS` (space-separated; e.g. `--max-old-space-size=512
+ * --max-semi-space-size=4` when comparing memory settings: give both, or the collector relaunches).
+ */
+function collectorNodeArgs(): string[] {
+  const given = process.env.BENCH_COLLECTOR_NODE_ARGS;
+  return given === undefined ? memoryFlagArgs() : given.split(' ').filter(Boolean);
 }
 
 /** `dist/src/cli.js`, next to this file's compiled `dist/test/bench/`. */
@@ -56,7 +68,7 @@ export async function startCollector(s: CollectorSettings): Promise<ServiceProce
   return startService({
     name: `sluice (ack=${s.ack})`,
     script: CLI_SCRIPT,
-    nodeArgs: s.nodeArgs,
+    nodeArgs: s.nodeArgs ?? collectorNodeArgs(),
     args: ['serve'],
     env,
     port,

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { memoryFlagArgs } from '../../src/runtime/memory-flags';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -95,7 +96,8 @@ export interface WorkerProcess {
 /** Starts a worker with `env` and waits until its /readyz answers 200. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'worker'], {
+  // The memory flags given: the child is the worker itself (SIGKILL reaches it), not a relaunching parent.
+  const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, 'worker'], {
     env: {
       PATH: process.env.PATH ?? '',
       SLUICE_HOST: '127.0.0.1',

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { memoryFlagArgs } from '../../src/runtime/memory-flags';
 import { waitFor } from './http';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
@@ -47,7 +48,8 @@ export async function startCollectorProcess(
           // So is load shedding: jest workers share two cores (see in-process.ts).
           SLUICE_SHED_LAG_MS: '0',
         };
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  // The flags `npm start` passes: the child is the collector itself, not a relaunching parent.
+  const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       SLUICE_HOST: '127.0.0.1',
