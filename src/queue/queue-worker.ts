@@ -10,7 +10,7 @@ import { writeWithRetry } from '../pipeline/write-with-retry';
 import type { Storage, StorageRow } from '../storage/port';
 import { publishDeadLetter, type DeadLetter } from './dead-letter';
 import { EVENT_COUNT_HEADER } from './event-batches';
-import { decodeEvents, encodeEvent } from './event-codec';
+import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
 import { fetchOne, fetchWaiting } from './pull';
 import type { PulledMessage } from './pulled-message';
 import type { QueueTopology } from './topology';
@@ -261,7 +261,7 @@ export class QueueWorker {
       }
       const events = decodeEvents(msg.data);
       if (events === null) {
-        const detail = 'payload is not JSON Sluice events';
+        const detail = unreadableDetail(msg.data);
         await this.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
         continue;
       }
@@ -412,11 +412,10 @@ export class QueueWorker {
 
 /** An element of a message that is not an event: dead-lettered alone, as its own JSON. */
 function unparseableElement(data: Uint8Array, index: number): DeadLetter {
-  const element: unknown = (JSON.parse(new TextDecoder().decode(data)) as unknown[])[index];
   return {
     reason: 'unparseable',
     detail: `element ${index} is not a Sluice event`,
-    data: new TextEncoder().encode(JSON.stringify(element) ?? 'null'),
+    data: payloadElement(data, index),
     event: { index, id: null },
   };
 }
