@@ -67,13 +67,19 @@ interface Fetched {
 interface InHand {
   readonly fetched: Fetched;
   readonly failures: DeadLetter[];
+  /** Its events decoded again, once one of them was refused. */
+  redecoded?: Array<TelemetryEvent | null> | null;
 }
 
-/** One event of a message in hand, as `writeWithRetry` takes it. */
+/**
+ * One event of a message in hand, as `writeWithRetry` takes it: its row, not the decoded event,
+ * so the event's object graph is garbage as soon as the row is made (it dies young instead of
+ * being copied by every scavenge while the batch is written). A refused event is decoded again
+ * from its message (`eventAt`), which is rare.
+ */
 interface EventItem {
   readonly row: StorageRow;
   readonly lane: LaneName;
-  readonly event: TelemetryEvent;
   readonly index: number;
   readonly message: InHand;
 }
@@ -267,10 +273,11 @@ export class QueueWorker {
       }
       const message: InHand = { fetched, failures: [] };
       messages.push(message);
-      events.forEach((event, index) => {
-        if (event === null) message.failures.push(unparseableElement(msg.data, index));
-        else items.push({ row: storage.toRow(event), lane, event, index, message });
-      });
+      for (let index = 0; index < events.length; index++) {
+        const event = events[index];
+        if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
+        else items.push({ row: storage.toRow(event), lane, index, message });
+      }
     }
     queueMetrics.workerBatchEvents.observe(items.length);
     // Keep the batch ours while it is written, however long storage takes.
@@ -318,11 +325,12 @@ export class QueueWorker {
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),
       onRefused: (item, err) => {
+        const event = eventAt(item);
         item.message.failures.push({
           reason: 'storage_rejected',
           detail: err instanceof Error ? err.message : String(err),
-          data: encodeEvent(item.event),
-          event: { index: item.index, id: item.event.id },
+          data: encodeEvent(event),
+          event: { index: item.index, id: event.id },
         });
       },
       backoff,
@@ -408,6 +416,16 @@ export class QueueWorker {
       this.sleepers.add(wake);
     });
   }
+}
+
+/** The event of a refused item, decoded again from its message (the same bytes decoded before). */
+function eventAt(item: EventItem): TelemetryEvent {
+  const m = item.message;
+  m.redecoded ??= decodeEvents(m.fetched.msg.data);
+  const event = m.redecoded?.[item.index];
+  // Unreachable: the item was made from this very element when the payload was first decoded.
+  if (!event) throw new Error(`event ${item.index} of a message in hand no longer decodes`);
+  return event;
 }
 
 /** An element of a message that is not an event: dead-lettered alone, as its own JSON. */

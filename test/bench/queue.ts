@@ -56,6 +56,8 @@ interface Intake {
   readonly load: LoadResult;
   readonly acceptedPerSecond: number;
   readonly acceptedTotal: number;
+  /** The collector's CPU per event it accepted in the measured window (microseconds). */
+  readonly cpuMicrosPerEvent: number;
 }
 
 /** Warm-up (not measured), then a closed loop over `bodies` for `ms`; returns what the server accepted. */
@@ -74,6 +76,7 @@ async function closedLoop(
       concurrency: CONCURRENCY,
       maxMs: 1500,
     });
+    const cpuBefore = collector.sample().cpuSeconds;
     const load = await runClosedLoop({
       client,
       path: '/v1/events',
@@ -85,6 +88,7 @@ async function closedLoop(
       load,
       acceptedPerSecond: ratePerSecond(load, load.accepted),
       acceptedTotal: warm.accepted + load.accepted,
+      cpuMicrosPerEvent: ((collector.sample().cpuSeconds - cpuBefore) * 1e6) / Math.max(1, load.accepted),
     };
   } finally {
     await client.close();
@@ -95,6 +99,7 @@ function intakeExtra(r: Intake): Record<string, number | string> {
   const ok = r.load.latencyByStatus.get(202);
   return {
     concurrency: CONCURRENCY,
+    cpu_us_per_event: round(r.cpuMicrosPerEvent),
     p50_ms: round(ok?.p50 ?? NaN),
     p99_ms: round(ok?.p99 ?? NaN),
     answered_429: `${round((statusCount(r.load, 429) / Math.max(1, r.load.requests)) * 100)}%`,
@@ -248,10 +253,14 @@ export async function runQueueBench(): Promise<BenchRow[]> {
       };
       const drain = new StreamDrain(natsUrl(), stream);
       let timed: DrainTiming;
+      let workerCpuSeconds = NaN;
       try {
         const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(workerEnv)));
         processes.push(...workers);
+        const cpu = (): number => workers.reduce((sum, w) => sum + w.sample().cpuSeconds, 0);
+        const cpuBefore = cpu();
         timed = await drain.time(counter, DRAIN_TIMEOUT_MS);
+        workerCpuSeconds = cpu() - cpuBefore;
       } finally {
         await drain.close();
       }
@@ -277,6 +286,7 @@ export async function runQueueBench(): Promise<BenchRow[]> {
           {
             backlog_events: total,
             batch: WORKER_BATCH,
+            worker_cpu_us_per_event: round((workerCpuSeconds * 1e6) / Math.max(1, total)),
             all_stored: last.at !== null && timed.endAt !== null ? 'yes' : `NO (${stored}/${total})`,
           },
         ),
