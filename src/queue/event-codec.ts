@@ -1,3 +1,4 @@
+import { COMPACT_FORMAT, eventFromCompact } from './compact-payload';
 import { EVENT_TYPES, type AttributeValue, type EventType, type TelemetryEvent } from '../events/types';
 
 const encoder = new TextEncoder();
@@ -5,7 +6,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 const TYPES = new Set<string>(EVENT_TYPES);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** One validated event as a message payload (a dead letter): the normalised event as JSON (UTF-8). */
+/** One validated event as a message payload (a dead letter): the normalised event as a JSON object (UTF-8). */
 export function encodeEvent(event: TelemetryEvent): Uint8Array {
   return encoder.encode(JSON.stringify(event));
 }
@@ -19,23 +20,64 @@ function isObject(v: unknown): v is Json {
 const stringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+/** A message payload as JSON, or undefined when it is not UTF-8 JSON. */
+function parsePayload(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(data)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The format version a payload declares (its leading number), or null for format 1. */
+function formatOf(doc: unknown[]): number | null {
+  return typeof doc[0] === 'number' ? doc[0] : null;
+}
+
 /**
- * The events of a message payload: a JSON array of events (what collectors publish, see
- * `event-batches.ts`) or one event object (a single event, as a dead letter holds it). Null when
- * the payload is not JSON, or neither form; an element that is not an event (a poison element)
- * is null in its place, so its neighbours are still written.
+ * The events of a message payload, in any format a collector has published: format 2 (what
+ * collectors publish now, see `compact-payload.ts`), format 1 (a JSON array of event objects,
+ * which messages published before format 2 hold) or one event object (a single event, as a dead
+ * letter holds it). Null when the payload is not JSON, none of these forms, or a format this
+ * worker does not know (`unreadableDetail` says which); an element that is not an event (a poison
+ * element) is null in its place, so its neighbours are still written.
  */
 export function decodeEvents(data: Uint8Array): Array<TelemetryEvent | null> | null {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(decoder.decode(data));
-  } catch {
-    return null;
+  const doc = parsePayload(data);
+  if (Array.isArray(doc)) {
+    const format = formatOf(doc);
+    if (format === null) return doc.map(eventFrom);
+    if (format !== COMPACT_FORMAT) return null;
+    const events = new Array<TelemetryEvent | null>(doc.length - 1);
+    for (let i = 1; i < doc.length; i++) events[i - 1] = eventFromCompact(doc[i]);
+    return events;
   }
-  if (Array.isArray(doc)) return doc.map(eventFrom);
   if (!isObject(doc)) return null;
   const one = eventFrom(doc);
   return one === null ? null : [one];
+}
+
+/** Why `decodeEvents` refused a payload, for its dead letter and the log. */
+export function unreadableDetail(data: Uint8Array): string {
+  const doc = parsePayload(data);
+  if (Array.isArray(doc)) {
+    const format = formatOf(doc);
+    if (format !== null && format !== COMPACT_FORMAT) {
+      return `payload format ${format} is not one this worker reads (it reads 1 and ${COMPACT_FORMAT}): upgrade the workers`;
+    }
+  }
+  return 'payload is not JSON Sluice events';
+}
+
+/**
+ * Element `index` of a payload's events (what `decodeEvents` made null), as its own JSON: the
+ * payload of that element's dead letter.
+ */
+export function payloadElement(data: Uint8Array, index: number): Uint8Array {
+  const doc = parsePayload(data);
+  let element: unknown = null;
+  if (Array.isArray(doc)) element = doc[formatOf(doc) === null ? index : index + 1];
+  return encoder.encode(JSON.stringify(element) ?? 'null');
 }
 
 /** The event of a single-event payload, or null when it is not one. */
@@ -45,9 +87,10 @@ export function decodeEvent(data: Uint8Array): TelemetryEvent | null {
 }
 
 /**
- * The event a collector published, or null when `doc` is not one (bad JSON shape, or a shape
- * `writeRows` could not store). Collectors publish only events that passed validation, so this
- * checks structure, not the wire contract's limits again.
+ * The event of a format-1 object (as collectors published before format 2, and as dead letters
+ * hold one), or null when `doc` is not one (bad JSON shape, or a shape `writeRows` could not
+ * store). Collectors publish only events that passed validation, so this checks structure, not
+ * the wire contract's limits again.
  */
 function eventFrom(doc: unknown): TelemetryEvent | null {
   if (!isObject(doc)) return null;

@@ -10,7 +10,7 @@ import { writeWithRetry } from '../pipeline/write-with-retry';
 import type { Storage, StorageRow } from '../storage/port';
 import { publishDeadLetter, type DeadLetter } from './dead-letter';
 import { EVENT_COUNT_HEADER } from './event-batches';
-import { decodeEvents, encodeEvent } from './event-codec';
+import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
 import { fetchOne, fetchWaiting } from './pull';
 import type { PulledMessage } from './pulled-message';
 import type { QueueTopology } from './topology';
@@ -67,13 +67,19 @@ interface Fetched {
 interface InHand {
   readonly fetched: Fetched;
   readonly failures: DeadLetter[];
+  /** Its events decoded again, once one of them was refused. */
+  redecoded?: Array<TelemetryEvent | null> | null;
 }
 
-/** One event of a message in hand, as `writeWithRetry` takes it. */
+/**
+ * One event of a message in hand, as `writeWithRetry` takes it: its row, not the decoded event,
+ * so the event's object graph is garbage as soon as the row is made (it dies young instead of
+ * being copied by every scavenge while the batch is written). A refused event is decoded again
+ * from its message (`eventAt`), which is rare.
+ */
 interface EventItem {
   readonly row: StorageRow;
   readonly lane: LaneName;
-  readonly event: TelemetryEvent;
   readonly index: number;
   readonly message: InHand;
 }
@@ -261,16 +267,17 @@ export class QueueWorker {
       }
       const events = decodeEvents(msg.data);
       if (events === null) {
-        const detail = 'payload is not JSON Sluice events';
+        const detail = unreadableDetail(msg.data);
         await this.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
         continue;
       }
       const message: InHand = { fetched, failures: [] };
       messages.push(message);
-      events.forEach((event, index) => {
-        if (event === null) message.failures.push(unparseableElement(msg.data, index));
-        else items.push({ row: storage.toRow(event), lane, event, index, message });
-      });
+      for (let index = 0; index < events.length; index++) {
+        const event = events[index];
+        if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
+        else items.push({ row: storage.toRow(event), lane, index, message });
+      }
     }
     queueMetrics.workerBatchEvents.observe(items.length);
     // Keep the batch ours while it is written, however long storage takes.
@@ -318,11 +325,12 @@ export class QueueWorker {
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),
       onRefused: (item, err) => {
+        const event = eventAt(item);
         item.message.failures.push({
           reason: 'storage_rejected',
           detail: err instanceof Error ? err.message : String(err),
-          data: encodeEvent(item.event),
-          event: { index: item.index, id: item.event.id },
+          data: encodeEvent(event),
+          event: { index: item.index, id: event.id },
         });
       },
       backoff,
@@ -410,13 +418,22 @@ export class QueueWorker {
   }
 }
 
+/** The event of a refused item, decoded again from its message (the same bytes decoded before). */
+function eventAt(item: EventItem): TelemetryEvent {
+  const m = item.message;
+  m.redecoded ??= decodeEvents(m.fetched.msg.data);
+  const event = m.redecoded?.[item.index];
+  // Unreachable: the item was made from this very element when the payload was first decoded.
+  if (!event) throw new Error(`event ${item.index} of a message in hand no longer decodes`);
+  return event;
+}
+
 /** An element of a message that is not an event: dead-lettered alone, as its own JSON. */
 function unparseableElement(data: Uint8Array, index: number): DeadLetter {
-  const element: unknown = (JSON.parse(new TextDecoder().decode(data)) as unknown[])[index];
   return {
     reason: 'unparseable',
     detail: `element ${index} is not a Sluice event`,
-    data: new TextEncoder().encode(JSON.stringify(element) ?? 'null'),
+    data: payloadElement(data, index),
     event: { index, id: null },
   };
 }

@@ -2,13 +2,19 @@
  * Tier 4 figures: accepted events/s of an ingest-mode collector (publish to JetStream, 202 after
  * the acks) against a direct-to-PostgreSQL collector on the same box and the same bodies, and the
  * workers' drain rate of the backlog that run left in the stream, as a ratio of raw COPY measured
- * in the same run. Bounded: about 40 s (BENCH_QUICK=1: about 20 s), 60 s at most.
+ * right before the drain. Both sides of each ratio are measured back to back, in `ROUNDS` paired
+ * rounds; a ratio is the median of its rounds' (a shared box's load then hits both sides). Bounded:
+ * about 15 s a round (BENCH_QUICK=1: one round of about 12 s).
  *
- * NATS: `BENCH_NATS_URL`, else `SLUICE_TEST_NATS_URL`, else nats://127.0.0.1:4222; the stream has
- * a name of this run alone and is deleted at the end.
+ * NATS: `BENCH_NATS_URL`, else `SLUICE_TEST_NATS_URL`, else nats://127.0.0.1:4222; each round has
+ * a stream of its own, deleted at the end.
+ *
+ * `BENCH_QUEUE_PROFILE_DIR`: when set, the ingest collector and the workers run with `--cpu-prof`
+ * and write their profiles there (investigation only; the profiler costs CPU).
  */
 import { randomBytes } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
@@ -18,7 +24,8 @@ import { createHttpClient } from './http-client';
 import { runClosedLoop } from './load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from './load-result';
 import { BenchDatabases, RowCounter } from './pg-bench-db';
-import { figure, round, versus } from './rows';
+import { figure, round } from './rows';
+import { median } from './suites/limits';
 import { startService, type ServiceProcess } from './service-process';
 import { telemetryEvents } from './telemetry-events';
 import type { BenchRow } from './types';
@@ -32,11 +39,19 @@ const WORKER_BATCH = 2000;
 /** Events per COPY transaction of the baseline (as the limits suite). */
 const COPY_EVENTS_PER_TRANSACTION = 1000;
 const WARMUP_REQUESTS = 100;
+/** Paired rounds of a full run (BENCH_QUICK=1: one); each ratio is the median of its rounds. */
+const ROUNDS = 3;
 /** Longest wait for the workers to store the backlog (milliseconds). */
 const DRAIN_TIMEOUT_MS = 20_000;
 /** Bounds of this suite's own raw COPY baseline (events, milliseconds): a share of the 60 s budget. */
 const COPY_MAX_EVENTS = 60_000;
 const COPY_MAX_MS = 5000;
+
+/** Node flags of the processes under test: `--cpu-prof` into `BENCH_QUEUE_PROFILE_DIR` when set. */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_QUEUE_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
 
 function natsUrl(): string {
   return process.env.BENCH_NATS_URL ?? process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -46,6 +61,8 @@ interface Intake {
   readonly load: LoadResult;
   readonly acceptedPerSecond: number;
   readonly acceptedTotal: number;
+  /** The collector's CPU per event it accepted in the measured window (microseconds). */
+  readonly cpuMicrosPerEvent: number;
 }
 
 /** Warm-up (not measured), then a closed loop over `bodies` for `ms`; returns what the server accepted. */
@@ -64,6 +81,7 @@ async function closedLoop(
       concurrency: CONCURRENCY,
       maxMs: 1500,
     });
+    const cpuBefore = collector.sample().cpuSeconds;
     const load = await runClosedLoop({
       client,
       path: '/v1/events',
@@ -75,20 +93,29 @@ async function closedLoop(
       load,
       acceptedPerSecond: ratePerSecond(load, load.accepted),
       acceptedTotal: warm.accepted + load.accepted,
+      cpuMicrosPerEvent: ((collector.sample().cpuSeconds - cpuBefore) * 1e6) / Math.max(1, load.accepted),
     };
   } finally {
     await client.close();
   }
 }
 
-function intakeExtra(r: Intake): Record<string, number | string> {
-  const ok = r.load.latencyByStatus.get(202);
+/** Latency and answers of one side over the rounds: medians, and every round's 429 share. */
+function intakeExtra(runs: readonly Round[], side: (r: Round) => Intake): Record<string, number | string> {
+  const loads = runs.map(side);
+  const ok = loads.map((r) => r.load.latencyByStatus.get(202));
   return {
     concurrency: CONCURRENCY,
-    p50_ms: round(ok?.p50 ?? NaN),
-    p99_ms: round(ok?.p99 ?? NaN),
-    answered_429: `${round((statusCount(r.load, 429) / Math.max(1, r.load.requests)) * 100)}%`,
-    not_2xx_4xx: r.load.requests - statusCount(r.load, 202) - statusCount(r.load, 429),
+    cpu_us_per_event: round(median(loads.map((r) => r.cpuMicrosPerEvent))),
+    p50_ms: round(median(ok.map((l) => l?.p50 ?? NaN))),
+    p99_ms: round(median(ok.map((l) => l?.p99 ?? NaN))),
+    answered_429: loads
+      .map((r) => `${round((statusCount(r.load, 429) / Math.max(1, r.load.requests)) * 100)}%`)
+      .join('/'),
+    not_2xx_4xx: loads.reduce(
+      (sum, r) => sum + r.load.requests - statusCount(r.load, 202) - statusCount(r.load, 429),
+      0,
+    ),
   };
 }
 
@@ -98,76 +125,139 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
     name: 'sluice worker',
     script: CLI_SCRIPT,
     args: ['worker'],
+    nodeArgs: profileArgs(),
     env: { ...env, SLUICE_WORKER_PORT: String(port) },
     port,
   });
 }
 
-export async function runQueueBench(): Promise<BenchRow[]> {
-  const options = readBenchOptions();
-  const windowMs = options.quick ? 1500 : 4000;
-  const databases = new BenchDatabases(options.adminUrl);
-  const stream = `SLUICE_BENCH_${process.pid}_${randomBytes(3).toString('hex')}`;
+/** When the drain was timed: from `startAt` (rows then: `rowsAtStart`) to `endAt` (null: timed out). */
+interface DrainTiming {
+  readonly startAt: number;
+  readonly rowsAtStart: number;
+  readonly endAt: number | null;
+}
+
+/**
+ * Times the workers' drain by the stream's message count (work-queue retention: a message leaves
+ * when a worker acks it, after its commit), a cheap JetStream API call polled every 20 ms. Polling
+ * `count(*)` of the growing tables as often would spend the database's CPU, on this 2-core box,
+ * during the very window that measures how fast the database is written. The clock starts when
+ * 5% of the messages are gone (worker start-up excluded), with one row count; it stops when the
+ * stream is empty.
+ */
+class StreamDrain {
+  private readonly nc: Promise<NatsConnection>;
+
+  constructor(
+    url: string,
+    private readonly stream: string,
+  ) {
+    this.nc = connect({ servers: url, timeout: 3000 });
+    // Awaited in `time`; until then a failure must not be an unhandled rejection.
+    this.nc.catch(() => undefined);
+  }
+
+  private async messages(jsm: JetStreamManager): Promise<number> {
+    return (await jsm.streams.info(this.stream)).state.messages;
+  }
+
+  async time(counter: RowCounter, timeoutMs: number): Promise<DrainTiming> {
+    const jsm = await jetstreamManager(await this.nc);
+    const deadline = performance.now() + timeoutMs;
+    const initial = await this.messages(jsm);
+    const poll = async (done: (left: number) => boolean): Promise<number | null> => {
+      for (;;) {
+        const at = performance.now();
+        if (done(await this.messages(jsm))) return at;
+        if (at > deadline) return null;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await poll((left) => left <= initial * 0.95);
+    const startAt = performance.now();
+    const rowsAtStart = await counter.count();
+    const endAt = await poll((left) => left === 0);
+    return { startAt, rowsAtStart, endAt };
+  }
+
+  async close(): Promise<void> {
+    await (await this.nc.catch(() => null))?.close();
+  }
+}
+
+/** One round's four measurements, back to back on the same box. */
+interface Round {
+  readonly copy: { readonly eventsPerSecond: number; readonly events: number };
+  readonly direct: Intake;
+  readonly ingest: Intake;
+  readonly drain: {
+    readonly eventsPerSecond: number;
+    readonly backlog: number;
+    readonly cpuMicrosPerEvent: number;
+    readonly allStored: boolean;
+    readonly stored: number;
+  };
+}
+
+interface RoundInputs {
+  readonly databases: BenchDatabases;
+  readonly copyEvents: number;
+  readonly copyMaxMs: number;
+  readonly windowMs: number;
+  readonly warmup: BodyCorpus;
+  readonly bodies: BodyCorpus;
+  readonly processes: ServiceProcess[];
+  /** Streams made in this round, for the cleanup. */
+  readonly streams: string[];
+}
+
+/**
+ * One round: the direct collector's window, then the ingest collector's on the same bodies (workers
+ * off: the burst piles up in the stream, as in the design), then raw COPY, then the workers' drain
+ * of that backlog — each ratio's two sides measured next to each other. A stream of the round's
+ * own: the same bodies in a later round must not be JetStream duplicates of this one's.
+ */
+async function runRound(x: RoundInputs, round: number): Promise<Round> {
+  const stream = `SLUICE_BENCH_${process.pid}_${randomBytes(3).toString('hex')}_${round}`;
+  x.streams.push(stream);
   const queueEnv = {
     SLUICE_NATS_URL: natsUrl(),
     SLUICE_NATS_STREAM: stream,
     SLUICE_NATS_SUBJECT_PREFIX: `sluice-bench.${stream}`,
     SLUICE_NATS_MAX_BYTES: '4GiB',
   };
-  const warmup = new BodyCorpus(new EventGenerator(31), 100).ensure(WARMUP_REQUESTS * 100);
-  // Enough bodies that both windows are bound by time, not by the corpus.
-  const bodies = new BodyCorpus(new EventGenerator(32), 100).ensure(options.quick ? 40_000 : 120_000);
-  const processes: ServiceProcess[] = [];
-  const rows: BenchRow[] = [];
+  const stopped: ServiceProcess[] = [];
+  const track = <P extends ServiceProcess>(p: P): P => {
+    x.processes.push(p);
+    stopped.push(p);
+    return p;
+  };
   try {
-    const copyDb = await databases.fresh('queue_copy');
+    const directDb = await x.databases.fresh(`queue_direct_${round}`);
+    const direct = track(await startCollector({ databaseUrl: directDb.url, ack: 'queued' }));
+    const d = await closedLoop(direct, x.warmup, x.bodies, x.windowMs);
+    await direct.stop();
+    await x.databases.drop(directDb);
+
+    const queueDb = await x.databases.fresh(`queue_ingest_${round}`);
+    const ingest = track(
+      await startCollector({
+        databaseUrl: queueDb.url,
+        ack: 'queued',
+        extraEnv: { ...queueEnv, SLUICE_MODE: 'ingest' },
+        nodeArgs: profileArgs(),
+      }),
+    );
+    const i = await closedLoop(ingest, x.warmup, x.bodies, x.windowMs);
+
+    const copyDb = await x.databases.fresh(`queue_copy_${round}`);
     const copied = await rawCopy(
       copyDb.url,
-      sluiceCopyChunks(
-        telemetryEvents(Math.min(options.copyEvents, COPY_MAX_EVENTS), 33),
-        COPY_EVENTS_PER_TRANSACTION,
-      ),
-      Math.min(options.copyMaxMs, COPY_MAX_MS),
+      sluiceCopyChunks(telemetryEvents(x.copyEvents, 33 + round), COPY_EVENTS_PER_TRANSACTION),
+      x.copyMaxMs,
     );
-    await databases.drop(copyDb);
-    const copyRow = figure(SUITE, 'raw COPY, local client (this suite)', copied.eventsPerSecond, 'events/s', {
-      events: copied.events,
-    });
-
-    const directDb = await databases.fresh('queue_direct');
-    const direct = await startCollector({ databaseUrl: directDb.url, ack: 'queued' });
-    processes.push(direct);
-    const d = await closedLoop(direct, warmup, bodies, windowMs);
-    await direct.stop();
-    await databases.drop(directDb);
-    const directRow = figure(
-      SUITE,
-      'direct collector (PostgreSQL), accepted',
-      d.acceptedPerSecond,
-      'events/s',
-      {
-        ...intakeExtra(d),
-      },
-    );
-
-    const queueDb = await databases.fresh('queue_ingest');
-    const ingest = await startCollector({
-      databaseUrl: queueDb.url,
-      ack: 'queued',
-      extraEnv: { ...queueEnv, SLUICE_MODE: 'ingest' },
-    });
-    processes.push(ingest);
-    // Workers off during the window: the burst piles up in the stream, as in the design.
-    const i = await closedLoop(ingest, warmup, bodies, windowMs);
-    const ingestRow = versus(
-      SUITE,
-      'ingest collector (JetStream), accepted',
-      i.acceptedPerSecond,
-      'events/s',
-      directRow,
-      2,
-      { ...intakeExtra(i), workers: 'off during the window' },
-    );
+    await x.databases.drop(copyDb);
 
     const counter = new RowCounter(queueDb.url);
     try {
@@ -179,43 +269,132 @@ export async function runQueueBench(): Promise<BenchRow[]> {
         SLUICE_LOG_LEVEL: 'warn',
         SLUICE_WORKER_BATCH_SIZE: String(WORKER_BATCH),
       };
-      const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(workerEnv)));
-      processes.push(...workers);
-      // Timed from the moment rows flow (process start-up excluded) to the last one.
+      const drain = new StreamDrain(natsUrl(), stream);
+      let timed: DrainTiming;
+      let workerCpuSeconds = NaN;
+      try {
+        const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(workerEnv)));
+        for (const w of workers) track(w);
+        const cpu = (): number => workers.reduce((sum, w) => sum + w.sample().cpuSeconds, 0);
+        const cpuBefore = cpu();
+        timed = await drain.time(counter, DRAIN_TIMEOUT_MS);
+        workerCpuSeconds = cpu() - cpuBefore;
+      } finally {
+        await drain.close();
+      }
+      // Every message acked means every event committed (ack after commit); the count confirms it.
       const total = i.acceptedTotal;
-      const first = await counter.waitFor(Math.ceil(total * 0.05), DRAIN_TIMEOUT_MS, 20);
-      const last = await counter.waitFor(total, DRAIN_TIMEOUT_MS, 20);
-      const stored = last.rows;
-      const seconds = ((last.at ?? performance.now()) - (first.at ?? performance.now())) / 1000;
-      const drainPerSecond = seconds > 0 ? (stored - first.rows) / seconds : NaN;
-      rows.push(
-        copyRow,
-        directRow,
-        ingestRow,
-        versus(
-          SUITE,
-          `workers drain the backlog (${WORKERS} workers)`,
-          drainPerSecond,
-          'events/s stored',
-          copyRow,
-          0.7,
-          {
-            backlog_events: total,
-            batch: WORKER_BATCH,
-            all_stored: last.at !== null ? 'yes' : `NO (${stored}/${total})`,
-          },
-        ),
-      );
+      const last = await counter.waitFor(total, 5000, 50);
+      return {
+        copy: { eventsPerSecond: copied.eventsPerSecond, events: copied.events },
+        direct: d,
+        ingest: i,
+        drain: {
+          eventsPerSecond:
+            timed.endAt !== null && timed.endAt > timed.startAt
+              ? (total - timed.rowsAtStart) / ((timed.endAt - timed.startAt) / 1000)
+              : NaN,
+          backlog: total,
+          cpuMicrosPerEvent: (workerCpuSeconds * 1e6) / Math.max(1, total),
+          allStored: last.at !== null && timed.endAt !== null,
+          stored: last.rows,
+        },
+      };
     } finally {
       await counter.close();
     }
-    return rows;
   } finally {
-    await Promise.all(processes.map((p) => p.stop()));
+    await Promise.all(stopped.map((p) => p.stop()));
+  }
+}
+
+const joined = (values: readonly number[]): string => values.map((v) => round(v)).join('/');
+
+export async function runQueueBench(): Promise<BenchRow[]> {
+  const options = readBenchOptions();
+  const rounds = options.quick ? 1 : ROUNDS;
+  const databases = new BenchDatabases(options.adminUrl);
+  const warmup = new BodyCorpus(new EventGenerator(31), 100).ensure(WARMUP_REQUESTS * 100);
+  // Enough bodies that both windows are bound by time, not by the corpus.
+  const bodies = new BodyCorpus(new EventGenerator(32), 100).ensure(options.quick ? 40_000 : 100_000);
+  const x: RoundInputs = {
+    databases,
+    copyEvents: Math.min(options.copyEvents, COPY_MAX_EVENTS),
+    copyMaxMs: Math.min(options.copyMaxMs, COPY_MAX_MS),
+    windowMs: options.quick ? 1500 : 3000,
+    warmup,
+    bodies,
+    processes: [],
+    streams: [],
+  };
+  try {
+    const runs: Round[] = [];
+    for (let r = 0; r < rounds; r++) runs.push(await runRound(x, r));
+    const of = (pick: (r: Round) => number): number[] => runs.map(pick);
+    const copyRow = figure(
+      SUITE,
+      'raw COPY, local client (this suite)',
+      median(of((r) => r.copy.eventsPerSecond)),
+      'events/s',
+      { runs: joined(of((r) => r.copy.eventsPerSecond)), events: runs[0]?.copy.events ?? 0 },
+    );
+    const directRow = figure(
+      SUITE,
+      'direct collector (PostgreSQL), accepted',
+      median(of((r) => r.direct.acceptedPerSecond)),
+      'events/s',
+      { runs: joined(of((r) => r.direct.acceptedPerSecond)), ...intakeExtra(runs, (r) => r.direct) },
+    );
+    const target = (atLeast: number): string => `ratio ≥ ${atLeast} (median of ${rounds} paired rounds)`;
+    const ingestRatios = of((r) => r.ingest.acceptedPerSecond / r.direct.acceptedPerSecond);
+    const ingestRatio = median(ingestRatios);
+    const ingestRow: BenchRow = {
+      suite: SUITE,
+      name: 'ingest collector (JetStream), accepted',
+      value: median(of((r) => r.ingest.acceptedPerSecond)),
+      unit: 'events/s',
+      baseline: directRow.name,
+      ratio: ingestRatio,
+      target: target(2),
+      met: ingestRatio >= 2,
+      extra: {
+        runs: joined(of((r) => r.ingest.acceptedPerSecond)),
+        paired_ratios: joined(ingestRatios),
+        ...intakeExtra(runs, (r) => r.ingest),
+        workers: 'off during the window',
+      },
+    };
+    const drainRatios = of((r) => r.drain.eventsPerSecond / r.copy.eventsPerSecond);
+    const drainRatio = median(drainRatios);
+    const drainRow: BenchRow = {
+      suite: SUITE,
+      name: `workers drain the backlog (${WORKERS} workers)`,
+      value: median(of((r) => r.drain.eventsPerSecond)),
+      unit: 'events/s stored',
+      baseline: copyRow.name,
+      ratio: drainRatio,
+      target: target(0.7),
+      met: drainRatio >= 0.7,
+      extra: {
+        runs: joined(of((r) => r.drain.eventsPerSecond)),
+        paired_ratios: joined(drainRatios),
+        backlog_events: joined(of((r) => r.drain.backlog)),
+        batch: WORKER_BATCH,
+        worker_cpu_us_per_event: round(median(of((r) => r.drain.cpuMicrosPerEvent))),
+        all_stored: runs.every((r) => r.drain.allStored)
+          ? 'yes'
+          : `NO (${runs.map((r) => `${r.drain.stored}/${r.drain.backlog}`).join(', ')})`,
+      },
+    };
+    return [copyRow, directRow, ingestRow, drainRow];
+  } finally {
+    await Promise.all(x.processes.map((p) => p.stop()));
     const nc = await connect({ servers: natsUrl(), timeout: 3000 }).catch(() => null);
     if (nc) {
       const jsm = await jetstreamManager(nc);
-      for (const name of [stream, `${stream}_DEAD`]) await jsm.streams.delete(name).catch(() => undefined);
+      for (const stream of x.streams) {
+        for (const name of [stream, `${stream}_DEAD`]) await jsm.streams.delete(name).catch(() => undefined);
+      }
       await nc.close();
     }
     await databases.dropAll();

@@ -1,6 +1,13 @@
 import type { TelemetryEvent } from '../../../src/events/types';
 import { eventMessages } from '../../../src/queue/event-batches';
-import { decodeEvent, decodeEvents, encodeEvent } from '../../../src/queue/event-codec';
+import { COMPACT_FORMAT } from '../../../src/queue/compact-payload';
+import {
+  decodeEvent,
+  decodeEvents,
+  encodeEvent,
+  payloadElement,
+  unreadableDetail,
+} from '../../../src/queue/event-codec';
 
 let n = 0;
 function event(overrides: Partial<TelemetryEvent> = {}): TelemetryEvent {
@@ -33,13 +40,57 @@ describe('eventMessages', () => {
 
   it('splits below the payload limit, counting UTF-8 bytes, and keeps every event once, in order', () => {
     const events = Array.from({ length: 50 }, () => event());
-    const one = Buffer.byteLength(JSON.stringify(events[0]));
+    const one = eventMessages('standard', events.slice(0, 1), 1e6)[0]?.data.byteLength ?? 0;
     const limit = one * 7 + 10;
     const messages = eventMessages('standard', events, limit);
     expect(messages.length).toBeGreaterThan(6);
     for (const m of messages) expect(m.data.byteLength).toBeLessThanOrEqual(limit);
     expect(messages.flatMap((m) => decodeEvents(m.data))).toEqual(events);
     expect(messages.reduce((sum, m) => sum + m.events, 0)).toBe(50);
+  });
+
+  it('publishes payload format 2: the version, then one array per event, fields by position', () => {
+    const e = event({ version: '1.4.2', attributes: { method: 'GET', ok: true, status: 200 } });
+    const [m] = eventMessages('standard', [e], 1024 * 1024);
+    expect(JSON.parse(new TextDecoder().decode(m?.data))).toEqual([
+      COMPACT_FORMAT,
+      [
+        e.id,
+        'metric',
+        e.name,
+        e.ts,
+        'web-shop',
+        '1.4.2',
+        null,
+        e.value,
+        null,
+        null,
+        null,
+        ['method', 'GET', 'ok', true, 'status', 200],
+      ],
+    ]);
+  });
+
+  it('round-trips every field of every event type, summaries, errors, unicode and attribute order', () => {
+    const events = [
+      event({ value: null, summary: { count: 3, min: -1.5, max: 2, sum: 1, avg: 0.333 } }),
+      event({
+        type: 'error',
+        name: 'checkout.failed',
+        value: null,
+        error: { message: 'boom\n"quoted"', kind: 'TypeError', stack: null },
+        attributes: { z: 'last', a: 'first', '10': 'number-like', __proto__: 'own' },
+      }),
+      event({ type: 'log', value: null, message: 'line\twith\ttabs \u{1F600}', env: 'prod' }),
+      event({ type: 'lifecycle', value: null, attributes: {} }),
+    ];
+    const [m] = eventMessages('error', events, 1024 * 1024);
+    const decoded = decodeEvents(m?.data ?? new Uint8Array());
+    expect(decoded).toEqual(events);
+    for (const [i, d] of (decoded ?? []).entries()) {
+      expect(Object.keys(d?.attributes ?? {})).toEqual(Object.keys(events[i]?.attributes ?? {}));
+      expect(Object.getPrototypeOf(d?.attributes)).toBeNull();
+    }
   });
 
   it('gives the same events the same message id, and any other events or lane another one', () => {
@@ -60,10 +111,38 @@ describe('eventMessages', () => {
 });
 
 describe('decodeEvents', () => {
+  it('still reads payload format 1, a JSON array of event objects (messages already in a stream)', () => {
+    const events = [event(), event({ type: 'log', value: null, message: 'hello' })];
+    expect(decodeEvents(new TextEncoder().encode(JSON.stringify(events)))).toEqual(events);
+  });
+
+  it('marks a format-2 element that is not an event as null, keeps its neighbours, and dead-letters it alone', () => {
+    const good = event();
+    const [m] = eventMessages('standard', [good, good], 1024 * 1024);
+    const doc = JSON.parse(new TextDecoder().decode(m?.data)) as unknown[];
+    const bad = [
+      ['not-a-uuid', ...(doc[1] as unknown[]).slice(1)],
+      { id: good.id },
+      [...(doc[1] as unknown[]).slice(0, 11)],
+    ];
+    const poisoned = new TextEncoder().encode(JSON.stringify([doc[0], doc[1], ...bad, doc[2]]));
+    expect(decodeEvents(poisoned)).toEqual([good, null, null, null, good]);
+    expect(JSON.parse(new TextDecoder().decode(payloadElement(poisoned, 1)))).toEqual(bad[0]);
+    expect(JSON.parse(new TextDecoder().decode(payloadElement(poisoned, 2)))).toEqual(bad[1]);
+  });
+
+  it('refuses a payload of a format it does not know, saying so', () => {
+    const future = new TextEncoder().encode(JSON.stringify([3, 'whatever']));
+    expect(decodeEvents(future)).toBeNull();
+    expect(unreadableDetail(future)).toMatch(/format 3 .*upgrade the workers/);
+    expect(unreadableDetail(new TextEncoder().encode('{"not'))).toBe('payload is not JSON Sluice events');
+  });
+
   it('marks an element that is not an event as null and keeps its neighbours', () => {
     const good = event();
     const data = new TextEncoder().encode(JSON.stringify([good, { id: 'nope' }, good]));
     expect(decodeEvents(data)).toEqual([good, null, good]);
+    expect(JSON.parse(new TextDecoder().decode(payloadElement(data, 1)))).toEqual({ id: 'nope' });
   });
 
   it('reads a single event object (a dead letter) and refuses what is not JSON events', () => {
