@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { generateKey } from '../../src/auth/api-keys';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
+import { startInProcess } from '../support/in-process';
 import { tempSqlitePath } from '../support/postgres';
 
 /**
@@ -104,7 +105,10 @@ const isOverloaded = (a: RawAnswer): boolean =>
   a.statusLine.includes(' 429 ') && a.body.includes('"overloaded"');
 
 /** The answer by the listener (origin-form) and by Express (absolute-form), sent again while shed. */
-async function bothForms(c: CollectorProcess, k: Case): Promise<{ fast: RawAnswer; app: RawAnswer }> {
+async function bothForms(
+  c: Pick<CollectorProcess, 'port'>,
+  k: Case,
+): Promise<{ fast: RawAnswer; app: RawAnswer }> {
   for (let attempt = 0; ; attempt++) {
     const fast = await exchange(c.port, k.path, k);
     const app = await exchange(c.port, `http://127.0.0.1:${c.port}${k.path}`, k);
@@ -448,6 +452,35 @@ describe('POST /v1/events with API keys and CORS: the listener and the Express r
     if (k.name.includes('allowed origin')) {
       expect(fast.headers).toContain(`Access-Control-Allow-Origin: ${origin}`);
       expect(fast.headers).toContain('Vary: Origin');
+    }
+  });
+});
+
+describe('POST /v1/events while draining', () => {
+  it('both answers close their connection, so keep-alive clients move to another instance', async () => {
+    const c = await startInProcess({
+      SLUICE_SQLITE_PATH: tempSqlitePath('fast-path-drain'),
+      SLUICE_DRAIN_DELAY_MS: '3000',
+    });
+    const k: Case = {
+      name: 'valid',
+      method: 'POST',
+      path: '/v1/events',
+      headers: json,
+      body: oneEvent(),
+      status: 202,
+    };
+    const port = Number(new URL(c.url).port);
+    try {
+      const open = await bothForms({ port }, k);
+      expect(open.fast.headers).toContain('Connection: keep-alive');
+      const stopped = c.stop();
+      const { fast, app } = await bothForms({ port }, k);
+      expectSameAnswer(k, fast, app);
+      expect(fast.headers).toContain('Connection: close');
+      await stopped;
+    } finally {
+      await c.stop();
     }
   });
 });
