@@ -62,8 +62,14 @@ async function serve(deps: EventsListenerDeps, req: IncomingMessage, res: Server
   } catch (err) {
     answer = errorAnswer(err, () => context.log);
   }
-  res.writeHead(answer.status, headersOf(context, cors, answer));
-  res.end(answer.body);
+  try {
+    res.writeHead(answer.status, headersOf(context, cors, answer));
+    res.end(answer.body);
+  } catch (err) {
+    // Nothing is left to answer with; the process must not fall over for one response.
+    context.log.error({ err }, 'error after response started');
+    res.destroy();
+  }
 }
 
 /** An answer's headers, in the order the app sets them: context, CORS, then the answer's own. */
