@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiKeyRing } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
@@ -8,12 +9,13 @@ import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
 import type { MetricResolution, Storage } from '../storage/port';
 import { authenticate } from './authenticate';
-import { cors } from './cors';
-import { installRequestLog, requestContext } from './request-context';
+import { cors, corsPolicy } from './cors';
+import { eventsListener } from './events-listener';
+import { requestContext, type RequestContextDeps } from './request-context';
 import { getEvents } from './routes/get-events';
 import { getMetrics } from './routes/get-metrics';
 import { livez, metricsText, readyz } from './routes/operations';
-import { postEvents } from './routes/post-events';
+import { eventsHandler, postEvents } from './routes/post-events';
 import { PATHS } from './paths';
 import { sendError } from './send-error';
 import type { TurnQueue } from '../intake/turn-queue';
@@ -42,8 +44,38 @@ export interface AppDeps {
   readonly metricResolutions?: readonly MetricResolution[];
 }
 
-/** Builds the HTTP app. Never listens: `server.ts` does. Routes are thin: parse, call one service, map. */
-export function createApp(deps: AppDeps): express.Express {
+/**
+ * Builds the HTTP app. Never listens: `server.ts` does. Routes are thin: parse, call one service,
+ * map. `POST /v1/events` (and its preflight) is served by `events-listener.ts` in front of Express,
+ * from the same functions as the Express route, which stays for the requests the listener does not
+ * take (an absolute-form target).
+ */
+export function createApp(deps: AppDeps): RequestListener {
+  const context: RequestContextDeps = {
+    logger: deps.logger,
+    metrics: deps.metrics,
+    closing: () => deps.readiness.draining,
+  };
+  const handle = eventsHandler(deps);
+  const events = eventsListener({
+    context,
+    handle,
+    keyRing: deps.keyRing,
+    admissionMetrics: deps.admissionMetrics,
+    cors: deps.corsOrigins.length > 0 ? corsPolicy(deps.corsOrigins) : null,
+  });
+  const app = expressApp(deps, context, handle);
+  return (req, res) => {
+    if (events.serves(req)) events.listener(req, res);
+    else app(req, res);
+  };
+}
+
+function expressApp(
+  deps: AppDeps,
+  context: RequestContextDeps,
+  handle: ReturnType<typeof eventsHandler>,
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -51,17 +83,16 @@ export function createApp(deps: AppDeps): express.Express {
   // Only the canonical paths exist (paths.ts): the overload gate matches them the same way.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  installRequestLog(app.request, deps.logger);
-  app.use(requestContext(deps.logger, deps.metrics, () => deps.readiness.draining));
+  app.use(requestContext(context));
 
   const write = authenticate(deps.keyRing, 'ingest', deps.admissionMetrics);
   const read = authenticate(deps.keyRing, 'read', deps.admissionMetrics);
   if (deps.corsOrigins.length > 0) {
     const allowCors = cors(deps.corsOrigins);
     app.options(PATHS.events, allowCors);
-    app.post(PATHS.events, allowCors, write, postEvents(deps));
+    app.post(PATHS.events, allowCors, write, postEvents(handle));
   } else {
-    app.post(PATHS.events, write, postEvents(deps));
+    app.post(PATHS.events, write, postEvents(handle));
   }
   // Health and /metrics stay open: the load balancer and Prometheus need them; keep them off the public network.
   app.get(PATHS.events, read, getEvents(deps.storage));
@@ -71,15 +102,19 @@ export function createApp(deps: AppDeps): express.Express {
   app.get(PATHS.prometheus, metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
-    sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), () => req.log);
+    sendError(
+      res,
+      new SluiceError('not_found', `No route for ${req.method} ${req.path}.`),
+      () => req.context.log,
+    );
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
-      req.log.error({ err }, 'error after response started');
+      req.context.log.error({ err }, 'error after response started');
       res.destroy();
       return;
     }
-    sendError(res, err, () => req.log);
+    sendError(res, err, () => req.context.log);
   });
   return app;
 }

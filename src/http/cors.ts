@@ -3,33 +3,74 @@ import type { NextFunction, Request, Response } from 'express';
 /** Seconds a browser may cache a preflight answer. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
+/** Response headers as name, value, name, value, … (what `ServerResponse.writeHead` takes). */
+export type HeaderPairs = readonly string[];
+
+/** The CORS headers of one answer, and whether the request was a preflight (answered 204 at once). */
+export interface CorsAnswer {
+  readonly headers: HeaderPairs;
+  readonly preflight: boolean;
+}
+
 /**
- * CORS for browser SDKs on `POST /v1/events`: answers preflights and marks
- * answers for allowed origins. `origins` is a list of exact origins or `*`.
- * An origin that is not allowed gets no CORS headers (the browser blocks it).
+ * CORS for browser SDKs on `POST /v1/events`: answers preflights and marks answers for allowed
+ * origins. `origins` is a list of exact origins or `*`. An origin that is not allowed gets no CORS
+ * headers (the browser blocks it). Every answer varies by `Origin`. The header sets are built once
+ * (the allowed origins are a fixed list), so an answer costs no allocation.
  */
-export function cors(origins: readonly string[]) {
+export function corsPolicy(
+  origins: readonly string[],
+): (origin: unknown, method: string | undefined) => CorsAnswer {
   const any = origins.includes('*');
-  const allowed = new Set(origins);
+  const vary: HeaderPairs = ['Vary', 'Origin'];
+  const build = (allowOrigin: string): { actual: CorsAnswer; preflight: CorsAnswer } => {
+    const actual = [
+      ...vary,
+      'Access-Control-Allow-Origin',
+      allowOrigin,
+      'Access-Control-Expose-Headers',
+      'Retry-After, X-Request-Id',
+    ];
+    return {
+      actual: { headers: actual, preflight: false },
+      preflight: {
+        preflight: true,
+        headers: [
+          ...actual,
+          'Access-Control-Allow-Methods',
+          'POST, OPTIONS',
+          'Access-Control-Allow-Headers',
+          'Content-Type, Content-Encoding, X-Api-Key, Authorization',
+          'Access-Control-Max-Age',
+          String(PREFLIGHT_MAX_AGE_S),
+        ],
+      },
+    };
+  };
+  const refused = {
+    actual: { headers: vary, preflight: false },
+    preflight: { headers: vary, preflight: true },
+  };
+  const forAny = any ? build('*') : null;
+  const byOrigin = new Map(origins.filter((o) => o !== '*').map((o) => [o, build(o)]));
+  return (origin, method) => {
+    const sets = typeof origin === 'string' ? (forAny ?? byOrigin.get(origin) ?? refused) : refused;
+    return method === 'OPTIONS' ? sets.preflight : sets.actual;
+  };
+}
+
+/** Writes header pairs with `setHeader` (the Express side). */
+export function setHeaders(res: Response, headers: HeaderPairs): void {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1] as string);
+}
+
+/** Express middleware for `corsPolicy`: a preflight is answered 204 here; other requests go on. */
+export function cors(origins: readonly string[]) {
+  const policy = corsPolicy(origins);
   return (req: Request, res: Response, next: NextFunction): void => {
-    const origin = req.headers.origin;
-    res.vary('Origin');
-    if (typeof origin !== 'string' || !(any || allowed.has(origin))) {
-      if (req.method === 'OPTIONS') {
-        res.status(204).end();
-        return;
-      }
-      return next();
-    }
-    res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
-    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
-    if (req.method === 'OPTIONS') {
-      res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader(
-        'Access-Control-Allow-Headers',
-        'Content-Type, Content-Encoding, X-Api-Key, Authorization',
-      );
-      res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S));
+    const answer = policy(req.headers.origin, req.method);
+    setHeaders(res, answer.headers);
+    if (answer.preflight) {
       res.status(204).end();
       return;
     }

@@ -89,6 +89,8 @@ function tooLarge(maxBytes: number): SluiceError {
  */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
+  // What SDKs send: answered without splitting the header.
+  if (header === 'application/json') return true;
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') return false;
   return params.every((p) => {

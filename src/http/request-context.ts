@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import type { Principal } from '../auth/api-keys';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 
@@ -7,59 +9,81 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** Child logger carrying this request's id. */
-    log: Logger;
-    id: string;
+    /** Set by `requestContext`, the app's first middleware. */
+    context: RequestContext;
   }
 }
 
-const LOG = Symbol('sluice.requestLog');
-
-/**
- * Gives every request of an app a `log` property: a child logger carrying the request id, made on
- * first use (most requests never log at the default level). Defined once on the app's request
- * prototype (`app.request`) rather than on each request, which would turn every request object into
- * a slow dictionary-mode object.
- */
-export function installRequestLog(requestPrototype: object, logger: Logger): void {
-  type WithLog = Request & { [LOG]?: Logger };
-  Object.defineProperty(requestPrototype, 'log', {
-    configurable: true,
-    get(this: WithLog): Logger {
-      return (this[LOG] ??= logger.child({ reqId: this.id }));
-    },
-    set(this: WithLog, log: Logger) {
-      this[LOG] = log;
-    },
-  });
+export interface RequestContextDeps {
+  readonly logger: Logger;
+  readonly metrics: Pick<Metrics, 'httpDuration'>;
+  /** True once shutdown began: answers then close their connection. */
+  readonly closing: () => boolean;
 }
 
 /**
- * Gives each request an id (the load balancer's `X-Request-Id` when sane,
- * else a new UUID) and records its duration by route template — never by raw
- * path, which is unbounded. Its `log` comes from `installRequestLog`.
+ * One request's context, whichever path serves it (the Express app or the `/v1/events` listener):
+ * its id (the load balancer's `X-Request-Id` when sane, else a new UUID), whether its answer closes
+ * the connection (while draining, so keep-alive clients move to another instance), its principal,
+ * and its log: a child logger carrying the request id, made on first use (most requests never log
+ * at the default level). `finished` records the duration by route template — never by raw path,
+ * which is unbounded.
  */
-export function requestContext(logger: Logger, metrics: Metrics, closing: () => boolean) {
+export class RequestContext {
+  readonly id: string;
+  /** Answers close their connection: the collector is draining. */
+  readonly closesConnection: boolean;
+  /** Set once the request is authenticated; null while auth is off or not done yet. */
+  principal: Principal | null = null;
+  private readonly started = performance.now();
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly deps: RequestContextDeps,
+    private readonly method: string,
+    requestId: string | string[] | undefined,
+  ) {
+    this.id = typeof requestId === 'string' && SAFE_REQUEST_ID.test(requestId) ? requestId : randomUUID();
+    this.closesConnection = deps.closing();
+  }
+
+  get log(): Logger {
+    return (this.child ??= this.deps.logger.child({ reqId: this.id }));
+  }
+
+  /** The request's key: logs carry its id from here on, never the secret. */
+  authenticated(principal: Principal): void {
+    this.principal = principal;
+    this.child = this.log.child({ keyId: principal.keyId });
+  }
+
+  /** Records the answer once it is written: its duration, and a log line (an error from 500 on). */
+  finished(route: string, status: number): void {
+    const seconds = (performance.now() - this.started) / 1000;
+    const { method } = this;
+    this.deps.metrics.httpDuration.observe({ route, method, status: String(status) }, seconds);
+    if (status >= 500) {
+      this.log.error({ method, route, status, ms: seconds * 1000 }, 'request failed');
+    } else if (this.deps.logger.isLevelEnabled('debug')) {
+      this.log.debug({ method, route, status, ms: seconds * 1000 }, 'request');
+    }
+  }
+}
+
+/** A new context for `req`. */
+export function contextOf(deps: RequestContextDeps, req: IncomingMessage): RequestContext {
+  return new RequestContext(deps, req.method ?? '', req.headers['x-request-id']);
+}
+
+/** The Express side: the app's first middleware gives each request its context (`req.context`). */
+export function requestContext(deps: RequestContextDeps) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
-    req.id = id;
-    res.setHeader('X-Request-Id', id);
-    // While draining, every answer closes its connection so keep-alive clients move to another instance.
-    if (closing()) res.setHeader('Connection', 'close');
-    const started = performance.now();
-    res.on('finish', () => {
-      const seconds = (performance.now() - started) / 1000;
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      metrics.httpDuration.observe({ route, method: req.method, status: String(res.statusCode) }, seconds);
-      if (res.statusCode >= 500) {
-        req.log.error(
-          { method: req.method, route, status: res.statusCode, ms: seconds * 1000 },
-          'request failed',
-        );
-      } else if (logger.isLevelEnabled('debug')) {
-        req.log.debug({ method: req.method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
-      }
+    const context = contextOf(deps, req);
+    req.context = context;
+    res.setHeader('X-Request-Id', context.id);
+    if (context.closesConnection) res.setHeader('Connection', 'close');
+    res.once('finish', () => {
+      context.finished((req.route as { path?: string } | undefined)?.path ?? 'unmatched', res.statusCode);
     });
     next();
   };

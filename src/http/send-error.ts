@@ -1,24 +1,35 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
 import { STORAGE_BUSY_RETRY_AFTER_S } from '../intake/retry-after';
 import type { Logger } from '../log/logger';
 import { StorageBusyError } from '../storage/storage-busy';
-import { sendJson } from './send-json';
+import { sendAnswer, type JsonAnswer } from './send-json';
 
 /**
  * The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. `log` is called only
  * when there is something to log (a request's child logger is made on first use).
  */
-export function sendError(res: Response, err: unknown, log: () => Logger): void {
+export function errorAnswer(err: unknown, log: () => Logger): JsonAnswer {
   const e = err instanceof SluiceError ? err : bodyParserError(err);
   if (e === null) {
     log().error({ err }, 'unhandled error in request');
-    sendJson(res, 500, { error: 'internal', message: ERROR_CATALOGUE.internal.message });
-    return;
+    return {
+      status: 500,
+      body: JSON.stringify({ error: 'internal', message: ERROR_CATALOGUE.internal.message }),
+    };
   }
-  if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(e.retryAfterSeconds));
-  if (e.status === 413) res.setHeader('Connection', 'close');
-  sendJson(res, e.status, { error: e.code, message: e.message });
+  return {
+    status: e.status,
+    body: JSON.stringify({ error: e.code, message: e.message }),
+    ...(e.retryAfterSeconds !== undefined && { retryAfterSeconds: e.retryAfterSeconds }),
+    // The rest of an over-long body is not read: the connection cannot be reused.
+    ...(e.status === 413 && { closesConnection: true }),
+  };
+}
+
+/** Answers `err` on an Express response (`errorAnswer`). */
+export function sendError(res: ServerResponse, err: unknown, log: () => Logger): void {
+  sendAnswer(res, errorAnswer(err, log));
 }
 
 /**

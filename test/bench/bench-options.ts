@@ -22,7 +22,7 @@ export interface BenchOptions {
   readonly queuedConcurrencies: readonly number[];
   /** Closed-loop concurrencies tried with `SLUICE_ACK=stored` (each request waits for its commit). */
   readonly storedConcurrencies: readonly number[];
-  /** Concurrency of the single-event runs, Sluice and null Express alike. */
+  /** Concurrency of the single-event runs, Sluice and the null handlers alike. */
   readonly singleEventConcurrency: number;
   /** Longest wait for the database to hold every acknowledged event after a run (milliseconds). */
   readonly storeTimeoutMs: number;

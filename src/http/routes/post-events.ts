@@ -1,12 +1,14 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
+import type { Principal } from '../../auth/api-keys';
 import { SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
 import type { Metrics } from '../../metrics/instruments';
 import { wireShapeBudget } from '../../events/wire-shape';
 import { scanJson, type JsonShapeLimits } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
-import { sendJson } from '../send-json';
+import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
 
 export interface PostEventsOptions {
@@ -25,13 +27,20 @@ export interface PostEventsOptions {
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
 }
 
-/** `POST /v1/events`: parse, hand the events to the ingest service, map its outcome (docs/ARCHITECTURE.md answers table). */
-export function postEvents(o: PostEventsOptions) {
+/** Answers one `POST /v1/events` request; throws a `SluiceError` (or a read error) to refuse it whole. */
+export type EventsHandler = (req: IncomingMessage, principal: Principal | null) => Promise<JsonAnswer>;
+
+/**
+ * `POST /v1/events`: parse, hand the events to the ingest service, map its outcome
+ * (docs/ARCHITECTURE.md answers table). Free of Express: the app and the `/v1/events` listener
+ * both call it.
+ */
+export function eventsHandler(o: PostEventsOptions): EventsHandler {
   const shape: JsonShapeLimits = {
     maxDepth: o.maxJsonDepth,
     ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
   };
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req, principal) => {
     let events: unknown[];
     try {
       events = await readEvents(req, o, shape);
@@ -39,23 +48,34 @@ export function postEvents(o: PostEventsOptions) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
     }
-    const outcome = await o.ingest.ingest(events, req.principal ?? null);
+    const outcome = await o.ingest.ingest(events, principal);
     switch (outcome.kind) {
       case 'taken':
-        sendJson(res, 202, { accepted: outcome.accepted, rejected: outcome.rejected });
-        return;
+        return {
+          status: 202,
+          body: JSON.stringify({ accepted: outcome.accepted, rejected: outcome.rejected }),
+        };
       case 'throttled':
-        res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
-        sendJson(res, 429, {
-          accepted: outcome.accepted,
-          rejected: outcome.rejected,
-          throttled: outcome.throttled,
-          error: outcome.reason,
-        });
-        return;
+        return {
+          status: 429,
+          retryAfterSeconds: outcome.retryAfterSeconds,
+          body: JSON.stringify({
+            accepted: outcome.accepted,
+            rejected: outcome.rejected,
+            throttled: outcome.throttled,
+            error: outcome.reason,
+          }),
+        };
       case 'unavailable':
         throw new SluiceError('storage_unavailable', undefined, outcome.retryAfterSeconds);
     }
+  };
+}
+
+/** The Express route for `eventsHandler`. */
+export function postEvents(handle: EventsHandler) {
+  return async (req: Request, res: Response): Promise<void> => {
+    sendAnswer(res, await handle(req, req.context.principal));
   };
 }
 
@@ -64,7 +84,11 @@ export function postEvents(o: PostEventsOptions) {
  * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word), and
  * nesting or a number of values no request of the contract needs (parsing them is what costs).
  */
-async function readEvents(req: Request, o: PostEventsOptions, shape: JsonShapeLimits): Promise<unknown[]> {
+async function readEvents(
+  req: IncomingMessage,
+  o: PostEventsOptions,
+  shape: JsonShapeLimits,
+): Promise<unknown[]> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SluiceError('unsupported_media_type');
   }

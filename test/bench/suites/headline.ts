@@ -6,14 +6,14 @@ import {
   pairedIngestRows,
   rerunBatchedIngest,
   runSingleEventIngest,
-  singleEventRow,
+  singleEventRows,
   sweepBatchedIngest,
   type PairedRound,
 } from './ingest';
-import { measureNaive, measureNullExpress, measureRawCopy, rawCopyChunks, rawCopyRow } from './limits';
+import { measureNaive, measureNullHandler, measureRawCopy, rawCopyChunks, rawCopyRow } from './limits';
 
 export interface HeadlineResult {
-  /** Rows 1–6: the limits (a), (b), (c), then batched and single-event ingest against them. */
+  /** The limits (a), (b) (Express and bare node:http), (c), then batched and single-event ingest against them. */
   readonly rows: readonly BenchRow[];
   /** Row (a), for later suites' ratios. */
   readonly rawCopy: BenchRow;
@@ -27,16 +27,16 @@ export interface HeadlineResult {
 const PAIRED_ROUNDS = 3;
 
 /**
- * Rows 1–6, ordered so that each ratio's two sides are measured close together in time: other
+ * The rows, ordered so that each ratio's two sides are measured close together in time: other
  * work on a shared box comes and goes, and a baseline taken a minute apart would compare
  * different machines. The batched-ingest ratio is the median over rounds of a raw COPY run and an
- * ingest run at the sweep's best concurrency, back to back; the null handler's 1-event run comes
- * right before Sluice's.
+ * ingest run at the sweep's best concurrency, back to back; the null handlers' 1-event runs come
+ * right before Sluice's (bare node:http last: the single-event target's baseline).
  */
 export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
   const chunks = rawCopyChunks(ctx);
   const copies: CopyRunResult[] = [await measureRawCopy(ctx, chunks)];
-  const nullBatch = await measureNullExpress(ctx, 100);
+  const nullBatch = await measureNullHandler(ctx, 'express', 100);
   const naive = await measureNaive(ctx);
   const queued = await sweepBatchedIngest(ctx, 'queued');
   const pairs: PairedRound[] = [];
@@ -46,19 +46,21 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
     pairs.push({ copy, ingest: await rerunBatchedIngest(ctx, queued.best.concurrency, i) });
   }
   const stored = await sweepBatchedIngest(ctx, 'stored');
-  const nullSingle = await measureNullExpress(ctx, 1);
+  const nullExpressSingle = await measureNullHandler(ctx, 'express', 1);
+  const nullNodeSingle = await measureNullHandler(ctx, 'node-http', 1);
   const single = await runSingleEventIngest(ctx);
 
   const rawCopy = rawCopyRow(copies);
   return {
     rows: [
       rawCopy,
-      nullSingle,
+      nullNodeSingle,
+      nullExpressSingle,
       nullBatch,
       naive,
       ...pairedIngestRows(queued, pairs, rawCopy, naive),
       ...batchedIngestRows('stored', stored, rawCopy, naive),
-      singleEventRow(single, nullSingle),
+      ...singleEventRows(single, nullNodeSingle, nullExpressSingle),
     ],
     rawCopy,
     saturationEventsPerSecond: queued.best.storedPerSecond,

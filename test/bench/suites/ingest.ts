@@ -137,11 +137,19 @@ export function runSingleEventIngest(ctx: BenchContext): Promise<SluiceClosedRun
   });
 }
 
-/** Row 6: single-event requests/s against the null handler's (≥ 0.5). */
-export function singleEventRow(run: SluiceClosedRun, nullSingle: BenchRow): BenchRow {
-  return versus(SUITE, 'single-event requests, ack=queued', run.answeredPerSecond, 'req/s', nullSingle, 0.5, {
-    ...runExtra(run),
-    cpu_us_per_request: Math.round(run.cpuSecondsPerMillion),
-    stored_events_s: Math.round(run.storedPerSecond),
-  });
+/**
+ * Single-event requests/s against the bare `node:http` null handler (≥ 0.5: the platform is what a
+ * user compares with), and against null Express (context, no target).
+ */
+export function singleEventRows(run: SluiceClosedRun, nullNode: BenchRow, nullExpress: BenchRow): BenchRow[] {
+  const name = 'single-event requests, ack=queued';
+  const value = run.answeredPerSecond;
+  return [
+    versus(SUITE, name, value, 'req/s', nullNode, 0.5, {
+      ...runExtra(run),
+      cpu_us_per_request: Math.round(run.cpuSecondsPerMillion),
+      stored_events_s: Math.round(run.storedPerSecond),
+    }),
+    versus(SUITE, `${name} vs null Express`, value, 'req/s', nullExpress),
+  ];
 }

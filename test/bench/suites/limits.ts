@@ -84,19 +84,33 @@ export function rawCopyRow(runs: readonly CopyRunResult[]): BenchRow {
   });
 }
 
+/** The null handlers of baseline (b): a framework's cost is the gap between them. */
+export type NullHandler = 'express' | 'node-http';
+
+const NULL_HANDLERS: Record<NullHandler, { readonly script: string; readonly label: string }> = {
+  express: { script: 'null-express.js', label: '(b) null Express' },
+  'node-http': { script: 'null-node-http.js', label: '(b) bare node:http null handler' },
+};
+
 /**
- * (b) the HTTP limit: Express answering 202 without work, with 1-event requests (req/s) or
- * 100-event requests (events/s). Bodies are sent again in a cycle: nothing is stored.
+ * (b) the HTTP limit: a handler answering 202 without work, with 1-event requests (req/s) or
+ * 100-event requests (events/s). Bodies are sent again in a cycle: nothing is stored. `handler`:
+ * Express (the framework the collector is built on) or bare `node:http` (the platform).
  */
-export async function measureNullExpress(ctx: BenchContext, perRequest: 1 | 100): Promise<BenchRow> {
-  const server = await startBaseline('null-express.js', {});
+export async function measureNullHandler(
+  ctx: BenchContext,
+  handler: NullHandler,
+  perRequest: 1 | 100,
+): Promise<BenchRow> {
+  const { script, label } = NULL_HANDLERS[handler];
+  const server = await startBaseline(script, {});
   try {
     const single = perRequest === 1;
     const concurrency = single ? ctx.options.singleEventConcurrency : BATCH_CONCURRENCY;
     const bodies = single ? ctx.singles.bodies : ctx.batches.bodies;
     const client = createHttpClient(server.origin, concurrency);
     await runClosedLoop({ client, path: '/v1/events', bodies, concurrency, maxMs: 500 });
-    ctx.progress(`(b) null Express, ${perRequest}-event requests, concurrency ${concurrency}`);
+    ctx.progress(`${label}, ${perRequest}-event requests, concurrency ${concurrency}`);
     const cpu0 = server.sample().cpuSeconds;
     const r = await runClosedLoop({
       client,
@@ -115,14 +129,8 @@ export async function measureNullExpress(ctx: BenchContext, perRequest: 1 | 100)
       cpu_us_per_request: Math.round(((cpu1 - cpu0) / Math.max(1, r.requests)) * 1e6),
     };
     return single
-      ? figure(SUITE, '(b) null Express, 1-event requests', ratePerSecond(r, answered), 'req/s', extra)
-      : figure(
-          SUITE,
-          '(b) null Express, 100-event requests',
-          ratePerSecond(r, answered * 100),
-          'events/s',
-          extra,
-        );
+      ? figure(SUITE, `${label}, 1-event requests`, ratePerSecond(r, answered), 'req/s', extra)
+      : figure(SUITE, `${label}, 100-event requests`, ratePerSecond(r, answered * 100), 'events/s', extra);
   } finally {
     await server.stop();
   }
