@@ -7,7 +7,8 @@ import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
 
 const SUITE = 'ratelimit';
 const CONCURRENCY = 4;
-const ROUNDS = 3;
+/** Paired rounds: the ratio is a median, so one noisy moment of a shared box does not decide it. */
+const ROUNDS = { quick: 3, full: 5 };
 const TARGET = 0.95;
 
 type Mode = 'off' | 'redis';
@@ -24,7 +25,8 @@ type Mode = 'off' | 'redis';
 export async function runRateLimitBench(ctx: BenchContext): Promise<BenchRow[]> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const pairs: Array<Record<Mode, SluiceClosedRun>> = [];
-  for (let r = 0; r < ROUNDS; r++) {
+  const rounds = ctx.options.quick ? ROUNDS.quick : ROUNDS.full;
+  for (let r = 0; r < rounds; r++) {
     const order: Mode[] = r % 2 === 0 ? ['off', 'redis'] : ['redis', 'off'];
     const pair: Partial<Record<Mode, SluiceClosedRun>> = {};
     for (const mode of order) {
