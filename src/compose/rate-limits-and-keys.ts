@@ -123,6 +123,7 @@ export function createRateLimitsAndKeys(
     keyPrefix: config.redisKeyPrefix,
     expectedInstances: config.expectedInstances,
     retryMs: config.redisRetryMs,
+    leaseMs: config.redisLeaseMs,
     clock,
     logger: log,
     metrics,

@@ -92,6 +92,12 @@ export const ADMISSION_SETTINGS = {
     doc: 'After a Redis failure, decisions stay on the insurance limiter this long before Redis is tried again.',
     parse: duration(10, 600_000, 'ms'),
   }),
+  redisLeaseMs: setting({
+    env: 'SLUICE_REDIS_LEASE_MS',
+    default: '100',
+    doc: "Budget each collector leases from Redis at a time, as milliseconds of an app's limit (100: a tenth of it, at least 1 event), spent locally without a round trip. N collectors may admit up to N such blocks beyond the token bucket's own bound. 0: every decision asks Redis.",
+    parse: duration(0, 1000, 'ms'),
+  }),
   redisKeyPrefix: setting({
     env: 'SLUICE_REDIS_KEY_PREFIX',
     default: 'sluice:rl',

@@ -20,6 +20,24 @@ export function createAdmissionMetrics(registry: Registry) {
       'sluice_ratelimit_fallback_active',
       '1 while rate limits are counted by the in-memory insurance limiter instead of Redis.',
     ),
+    leaseFetches: counter(
+      registry,
+      'sluice_ratelimit_lease_fetches_total',
+      'Script calls that take budget from Redis: trigger="short" when a request waited for it (its lease did not cover it), "ahead" in the background before the lease ran out.',
+      ['trigger'],
+    ),
+    leaseFetchFailures: counter(
+      registry,
+      'sluice_ratelimit_lease_fetch_failures_total',
+      'Script calls to Redis that failed or timed out, by trigger (also in sluice_ratelimit_redis_errors_total).',
+      ['trigger'],
+    ),
+    leaseTokens: counter(
+      registry,
+      'sluice_ratelimit_lease_tokens_total',
+      'Lease tokens by fate: "leased" (taken from Redis ahead of requests), "returned" (given back to Redis), "expired" (dropped unused after one window).',
+      ['fate'],
+    ),
     authFailures: counter(
       registry,
       'sluice_auth_failures_total',

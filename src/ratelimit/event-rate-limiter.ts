@@ -1,4 +1,4 @@
-/** Where a rate-limit decision was counted. */
+/** Where a rate-limit decision was counted (`redis` includes grants spent from a lease of Redis budget). */
 export type LimiterStore = 'memory' | 'redis' | 'insurance';
 
 /** Who is counted: `key` names the budget (an app, or an API key id); `app`'s limit applies. */
@@ -35,7 +35,7 @@ export interface LimitGrant {
  * resends its `throttled` events after `Retry-After` gets through at the limit's rate.
  */
 export interface EventRateLimiter {
-  /** Decides every subject of one request at once (one Redis round trip for all of them). */
+  /** Decides every subject of one request at once (at most one Redis round trip for all of them). */
   take(asks: readonly LimitAsk[]): Promise<LimitGrant[]>;
   /** Gives back events granted to a request that could not be queued after all. */
   refund(subject: LimitSubject, events: number): void;

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
 import { createAdmissionMetrics } from '../../src/metrics/admission-instruments';
 import { RateLimits, type LimitAsk } from '../../src/ratelimit/event-rate-limiter';
@@ -15,7 +16,7 @@ const ask = (app: string, events: number, mode: LimitAsk['mode'] = 'partial'): L
   mode,
 });
 
-/** The Redis token bucket (one script call per request) against a real Redis. */
+/** The Redis token bucket (one script call for every app a request's leases do not cover) against a real Redis, with the default lease. */
 describe('RedisRateLimiter (real Redis)', () => {
   let redis: Redis;
   let limiter: RedisRateLimiter;
@@ -36,6 +37,7 @@ describe('RedisRateLimiter (real Redis)', () => {
       keyPrefix: uniquePrefix('bucket'),
       expectedInstances: 1,
       retryMs: 1000,
+      leaseMs: loadConfig({}).redisLeaseMs,
       clock: { now: () => Date.now() },
       logger: createLogger('silent'),
       metrics: createAdmissionMetrics(registry),
