@@ -25,7 +25,9 @@ export interface MeasuredCollector {
 
 /**
  * Starts a collector with `env` on top of an empty environment: every setting not given is the
- * default a user gets. Build first (`npm run build`; `npm test` does).
+ * default a user gets, except the OTLP receiver, off unless `env` gives it a port (its default,
+ * 4318, is one port per machine: two such collectors at once would collide). Build first
+ * (`npm run build`; `npm test` does).
  */
 export async function startMeasuredCollector(
   env: Record<string, string>,
@@ -33,7 +35,13 @@ export async function startMeasuredCollector(
 ): Promise<MeasuredCollector> {
   const child = fork(SCRIPT, [], {
     execArgv: ['--expose-gc'],
-    env: { PATH: process.env.PATH ?? '', SLUICE_HOST: '127.0.0.1', SLUICE_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SLUICE_HOST: '127.0.0.1',
+      SLUICE_PORT: '0',
+      SLUICE_OTLP_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const output: string[] = [];
