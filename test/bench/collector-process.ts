@@ -28,7 +28,7 @@ export interface CollectorSettings {
  * or `BENCH_COLLECTOR_NODE_ARGS` (space-separated; e.g. `--max-old-space-size=512
  * --max-semi-space-size=4` when comparing memory settings: give both, or the collector relaunches).
  */
-function collectorNodeArgs(): string[] {
+export function collectorNodeArgs(): string[] {
   const given = process.env.BENCH_COLLECTOR_NODE_ARGS;
   return given === undefined ? memoryFlagArgs() : given.split(' ').filter(Boolean);
 }

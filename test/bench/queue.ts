@@ -18,7 +18,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
-import { CLI_SCRIPT, cleanEnv, startCollector } from './collector-process';
+import { CLI_SCRIPT, cleanEnv, collectorNodeArgs, startCollector } from './collector-process';
 import { freePort } from '../../src/cluster/free-port';
 import { createHttpClient } from './http-client';
 import { runClosedLoop } from './load-closed';
@@ -48,9 +48,10 @@ const COPY_MAX_EVENTS = 60_000;
 const COPY_MAX_MS = 5000;
 
 /** Node flags of the processes under test: `--cpu-prof` into `BENCH_QUEUE_PROFILE_DIR` when set. */
+/** The memory flags every bench process runs with (the measured pid is never a relaunching parent), and a CPU profile when asked. */
 function profileArgs(): string[] {
   const dir = process.env.BENCH_QUEUE_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return [...collectorNodeArgs(), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
 function natsUrl(): string {

@@ -106,7 +106,24 @@ export function pairedIngestRows(
       paired_ratios: pairs.map((p) => round(p.ingest.storedPerSecond / p.copy.eventsPerSecond)).join('/'),
     },
   };
-  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive)];
+  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive), cpuPerEventRow(pairs)];
+}
+
+/** Most collector CPU a stored event may cost (µs, batched, ack=queued). */
+const CPU_PER_EVENT_TARGET_US = 5;
+
+/** The collector's CPU per stored event (user + system, all threads), median of the paired rounds. */
+function cpuPerEventRow(pairs: readonly PairedRound[]): BenchRow {
+  const value = median(pairs.map((p) => p.ingest.cpuSecondsPerMillion));
+  return {
+    suite: SUITE,
+    name: 'collector CPU per stored event, batched, ack=queued',
+    value,
+    unit: 'µs/event',
+    target: `≤ ${CPU_PER_EVENT_TARGET_US} µs (median of ${pairs.length} paired rounds)`,
+    met: value <= CPU_PER_EVENT_TARGET_US,
+    extra: { rounds_us: pairs.map((p) => round(p.ingest.cpuSecondsPerMillion)).join('/') },
+  };
 }
 
 /** Rows 4 and 5: the best stored rate against raw COPY (≥ 0.75) and against the naive baseline (context, no target). */
