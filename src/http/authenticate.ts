@@ -15,22 +15,21 @@ function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
 
 /**
  * The principal of a request that needs a key of `kind` (ingest keys write, read tokens read); null
- * when auth is off (no ring). Throws 401 `unauthorized` and counts the failure by reason.
+ * when auth is off (no ring). Throws 401 `unauthorized` and counts the failure by reason. `howToSend`
+ * ends the "missing" message: where this front's clients put the key.
  */
 export function principalOf(
   headers: IncomingHttpHeaders,
   ring: ApiKeyRing | null,
   kind: Principal['kind'],
   metrics: AdmissionMetrics,
+  howToSend = 'send it in X-Api-Key (or Authorization: Bearer).',
 ): Principal | null {
   if (ring === null) return null;
   const secret = presentedSecret(headers);
   if (secret === undefined) {
     metrics.authFailures.inc({ reason: 'missing' });
-    throw new SluiceError(
-      'unauthorized',
-      'API key missing: send it in X-Api-Key (or Authorization: Bearer).',
-    );
+    throw new SluiceError('unauthorized', `API key missing: ${howToSend}`);
   }
   const principal = ring.authenticate(secret);
   if (principal === null) {
