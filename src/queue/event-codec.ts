@@ -1,10 +1,8 @@
 import { COMPACT_FORMAT, eventFromCompact } from './compact-payload';
-import { EVENT_TYPES, type AttributeValue, type EventType, type TelemetryEvent } from '../events/types';
+import type { TelemetryEvent } from '../events/types';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
-const TYPES = new Set<string>(EVENT_TYPES);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** One validated event as a message payload (a dead letter): the normalised event as a JSON object (UTF-8). */
 export function encodeEvent(event: TelemetryEvent): Uint8Array {
@@ -16,9 +14,6 @@ type Json = Record<string, unknown>;
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
-
-const stringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
-const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** A message payload as JSON, or undefined when it is not UTF-8 JSON. */
 function parsePayload(data: Uint8Array): unknown {
@@ -88,58 +83,27 @@ export function decodeEvent(data: Uint8Array): TelemetryEvent | null {
 
 /**
  * The event of a format-1 object (as collectors published before format 2, and as dead letters
- * hold one), or null when `doc` is not one (bad JSON shape, or a shape `writeRows` could not
- * store). Collectors publish only events that passed validation, so this checks structure, not
- * the wire contract's limits again.
+ * hold one), or null when `doc` is not one. Read by laying its fields out as a format-2 array,
+ * so both formats pass the one shape check (`eventFromCompact`); a nested field of the wrong
+ * kind becomes `false`, which that check refuses.
  */
 function eventFrom(doc: unknown): TelemetryEvent | null {
   if (!isObject(doc)) return null;
-  const { id, type, name, ts, app, version, env, value, summary, error, message, attributes } = doc;
-  if (typeof id !== 'string' || !UUID.test(id)) return null;
-  if (typeof type !== 'string' || !TYPES.has(type)) return null;
-  if (typeof name !== 'string' || typeof app !== 'string') return null;
-  if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) return null;
-  if (!stringOrNull(version) || !stringOrNull(env) || !stringOrNull(message)) return null;
-  if (value !== null && !finite(value)) return null;
-  let parsedSummary: TelemetryEvent['summary'] = null;
-  if (summary !== null) {
-    if (!isObject(summary)) return null;
-    const { count, min, max, sum, avg } = summary;
-    if (!Number.isSafeInteger(count) || ![min, max, sum, avg].every(finite)) return null;
-    parsedSummary = {
-      count: count as number,
-      min: min as number,
-      max: max as number,
-      sum: sum as number,
-      avg: avg as number,
-    };
-  }
-  let parsedError: TelemetryEvent['error'] = null;
-  if (error !== null) {
-    if (!isObject(error) || typeof error.message !== 'string') return null;
-    if (!stringOrNull(error.kind) || !stringOrNull(error.stack)) return null;
-    parsedError = { message: error.message, kind: error.kind, stack: error.stack };
-  }
-  if ((type === 'error') !== (parsedError !== null)) return null;
-  if (!isObject(attributes)) return null;
-  // Null prototype, as validation builds them: no key can reach Object.prototype.
-  const attrs: Record<string, AttributeValue> = Object.create(null);
-  for (const [k, v] of Object.entries(attributes)) {
-    if (typeof v !== 'string' && typeof v !== 'boolean' && !finite(v)) return null;
-    attrs[k] = v;
-  }
-  return {
-    id,
-    type: type as EventType,
-    name,
-    ts,
-    app,
-    version,
-    env,
-    value,
-    summary: parsedSummary,
-    error: parsedError,
-    message,
-    attributes: attrs,
-  };
+  const { summary: s, error: err, attributes } = doc;
+  const flat: unknown[] = [];
+  if (isObject(attributes)) for (const [k, v] of Object.entries(attributes)) flat.push(k, v);
+  return eventFromCompact([
+    doc.id,
+    doc.type,
+    doc.name,
+    doc.ts,
+    doc.app,
+    doc.version,
+    doc.env,
+    doc.value,
+    s === null ? null : isObject(s) ? [s.count, s.min, s.max, s.sum, s.avg] : false,
+    err === null ? null : isObject(err) ? [err.message, err.kind, err.stack] : false,
+    doc.message,
+    isObject(attributes) ? flat : false,
+  ]);
 }
