@@ -4,6 +4,7 @@ import { freePort } from '../../src/cluster/free-port';
 import { log } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { processAlive } from '../support/process-alive';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
 
@@ -25,15 +26,6 @@ function runCluster(args: string[], env: Record<string, string>): RunnerProcess 
   child.stderr?.setEncoding('utf8').on('data', (c: string) => stderr.push(...c.split('\n').filter(Boolean)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, stdout, stderr, exited };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 let db: TestDatabase;
@@ -75,7 +67,7 @@ describe('sluice cluster', () => {
       expect(runner.stdout[0]).toBe(`Sluice cluster ready: http://127.0.0.1:${port}`);
       const pids = runner.stdout.flatMap((l) => [...l.matchAll(/pid (\d+)/g)].map((m) => Number(m[1])));
       expect(pids).toHaveLength(3); // two collectors and HAProxy
-      for (const pid of pids) expect(alive(pid)).toBe(true);
+      for (const pid of pids) expect(processAlive(pid)).toBe(true);
 
       // The stats page takes the credentials from the environment, and only those.
       const stats = (user: string, password: string) =>
@@ -97,7 +89,7 @@ describe('sluice cluster', () => {
 
       runner.child.kill('SIGTERM');
       expect(await runner.exited).toBe(0);
-      for (const pid of pids) expect({ pid, alive: alive(pid) }).toEqual({ pid, alive: false });
+      for (const pid of pids) expect({ pid, alive: processAlive(pid) }).toEqual({ pid, alive: false });
       expect(runner.stderr.filter((l) => /^sluice cluster: collector\d code 0$/.test(l))).toHaveLength(2);
     } finally {
       if (runner.child.exitCode === null) runner.child.kill('SIGKILL');

@@ -11,6 +11,7 @@ import { freePort } from '../../src/cluster/free-port';
 import { expectedHeapLimitBytes, memoryFlagArgs, MAX_SEMI_SPACE } from '../../src/runtime/memory-flags';
 import { waitFor } from '../support/http';
 import { tempSqlitePath } from '../support/postgres';
+import { processAlive } from '../support/process-alive';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -94,15 +95,6 @@ function childrenOf(pid: number): number[] {
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('the memory flags in every launch path', () => {
   it('the sluice bin without flags relaunches the collector once with them; SIGTERM still drains it', async () => {
     const l = await launch(process.execPath, [CLI, 'serve']);
@@ -114,7 +106,7 @@ describe('the memory flags in every launch path', () => {
 
     l.child.kill('SIGTERM');
     expect(await l.exited).toEqual({ code: 0, signal: null });
-    await waitFor('the collector to be gone', () => !alive(collector as number), 10_000);
+    await waitFor('the collector to be gone', () => !processAlive(collector as number), 10_000);
   });
 
   it('npm start runs the collector itself, with the flags on its command line', async () => {
@@ -154,6 +146,6 @@ describe('the memory flags in every launch path', () => {
     expect(collector).toBeDefined();
     l.child.kill('SIGKILL');
     await l.exited;
-    await waitFor('the collector to be gone', () => !alive(collector as number), 10_000);
+    await waitFor('the collector to be gone', () => !processAlive(collector as number), 10_000);
   });
 });
