@@ -1,6 +1,7 @@
 import { cutText, isStorableText } from './cut-text';
 import type { EventLimits } from './limits';
 import type { Rejection, RejectionReason } from './rejection';
+import { sortKeys } from './sort-keys';
 import {
   EVENT_TYPES,
   type AttributeValue,
@@ -94,7 +95,7 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
   if (keys.length > limits.maxAttributes) fail('attributes_too_many', 'attributes');
   // Held in code-unit order: the stored text is canonical JSON, and storage can then serialise the
   // object as it is (see storage/postgres/copy-encoding.ts).
-  keys.sort();
+  sortKeys(keys);
   let bytes = 0;
   // Filled as a plain object, whose properties stay in V8's fast mode (JSON.stringify of it is
   // about twice as fast), and given a null prototype once filled. Safe only because every reserved

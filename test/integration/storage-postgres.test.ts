@@ -303,6 +303,8 @@ describe('write methods', () => {
       value: -0.000123,
       attributes: attrs({ tab: 'a\tb', nl: 'x\ny\r\n', bs: 'C:\\dir\\N', q: '"\'', '\\N': '\\N' }),
     }),
+    // Integer-like keys, which objects enumerate first and numerically, and keys out of order.
+    event('metric', { name: 'a.order', attributes: attrs({ z: 1, '10': 'x', '2': 'y', a: true }) }),
     event('metric', {
       value: null,
       summary: { count: 2, min: 1, max: 3, sum: 4, avg: 2 },
@@ -342,6 +344,10 @@ describe('write methods', () => {
 
     expect(viaCopy).toHaveLength(batch.length);
     expect(viaUnnest).toEqual(viaCopy);
+    const ordered = await admin.query<{ attributes: string }>(
+      `SELECT attributes FROM metric_samples WHERE app = 'methods' AND name = 'a.order'`,
+    );
+    expect(ordered.rows).toEqual([{ attributes: '{"10":"x","2":"y","a":true,"z":1}' }]);
     expect(await copy.writeBatch(batch)).toEqual({ inserted: 0, redoneForDuplicates: true });
     expect(await copy.writeBatch([...batch, ...batch])).toEqual({ inserted: 0 });
     expect(await unnest.writeBatch(batch)).toEqual({ inserted: 0 });

@@ -62,11 +62,13 @@ function optionalText(s: string | null): string {
  * without a backslash needs neither a storability check nor COPY escaping.
  */
 function attributesField(attributes: TelemetryEvent['attributes']): string {
-  const keys = Object.keys(attributes);
-  if (keys.length === 0) return '{}';
-  for (let i = 1; i < keys.length; i++) {
-    if (!((keys[i - 1] as string) < (keys[i] as string))) return text(encodeAttributes(attributes));
+  // for-in walks the object's enumeration cache: unlike Object.keys it allocates no array per event.
+  let previous: string | null = null;
+  for (const key in attributes) {
+    if (previous !== null && !(previous < key)) return text(encodeAttributes(attributes));
+    previous = key;
   }
+  if (previous === null) return '{}';
   const json = JSON.stringify(attributes);
   if (!json.includes('\\')) return json;
   return text(JSON_UNSTORABLE_ESCAPE.test(json) ? encodeAttributes(attributes) : json);
