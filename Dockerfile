@@ -21,7 +21,8 @@ RUN npx tsc -p tsconfig.build.json \
 FROM node:20-alpine
 # The V8 memory flags of src/runtime/memory-flags.ts (a unit test keeps them equal): a bounded old
 # generation and a small young generation (short GC pauses). `docker run -e NODE_OPTIONS=...`
-# replaces them; a NODE_OPTIONS without them makes `sluice serve` relaunch itself with them.
+# replaces them; a NODE_OPTIONS without them makes `sluice serve` relaunch itself with them. Node
+# refuses --initial-old-space-size in NODE_OPTIONS: it is on the ENTRYPOINT's command line.
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8" \
     SLUICE_HOST=0.0.0.0 \
@@ -40,5 +41,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SLUICE_PORT||8080)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM starts the drain (readiness 503, drain delay, close, flush); node is PID 1 and handles it.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--initial-old-space-size=64", "dist/src/cli.js"]
 CMD ["serve"]

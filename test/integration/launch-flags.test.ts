@@ -1,7 +1,7 @@
 /**
  * Every way a user starts a collector runs it with the memory flags of
  * src/runtime/memory-flags.ts: the `sluice` bin (its `#!/usr/bin/env node` line runs
- * `node dist/src/cli.js`), `npm start`'s command, and the Docker image's NODE_OPTIONS. Checked from
+ * `node dist/src/cli.js`), `npm start`'s command, and the Docker image's NODE_OPTIONS and ENTRYPOINT. Checked from
  * outside: the heap limit the collector reports on /metrics and the processes' command lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -130,12 +130,18 @@ describe('the memory flags in every launch path', () => {
     const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     const nodeOptions = /NODE_OPTIONS="([^"]*)"/.exec(dockerfile)?.[1];
     expect(nodeOptions).toBeDefined();
-    const l = await launch(process.execPath, [CLI, 'serve'], { NODE_OPTIONS: nodeOptions as string });
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    const [node, ...args] = JSON.parse(entrypoint ?? '[]') as string[];
+    expect(node).toBe('node');
+    expect(args.pop()).toBe('dist/src/cli.js');
+    const l = await launch(process.execPath, [...args, CLI, 'serve'], {
+      NODE_OPTIONS: nodeOptions as string,
+    });
     expect(await heapLimitBytes(l.url)).toBe(expectedHeapLimitBytes());
     expect(childrenOf(l.child.pid as number)).toEqual([]);
   });
 
-  it('keeps a value the user set in NODE_OPTIONS and adds only the missing flag', async () => {
+  it('keeps a value the user set in NODE_OPTIONS and adds only the missing flags', async () => {
     const l = await launch(process.execPath, [CLI, 'serve'], { NODE_OPTIONS: '--max-old-space-size=300' });
     expect(await heapLimitBytes(l.url)).toBe(expectedHeapLimitBytes(300, MAX_SEMI_SPACE.mib));
   });
