@@ -47,8 +47,10 @@ const DRAIN_TIMEOUT_MS = 20_000;
 const COPY_MAX_EVENTS = 60_000;
 const COPY_MAX_MS = 5000;
 
-/** Node flags of the processes under test: `--cpu-prof` into `BENCH_QUEUE_PROFILE_DIR` when set. */
-/** The memory flags every bench process runs with (the measured pid is never a relaunching parent), and a CPU profile when asked. */
+/**
+ * Node flags of the processes under test: the memory flags every bench process runs with (the
+ * measured pid is never a relaunching parent), and `--cpu-prof` into `BENCH_QUEUE_PROFILE_DIR` when set.
+ */
 function profileArgs(): string[] {
   const dir = process.env.BENCH_QUEUE_PROFILE_DIR;
   return [...collectorNodeArgs(), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
