@@ -4,7 +4,9 @@ import type { BenchRow } from '../types';
 import {
   batchedIngestRows,
   pairedIngestRows,
+  parseCopyFloorRows,
   rerunBatchedIngest,
+  runParseCopyFloor,
   runSingleEventIngest,
   singleEventRows,
   sweepBatchedIngest,
@@ -13,7 +15,7 @@ import {
 import { measureNaive, measureNullHandler, measureRawCopy, rawCopyChunks, rawCopyRow } from './limits';
 
 export interface HeadlineResult {
-  /** The limits (a), (b) (Express and bare node:http), (c), then batched and single-event ingest against them. */
+  /** The limits (a), (b) (Express and bare node:http), (c), (d), then batched and single-event ingest against them. */
   readonly rows: readonly BenchRow[];
   /** Row (a), for later suites' ratios. */
   readonly rawCopy: BenchRow;
@@ -31,7 +33,8 @@ const PAIRED_ROUNDS = 3;
  * work on a shared box comes and goes, and a baseline taken a minute apart would compare
  * different machines. The batched-ingest ratio is the median over rounds of a raw COPY run and an
  * ingest run at the sweep's best concurrency, back to back; the null handlers' 1-event runs come
- * right before Sluice's (bare node:http last: the single-event target's baseline).
+ * right before Sluice's (bare node:http last: the single-event target's baseline), and the
+ * parse-and-COPY floor (d) right after the paired rounds and among the single-event runs.
  */
 export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
   const chunks = rawCopyChunks(ctx);
@@ -45,12 +48,15 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
     copies.push(copy);
     pairs.push({ copy, ingest: await rerunBatchedIngest(ctx, queued.best.concurrency, i) });
   }
+  const floorBatched = await runParseCopyFloor(ctx, 100, queued.best.concurrency);
   const stored = await sweepBatchedIngest(ctx, 'stored');
   const nullExpressSingle = await measureNullHandler(ctx, 'express', 1);
+  const floorSingle = await runParseCopyFloor(ctx, 1, ctx.options.singleEventConcurrency);
   const nullNodeSingle = await measureNullHandler(ctx, 'node-http', 1);
   const single = await runSingleEventIngest(ctx);
 
   const rawCopy = rawCopyRow(copies);
+  const floors = parseCopyFloorRows(floorBatched, floorSingle, nullNodeSingle);
   return {
     rows: [
       rawCopy,
@@ -58,9 +64,10 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
       nullExpressSingle,
       nullBatch,
       naive,
-      ...pairedIngestRows(queued, pairs, rawCopy, naive),
+      ...floors,
+      ...pairedIngestRows(queued, pairs, rawCopy, naive, floorBatched),
       ...batchedIngestRows('stored', stored, rawCopy, naive),
-      ...singleEventRows(single, nullNodeSingle, nullExpressSingle),
+      ...singleEventRows(single, nullNodeSingle, nullExpressSingle, floors[1] as BenchRow),
     ],
     rawCopy,
     saturationEventsPerSecond: queued.best.storedPerSecond,

@@ -3,7 +3,7 @@ import type { BenchContext } from '../context';
 import { ratePerSecond } from '../load-result';
 import { round, versus } from '../rows';
 import type { BenchRow } from '../types';
-import { median } from './limits';
+import { median, startParseCopyFloor } from './limits';
 import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
 
 const SUITE = 'ingest';
@@ -84,6 +84,7 @@ export function pairedIngestRows(
   pairs: readonly PairedRound[],
   rawCopy: BenchRow,
   naive: BenchRow,
+  floor: SluiceClosedRun,
 ): BenchRow[] {
   const name = 'batched ingest, ack=queued';
   const ratio = median(pairs.map((p) => p.ingest.storedPerSecond / p.copy.eventsPerSecond));
@@ -106,14 +107,79 @@ export function pairedIngestRows(
       paired_ratios: pairs.map((p) => round(p.ingest.storedPerSecond / p.copy.eventsPerSecond)).join('/'),
     },
   };
-  return [row, versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive), cpuPerEventRow(pairs)];
+  return [
+    row,
+    versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive),
+    cpuPerEventRow(pairs, floor),
+  ];
+}
+
+/**
+ * Baseline (d), the parse-and-COPY floor, measured as a collector run is (`runSluiceClosed`):
+ * 100-event requests at `concurrency` (the batched runs' best), or 1-event requests at the
+ * single-event concurrency.
+ */
+export function runParseCopyFloor(
+  ctx: BenchContext,
+  perRequest: 1 | 100,
+  concurrency: number,
+): Promise<SluiceClosedRun> {
+  ctx.progress(`(d) parse-and-COPY floor, ${perRequest}-event requests, concurrency ${concurrency}`);
+  return runSluiceClosed(ctx, {
+    ack: 'queued',
+    concurrency,
+    bodies: perRequest === 1 ? ctx.singles.bodies : ctx.batches.bodies,
+    label: `floor_${perRequest}`,
+    start: startParseCopyFloor,
+  });
+}
+
+/** Rows of baseline (d): what HTTP, `JSON.parse` and COPY text cost by themselves, per event and per request. */
+export function parseCopyFloorRows(
+  batched: SluiceClosedRun,
+  single: SluiceClosedRun,
+  nullNode: BenchRow,
+): BenchRow[] {
+  const extra = (r: SluiceClosedRun): Record<string, number | string> => {
+    const ok = r.load.latencyByStatus.get(202);
+    return {
+      concurrency: r.concurrency,
+      p50_ms: round(ok?.p50 ?? NaN),
+      p99_ms: round(ok?.p99 ?? NaN),
+      all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
+    };
+  };
+  return [
+    {
+      suite: 'limits',
+      name: '(d) parse-and-COPY floor, 100-event requests',
+      value: batched.storedPerSecond,
+      unit: 'events/s stored',
+      extra: { ...extra(batched), cpu_us_per_event: round(batched.cpuSecondsPerMillion) },
+    },
+    versus(
+      'limits',
+      '(d) parse-and-COPY floor, 1-event requests',
+      single.answeredPerSecond,
+      'req/s',
+      nullNode,
+      undefined,
+      {
+        ...extra(single),
+        cpu_us_per_request: Math.round(single.cpuSecondsPerMillion),
+      },
+    ),
+  ];
 }
 
 /** Most collector CPU a stored event may cost (µs, batched, ack=queued). */
 const CPU_PER_EVENT_TARGET_US = 5;
 
-/** The collector's CPU per stored event (user + system, all threads), median of the paired rounds. */
-function cpuPerEventRow(pairs: readonly PairedRound[]): BenchRow {
+/**
+ * The collector's CPU per stored event (user + system, all threads), median of the paired rounds,
+ * with the parse-and-COPY floor's (d) beside it: no collector spends less than that.
+ */
+function cpuPerEventRow(pairs: readonly PairedRound[], floor: SluiceClosedRun): BenchRow {
   const value = median(pairs.map((p) => p.ingest.cpuSecondsPerMillion));
   return {
     suite: SUITE,
@@ -122,7 +188,11 @@ function cpuPerEventRow(pairs: readonly PairedRound[]): BenchRow {
     unit: 'µs/event',
     target: `≤ ${CPU_PER_EVENT_TARGET_US} µs (median of ${pairs.length} paired rounds)`,
     met: value <= CPU_PER_EVENT_TARGET_US,
-    extra: { rounds_us: pairs.map((p) => round(p.ingest.cpuSecondsPerMillion)).join('/') },
+    extra: {
+      rounds_us: pairs.map((p) => round(p.ingest.cpuSecondsPerMillion)).join('/'),
+      floor_d_us: round(floor.cpuSecondsPerMillion),
+      times_floor: round(value / floor.cpuSecondsPerMillion),
+    },
   };
 }
 
@@ -156,9 +226,14 @@ export function runSingleEventIngest(ctx: BenchContext): Promise<SluiceClosedRun
 
 /**
  * Single-event requests/s against the bare `node:http` null handler (≥ 0.5: the platform is what a
- * user compares with), and against null Express (context, no target).
+ * user compares with), and against null Express and the parse-and-COPY floor (context, no target).
  */
-export function singleEventRows(run: SluiceClosedRun, nullNode: BenchRow, nullExpress: BenchRow): BenchRow[] {
+export function singleEventRows(
+  run: SluiceClosedRun,
+  nullNode: BenchRow,
+  nullExpress: BenchRow,
+  floor: BenchRow,
+): BenchRow[] {
   const name = 'single-event requests, ack=queued';
   const value = run.answeredPerSecond;
   return [
@@ -168,5 +243,6 @@ export function singleEventRows(run: SluiceClosedRun, nullNode: BenchRow, nullEx
       stored_events_s: Math.round(run.storedPerSecond),
     }),
     versus(SUITE, `${name} vs null Express`, value, 'req/s', nullExpress),
+    versus(SUITE, `${name} vs the (d) floor`, value, 'req/s', floor),
   ];
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { rawCopy, sluiceCopyChunks } from '../baselines/raw-copy';
 import type { CopyChunk, CopyRunResult } from '../copy-run';
-import { cleanEnv } from '../collector-process';
+import { cleanEnv, collectorNodeArgs } from '../collector-process';
 import type { BenchContext } from '../context';
 import { freePort } from '../../../src/cluster/free-port';
 import { CORE_SETTINGS } from '../../../src/config/core-settings';
@@ -27,14 +27,31 @@ const BATCH_CONCURRENCY = 8;
 /** Seed of the storage runs' events: the same mix as the HTTP corpus, other ids. */
 export const STORAGE_SEED = 7;
 
-async function startBaseline(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+async function startBaseline(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs?: readonly string[],
+): Promise<ServiceProcess> {
   const port = await freePort();
   return startService({
     name: script,
     script: path.join(BASELINES, script),
     env: { ...cleanEnv(), ...env, BENCH_PORT: String(port) },
     port,
+    ...(nodeArgs !== undefined && { nodeArgs }),
   });
+}
+
+/**
+ * Starts baseline (d), the parse-and-COPY floor, on `databaseUrl`: batches as large as the
+ * collector's (and raw COPY's), and the node flags of a bench collector.
+ */
+export function startParseCopyFloor(databaseUrl: string): Promise<ServiceProcess> {
+  return startBaseline(
+    'parse-copy-floor.js',
+    { BENCH_DATABASE_URL: databaseUrl, BENCH_FLOOR_BATCH: String(RAW_COPY_EVENTS_PER_TRANSACTION) },
+    collectorNodeArgs(),
+  );
 }
 
 function latencyExtra(r: LoadResult): Record<string, number> {

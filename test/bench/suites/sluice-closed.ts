@@ -6,7 +6,7 @@ import { runClosedLoop } from '../load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
 import { RowCounter } from '../pg-bench-db';
 import { MiB } from '../proc-stats';
-import type { ExitStatus } from '../service-process';
+import type { ExitStatus, ServiceProcess } from '../service-process';
 import type { RequestBody } from '../workload';
 
 export interface SluiceClosedRun {
@@ -40,6 +40,8 @@ export interface SluiceClosedOptions {
   readonly bodies: readonly RequestBody[];
   readonly settings?: Partial<CollectorSettings>;
   readonly label: string;
+  /** The server measured, on the run's fresh database: default a collector (`settings` apply to it only). */
+  readonly start?: (databaseUrl: string) => Promise<ServiceProcess>;
 }
 
 /** Requests of the warm-up before each measured window (JIT, connection pools). */
@@ -47,13 +49,14 @@ const WARMUP_REQUESTS = 150;
 const WARMUP_MS = 1500;
 
 /**
- * One collector process on a fresh database: warm up, then a closed loop over `bodies`, then wait
+ * One collector process (or `start`'s server) on a fresh database: warm up, then a closed loop over `bodies`, then wait
  * until the database holds every event the window acknowledged. The process is stopped with
  * SIGTERM at the end and its exit status kept.
  */
 export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions): Promise<SluiceClosedRun> {
   const db = await ctx.databases.fresh(o.label);
-  const collector = await startCollector({ databaseUrl: db.url, ack: o.ack, ...o.settings });
+  const collector = await (o.start?.(db.url) ??
+    startCollector({ databaseUrl: db.url, ack: o.ack, ...o.settings }));
   const counter = new RowCounter(db.url);
   try {
     const client = createHttpClient(collector.origin, o.concurrency);
