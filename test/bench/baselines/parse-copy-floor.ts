@@ -1,27 +1,17 @@
 /**
  * Baseline (d), the floor of any collector on this platform: a bare `node:http` server that reads
- * each `POST /v1/events` body, `JSON.parse`s it, answers 202 with the count (as `SLUICE_ACK=queued` does) and
- * writes one COPY text line per event into the Sluice schema, batched like the collector (a
- * transaction of COPYs per `BENCH_FLOOR_BATCH` events or per 50 ms, one connection). No
- * validation, normalisation, dedupe, backpressure or metrics: what it costs per event is what the
- * platform costs (HTTP, `JSON.parse`, building and sending COPY text), the least a collector that
- * does the rest can spend. `BENCH_PORT`, `BENCH_DATABASE_URL`, `BENCH_FLOOR_BATCH`.
+ * each `POST /v1/events` body, `JSON.parse`s it, answers 202 with the count (as
+ * `SLUICE_ACK=queued` does) and writes one COPY text line per event into the Sluice schema,
+ * batched like the collector (a transaction of COPYs per `BENCH_FLOOR_BATCH` events or per 50 ms,
+ * one connection). No validation, normalisation, dedupe, backpressure or metrics: what it costs
+ * per event is what the platform costs (HTTP, `JSON.parse`, building and sending COPY text), the
+ * least a collector that does the rest can spend. `BENCH_PORT`, `BENCH_DATABASE_URL`,
+ * `BENCH_FLOOR_BATCH`.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-
-interface WireEvent {
-  id: string;
-  type: string;
-  name: string;
-  ts: number;
-  source: { app: string; version?: string; env?: string };
-  value?: number;
-  message?: string;
-  error?: { message: string; kind?: string; stack?: string };
-  attributes?: Record<string, unknown>;
-}
+import { copyField as field, copyIn } from '../copy-text';
+import type { WireEvent } from '../workload';
 
 const BATCH = Number(process.env.BENCH_FLOOR_BATCH ?? 2000);
 const FLUSH_MS = 50;
@@ -31,15 +21,6 @@ const METRICS_SQL =
   'COPY metric_samples (id, ts, app, name, version, env, value, message, attributes) FROM STDIN';
 const EVENTS_SQL =
   'COPY events (id, ts, type, app, name, version, env, message, error_message, error_kind, error_stack, attributes) FROM STDIN';
-const NEEDS_ESCAPE = /[\\\n\r\t]/;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** A COPY text field: `\N` for none, the four special characters escaped. */
-function field(v: string | number | undefined): string {
-  if (v === undefined) return '\\N';
-  if (typeof v === 'number') return String(v);
-  return NEEDS_ESCAPE.test(v) ? v.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c] as string) : v;
-}
 
 /** COPY text per table, one buffer per request: what waits for the flush is bytes, not strings. */
 let metrics: Buffer[] = [];
@@ -54,7 +35,7 @@ function add(events: readonly WireEvent[]): void {
   for (const e of events) {
     const s = e.source;
     const head = `${e.id}\t${e.ts}\t`;
-    const attributes = field(JSON.stringify(e.attributes ?? {}));
+    const attributes = field(JSON.stringify(e.attributes));
     if (e.type === 'metric') {
       m += `${head}${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.value)}\t${field(e.message)}\t${attributes}\n`;
     } else {
@@ -69,16 +50,6 @@ function add(events: readonly WireEvent[]): void {
 
 const client = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
 
-function copy(sql: string, chunks: readonly Buffer[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom(sql));
-    stream.on('error', reject);
-    stream.on('finish', () => resolve());
-    for (const chunk of chunks) stream.write(chunk);
-    stream.end();
-  });
-}
-
 async function flush(): Promise<void> {
   if (writing || buffered === 0) return;
   writing = true;
@@ -88,8 +59,8 @@ async function flush(): Promise<void> {
   buffered = 0;
   try {
     await client.query('BEGIN');
-    if (m.length > 0) await copy(METRICS_SQL, m);
-    if (o.length > 0) await copy(EVENTS_SQL, o);
+    if (m.length > 0) await copyIn(client, METRICS_SQL, m);
+    if (o.length > 0) await copyIn(client, EVENTS_SQL, o);
     await client.query('COMMIT');
   } finally {
     writing = false;
@@ -97,7 +68,7 @@ async function flush(): Promise<void> {
   if (buffered >= BATCH) await flush();
 }
 
-function answer(res: import('node:http').ServerResponse, status: number, body: string): void {
+function answer(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
@@ -107,7 +78,7 @@ function answer(res: import('node:http').ServerResponse, status: number, body: s
 
 const server = createServer((req, res) => {
   if (req.method !== 'POST' || req.url !== '/v1/events') {
-    return answer(res, req.url === '/readyz' ? 200 : 404, JSON.stringify({ ready: true }));
+    return req.url === '/readyz' ? answer(res, 200, JSON.stringify({ ready: true })) : answer(res, 404, '{}');
   }
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));

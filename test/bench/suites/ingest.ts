@@ -139,7 +139,7 @@ export function parseCopyFloorRows(
   batched: SluiceClosedRun,
   single: SluiceClosedRun,
   nullNode: BenchRow,
-): BenchRow[] {
+): { readonly batched: BenchRow; readonly single: BenchRow } {
   const extra = (r: SluiceClosedRun): Record<string, number | string> => {
     const ok = r.load.latencyByStatus.get(202);
     return {
@@ -149,15 +149,15 @@ export function parseCopyFloorRows(
       all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
     };
   };
-  return [
-    {
+  return {
+    batched: {
       suite: 'limits',
       name: '(d) parse-and-COPY floor, 100-event requests',
       value: batched.storedPerSecond,
       unit: 'events/s stored',
       extra: { ...extra(batched), cpu_us_per_event: round(batched.cpuSecondsPerMillion) },
     },
-    versus(
+    single: versus(
       'limits',
       '(d) parse-and-COPY floor, 1-event requests',
       single.answeredPerSecond,
@@ -169,7 +169,7 @@ export function parseCopyFloorRows(
         cpu_us_per_request: Math.round(single.cpuSecondsPerMillion),
       },
     ),
-  ];
+  };
 }
 
 /** Most collector CPU a stored event may cost (µs, batched, ack=queued). */

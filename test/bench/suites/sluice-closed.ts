@@ -49,9 +49,9 @@ const WARMUP_REQUESTS = 150;
 const WARMUP_MS = 1500;
 
 /**
- * One collector process (or `start`'s server) on a fresh database: warm up, then a closed loop over `bodies`, then wait
- * until the database holds every event the window acknowledged. The process is stopped with
- * SIGTERM at the end and its exit status kept.
+ * One collector process (or `start`'s server) on a fresh database: warm up, then a closed loop
+ * over `bodies`, then wait until the database holds every event the window acknowledged. The
+ * process is stopped with SIGTERM at the end and its exit status kept.
  */
 export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions): Promise<SluiceClosedRun> {
   const db = await ctx.databases.fresh(o.label);
