@@ -1,5 +1,5 @@
 import { cutText, isStorableText } from './cut-text';
-import type { EventLimits } from './limits';
+import { METRIC_VALUE_BOUND, type EventLimits } from './limits';
 import type { Rejection, RejectionReason } from './rejection';
 import { sortKeys } from './sort-keys';
 import {
@@ -44,6 +44,11 @@ function optionalString(v: unknown, max: number, reason: RejectionReason, field:
   return v;
 }
 
+/** Whether a metric value keeps rollup sums finite (`METRIC_VALUE_BOUND`). */
+function withinBound(x: number): boolean {
+  return Math.abs(x) <= METRIC_VALUE_BOUND;
+}
+
 function parseSummary(v: unknown): MetricSummary {
   if (!isRecord(v)) fail('summary_invalid', 'summary');
   const { count, min, max, sum, avg } = v;
@@ -53,6 +58,10 @@ function parseSummary(v: unknown): MetricSummary {
   }
   const s = { count, min: min as number, max: max as number, sum: sum as number, avg: avg as number };
   if (s.min > s.max) fail('summary_invalid', 'summary');
+  if (!withinBound(s.min)) fail('value_out_of_range', 'summary.min');
+  if (!withinBound(s.max)) fail('value_out_of_range', 'summary.max');
+  // The samples' sum: count of them, each within the bound. (avg = sum / count then is too.)
+  if (Math.abs(s.sum) > count * METRIC_VALUE_BOUND) fail('value_out_of_range', 'summary.sum');
   // Storage keeps count, min, max and sum; avg is read back as sum / count. Refusing any other avg
   // is what makes the stored summary exactly the one sent.
   if (s.avg !== s.sum / s.count) fail('summary_invalid', 'summary.avg');
@@ -161,6 +170,7 @@ function validateOrThrow(
       if (raw.value !== undefined && raw.value !== null) fail('value_invalid', 'value');
       summary = parseSummary(raw.summary);
     } else if (typeof raw.value === 'number' && Number.isFinite(raw.value)) {
+      if (!withinBound(raw.value)) fail('value_out_of_range', 'value');
       value = raw.value;
     } else {
       fail('value_invalid', 'value');

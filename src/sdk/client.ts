@@ -142,7 +142,9 @@ class SluiceClient implements Client {
   metric(name: string, value: number, attributes?: CaptureAttributes): void {
     try {
       if (this.closing) return this.drop('closed');
-      if (typeof value !== 'number' || !Number.isFinite(value)) return this.drop('invalid');
+      if (typeof value !== 'number' || !(Math.abs(value) <= CAPTURE_LIMITS.maxMetricMagnitude)) {
+        return this.drop('invalid');
+      }
       if (this.aggregator !== undefined && this.aggregates(name)) {
         if (!isValidName(name, SUMMARY_SUFFIX)) return this.drop('invalid');
         const now = Math.floor(this.o.clock.now());
