@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
-import { STORAGE_BUSY_RETRY_AFTER_S } from '../intake/retry-after';
+import { STORAGE_BUSY_RETRY_AFTER_S, UNAVAILABLE_RETRY_AFTER_S } from '../intake/retry-after';
 import type { Logger } from '../log/logger';
 import { StorageBusyError } from '../storage/storage-busy';
+import { StorageUnavailableError } from '../storage/storage-unavailable';
 import { sendAnswer, type JsonAnswer } from './send-json';
 
 /**
@@ -10,7 +11,7 @@ import { sendAnswer, type JsonAnswer } from './send-json';
  * when there is something to log (a request's child logger is made on first use).
  */
 export function errorAnswer(err: unknown, log: () => Logger): JsonAnswer {
-  const e = err instanceof SluiceError ? err : bodyParserError(err);
+  const e = err instanceof SluiceError ? err : knownError(err);
   if (e === null) {
     log().error({ err }, 'unhandled error in request');
     return {
@@ -34,11 +35,14 @@ export function sendError(res: ServerResponse, err: unknown, log: () => Logger):
 
 /**
  * Errors raised by Node while reading a request (aborted, bad framing) are the client's problem;
- * a read refused by a saturated storage is a 503 to retry.
+ * a read refused by a saturated or unavailable storage is a 503 to retry.
  */
-function bodyParserError(err: unknown): SluiceError | null {
+function knownError(err: unknown): SluiceError | null {
   if (err instanceof StorageBusyError) {
     return new SluiceError('storage_busy', err.message, STORAGE_BUSY_RETRY_AFTER_S);
+  }
+  if (err instanceof StorageUnavailableError) {
+    return new SluiceError('storage_unavailable', undefined, UNAVAILABLE_RETRY_AFTER_S);
   }
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {

@@ -43,7 +43,11 @@ export interface MetricQuery {
   readonly limit: number;
 }
 
-/** A raw sample (count 1) or a summary, oldest first. */
+/**
+ * A raw sample (count 1), a summary, or a rollup bucket, oldest first. A bucket's `sum` (and so
+ * `avg`) is ±Infinity when it left a double's range (see storage/layout/rollup-folds.ts); JSON
+ * answers show it as null.
+ */
 export interface MetricPoint {
   readonly ts: number;
   readonly app: string;
@@ -85,7 +89,13 @@ export interface Storage {
   toRow(event: TelemetryEvent): StorageRow;
   /** `writeBatch` of rows made by this storage's `toRow`, with the same guarantees. */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
+  /**
+   * Reads reject with `StorageBusyError` (saturated with other reads) or `StorageUnavailableError`
+   * (the database cannot serve now) when storage fails them, both answered 503 with Retry-After;
+   * any other rejection is a fault of the query (a bug).
+   */
   queryEvents(query: EventQuery): Promise<EventPage>;
+  /** Rejects as `queryEvents` does. */
   queryMetrics(query: MetricQuery): Promise<MetricPoint[]>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;

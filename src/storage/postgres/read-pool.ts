@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
 import { StorageBusyError } from '../storage-busy';
+import { StorageUnavailableError } from '../storage-unavailable';
 import { createPool } from './pool';
 
 /** One read statement: what the read queries need of a pool. */
@@ -17,8 +18,8 @@ export interface ReadPoolOptions {
   readonly statementTimeoutMs: number;
   /** Longest a read waits for a free connection, and connect timeout (milliseconds). */
   readonly waitMs: number;
-  /** Called for each read refused as busy. */
-  readonly onRefused: (reason: StorageBusyError['reason']) => void;
+  /** Called for each read refused: busy (`pool_full`, `timeout`) or storage `unavailable`. */
+  readonly onRefused: (reason: StorageBusyError['reason'] | 'unavailable') => void;
 }
 
 /** SQLSTATE 57014: the statement was cancelled by statement_timeout. */
@@ -28,7 +29,9 @@ const QUERY_CANCELED = '57014';
  * The read API's own pool: bounded in size, in how long a read waits for a connection and in how
  * long it runs. A read that cannot get a connection in time, or that runs past its timeout, fails
  * with `StorageBusyError` instead of queueing without end; the writer and the health check have
- * connections of their own, so no read can hold them back.
+ * connections of their own, so no read can hold them back. Any other failure of the database or
+ * the connection (refused, reset, paused past a timeout, shutting down, out of disk) fails with
+ * `StorageUnavailableError`; only a fault of the query itself is thrown as it is (a bug: 500).
  */
 export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.Pool; query: ReadQuery } {
   const pool = createPool(
@@ -47,9 +50,13 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
       return await pool.query(text, values);
     } catch (err) {
       const busy = busyError(err, full, o);
-      if (busy === null) throw err;
-      o.onRefused(busy.reason);
-      throw busy;
+      if (busy !== null) {
+        o.onRefused(busy.reason);
+        throw busy;
+      }
+      if (isQueryFault(err)) throw err;
+      o.onRefused('unavailable');
+      throw new StorageUnavailableError('PostgreSQL cannot serve reads now.', { cause: err });
     }
   };
   return { pool, query };
@@ -68,4 +75,15 @@ function busyError(err: unknown, poolWasFull: boolean, o: ReadPoolOptions): Stor
     );
   }
   return null;
+}
+
+/**
+ * Whether a read failed because of the query itself, which no retry can fix: SQLSTATE class 22
+ * (data exception) or 42 (syntax error, undefined object), or a JavaScript error raised before
+ * the query left (a bad parameter). Everything else the driver throws is the database's state.
+ */
+function isQueryFault(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|42)[0-9A-Z]{3}$/.test(code);
 }

@@ -9,6 +9,7 @@ import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
+import { readOrUnavailable } from './read-failure';
 import { statementCache } from './statements';
 import { batchWriter } from './write';
 
@@ -59,8 +60,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     writeRows: async (rows) => ({
       inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
     }),
-    queryEvents: async (query) => queryEvents(prepare, query),
-    queryMetrics: async (query) => queryMetrics(prepare, query),
+    queryEvents: async (query) => readOrUnavailable(() => queryEvents(prepare, query)),
+    queryMetrics: async (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

@@ -1,0 +1,102 @@
+import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { metric } from '../support/events';
+import { getJson, postEvents, waitFor } from '../support/http';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TcpProxy } from '../support/tcp-proxy';
+
+/** Every read route of the collector, with the parameters it needs. */
+const READS = [
+  { route: 'GET /v1/events', path: '/v1/events?limit=5' },
+  { route: 'GET /v1/metrics', path: '/v1/metrics?name=outage.probe' },
+  { route: 'GET /v1/metrics', path: '/v1/metrics?name=outage.probe&resolution=1m' },
+] as const;
+
+/**
+ * PostgreSQL stopped (connections reset) and paused (connections open, nothing answers) under a
+ * running collector process with the defaults a user gets, through a proxy the test cuts: every
+ * read route answers 503 with Retry-After, never 500.
+ */
+describe('storage outage under a running collector (postgres)', () => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let c: CollectorProcess;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('storage_outage');
+    const target = new URL(db.url);
+    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    c = await startCollectorProcess(
+      // ack=stored: intake answers 503 while storage is away (with ack=queued the lanes take it).
+      { SLUICE_DATABASE_URL: viaProxy.toString(), SLUICE_ACK: 'stored', SLUICE_LOG_LEVEL: 'info' },
+      { defaults: 'user' },
+    );
+  });
+
+  afterAll(async () => {
+    await c?.stop();
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  /** Answers every read route; returns how many were refused, after checking each refusal. */
+  async function readsRefused(withinMs: number): Promise<Map<string, number>> {
+    const refused = new Map<string, number>();
+    await Promise.all(
+      READS.map(async ({ route, path }) => {
+        const started = Date.now();
+        const res = await getJson(`${c.url}${path}`);
+        expect({ path, status: res.status, error: res.body?.error }).toEqual({
+          path,
+          status: 503,
+          error: 'storage_unavailable',
+        });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(Date.now() - started).toBeLessThan(withinMs);
+        refused.set(route, (refused.get(route) ?? 0) + 1);
+      }),
+    );
+    return refused;
+  }
+
+  async function servedAgain(): Promise<void> {
+    await waitFor('ready again', async () => (await getJson(`${c.url}/readyz`)).status === 200, 20_000);
+    for (const { path } of READS) expect((await getJson(`${c.url}${path}`)).status).toBe(200);
+    expect((await postEvents(c.url, [metric('outage')])).status).toBe(202);
+  }
+
+  it('stopped, then paused: 503 storage_unavailable with Retry-After on every read route', async () => {
+    await servedAgain();
+    const expected = new Map<string, number>();
+    const add = (counts: Map<string, number>) => {
+      for (const [route, n] of counts) expected.set(route, (expected.get(route) ?? 0) + n);
+    };
+
+    // Stopped: every connection reset at once.
+    proxy.refuse();
+    add(await readsRefused(1000));
+    await waitFor('not ready', async () => (await getJson(`${c.url}/readyz`)).status === 503, 10_000);
+    let posts = 0;
+    for (let i = 0; i < 40; i++) {
+      const res = await postEvents(c.url, [metric('outage')]);
+      expect({ status: res.status, error: res.body.error }).toEqual({
+        status: 503,
+        error: 'storage_unavailable',
+      });
+      posts++;
+      add(await readsRefused(1000));
+    }
+    expected.set('POST /v1/events', posts);
+    proxy.restore();
+    await servedAgain();
+
+    // Paused: connections stay open and nothing answers; a read waits at most its timeout
+    // (SLUICE_PG_READ_TIMEOUT_MS, 5 s) or a connection's (SLUICE_PG_READ_WAIT_MS, 250 ms).
+    proxy.pause();
+    await readsRefused(5000 + 1000);
+    proxy.restore();
+    await servedAgain();
+  });
+});
