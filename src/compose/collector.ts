@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../clock';
 import type { Config } from '../config/load';
 import { createApp } from '../http/app';
 import { withOverloadGate } from '../http/overload-gate';
+import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
@@ -205,6 +206,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
   const turns = new TurnQueue();
+  const refusals = new RefusalEpisodes({ logger, clock });
   const ingest = new IntakeService({
     limits: eventLimits(config),
     maxEventsPerRequest: config.maxEventsPerRequest,
@@ -228,6 +230,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxEventsPerRequest: config.maxEventsPerRequest,
     maxAttributes: config.maxAttributes,
     turns,
+    refusals,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
@@ -250,6 +253,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
           metrics,
           turns,
           draining: () => readiness.draining,
+          refusals,
           admissionMetrics: admission.metrics,
           clock,
           logger,
@@ -264,6 +268,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },
+      { name: 'refusal log', close: () => refusals.close() },
     ],
     drainDelayMs: config.drainDelayMs,
     graceMs: config.shutdownGraceMs,

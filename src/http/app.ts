@@ -11,6 +11,7 @@ import type { MetricResolution, Storage } from '../storage/port';
 import { authenticate } from './authenticate';
 import { cors, corsPolicy } from './cors';
 import { eventsListener } from './events-listener';
+import type { RefusalEpisodes } from './refusal-episodes';
 import { requestContext, type RequestContextDeps } from './request-context';
 import { getEvents } from './routes/get-events';
 import { getMetrics } from './routes/get-metrics';
@@ -42,6 +43,8 @@ export interface AppDeps {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
+  /** Where 503 refusals are logged, once per episode and route. */
+  readonly refusals: RefusalEpisodes;
 }
 
 /**
@@ -55,6 +58,7 @@ export function createApp(deps: AppDeps): RequestListener {
     logger: deps.logger,
     metrics: deps.metrics,
     closing: () => deps.readiness.draining,
+    refusals: deps.refusals,
   };
   const handle = eventsHandler(deps);
   const events = eventsListener({
@@ -102,11 +106,7 @@ function expressApp(
   app.get(PATHS.prometheus, metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
-    sendError(
-      res,
-      new SluiceError('not_found', `No route for ${req.method} ${req.path}.`),
-      () => req.context.log,
-    );
+    sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), req.context);
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
@@ -114,7 +114,7 @@ function expressApp(
       res.destroy();
       return;
     }
-    sendError(res, err, () => req.context.log);
+    sendError(res, err, req.context);
   });
   return app;
 }

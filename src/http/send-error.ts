@@ -1,19 +1,20 @@
 import type { ServerResponse } from 'node:http';
 import { ERROR_CATALOGUE, SluiceError } from '../errors/catalogue';
 import { STORAGE_BUSY_RETRY_AFTER_S, UNAVAILABLE_RETRY_AFTER_S } from '../intake/retry-after';
-import type { Logger } from '../log/logger';
 import { StorageBusyError } from '../storage/storage-busy';
 import { StorageUnavailableError } from '../storage/storage-unavailable';
+import type { RequestContext } from './request-context';
 import { sendAnswer, type JsonAnswer } from './send-json';
 
 /**
- * The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. `log` is called only
- * when there is something to log (a request's child logger is made on first use).
+ * The one mapper from errors to HTTP answers: `{"error": code, "message": …}`. Records the code on
+ * the request's context (its log line depends on it: see `RequestContext.finished`).
  */
-export function errorAnswer(err: unknown, log: () => Logger): JsonAnswer {
+export function errorAnswer(err: unknown, context: RequestContext): JsonAnswer {
   const e = err instanceof SluiceError ? err : knownError(err);
+  context.errorCode = e?.code ?? 'internal';
   if (e === null) {
-    log().error({ err }, 'unhandled error in request');
+    context.log.error({ err }, 'unhandled error in request');
     return {
       status: 500,
       body: JSON.stringify({ error: 'internal', message: ERROR_CATALOGUE.internal.message }),
@@ -29,8 +30,8 @@ export function errorAnswer(err: unknown, log: () => Logger): JsonAnswer {
 }
 
 /** Answers `err` on an Express response (`errorAnswer`). */
-export function sendError(res: ServerResponse, err: unknown, log: () => Logger): void {
-  sendAnswer(res, errorAnswer(err, log));
+export function sendError(res: ServerResponse, err: unknown, context: RequestContext): void {
+  sendAnswer(res, errorAnswer(err, context));
 }
 
 /**

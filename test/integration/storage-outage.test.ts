@@ -11,10 +11,18 @@ const READS = [
   { route: 'GET /v1/metrics', path: '/v1/metrics?name=outage.probe&resolution=1m' },
 ] as const;
 
+interface LogLine {
+  level: string;
+  msg: string;
+  route?: string;
+  refused?: number;
+}
+
 /**
  * PostgreSQL stopped (connections reset) and paused (connections open, nothing answers) under a
  * running collector process with the defaults a user gets, through a proxy the test cuts: every
- * read route answers 503 with Retry-After, never 500.
+ * read route answers 503 with Retry-After, never 500; and the log says when refusals start and
+ * end with their count, not one line per refused request.
  */
 describe('storage outage under a running collector (postgres)', () => {
   let db: TestDatabase;
@@ -40,6 +48,15 @@ describe('storage outage under a running collector (postgres)', () => {
     await proxy?.close();
     await db?.drop();
   });
+
+  const lines = (): LogLine[] =>
+    c.output.flatMap((l) => {
+      try {
+        return [JSON.parse(l) as LogLine];
+      } catch {
+        return [];
+      }
+    });
 
   /** Answers every read route; returns how many were refused, after checking each refusal. */
   async function readsRefused(withinMs: number): Promise<Map<string, number>> {
@@ -67,7 +84,7 @@ describe('storage outage under a running collector (postgres)', () => {
     expect((await postEvents(c.url, [metric('outage')])).status).toBe(202);
   }
 
-  it('stopped, then paused: 503 storage_unavailable with Retry-After on every read route', async () => {
+  it('stopped, then paused: 503 storage_unavailable with Retry-After on every read route; one line when refusals start and one when they end', async () => {
     await servedAgain();
     const expected = new Map<string, number>();
     const add = (counts: Map<string, number>) => {
@@ -91,12 +108,31 @@ describe('storage outage under a running collector (postgres)', () => {
     expected.set('POST /v1/events', posts);
     proxy.restore();
     await servedAgain();
+    const firstOutage = new Map(expected);
 
     // Paused: connections stay open and nothing answers; a read waits at most its timeout
     // (SLUICE_PG_READ_TIMEOUT_MS, 5 s) or a connection's (SLUICE_PG_READ_WAIT_MS, 250 ms).
     proxy.pause();
-    await readsRefused(5000 + 1000);
+    const paused = await readsRefused(5000 + 1000);
     proxy.restore();
     await servedAgain();
+
+    const log = lines();
+    expect(log.filter((l) => l.msg === 'request failed')).toEqual([]);
+    const started = log.filter((l) => l.msg === 'requests refused');
+    const ended = log.filter((l) => l.msg === 'requests served again');
+    const summary = (ls: LogLine[]) => ls.map((l) => `${l.route} ${l.refused ?? ''}`.trim()).sort();
+    // One episode per route and outage; each ending line counts the refusals of its episode.
+    expect(summary(started)).toEqual([...[...firstOutage.keys()], ...[...paused.keys()]].sort());
+    expect(summary(ended)).toEqual(
+      [
+        ...[...firstOutage].map(([route, n]) => `${route} ${n}`),
+        ...[...paused].map(([route, n]) => `${route} ${n}`),
+      ].sort(),
+    );
+    // Hundreds of refusals, a bounded handful of lines about them.
+    const refusals = [...expected.values(), ...paused.values()].reduce((a, b) => a + b, 0);
+    expect(refusals).toBeGreaterThan(150);
+    expect(started.length + ended.length).toBeLessThanOrEqual(12);
   });
 });

@@ -10,6 +10,7 @@ import type { Metrics } from '../../metrics/instruments';
 import { createOtlpMetrics } from '../../metrics/otlp-instruments';
 import { OtlpExportService } from '../../otlp/export-service';
 import type { ApiKeyRing } from '../../auth/api-keys';
+import type { RefusalEpisodes } from '../refusal-episodes';
 import { listen } from '../server';
 import type { TurnQueue } from '../../intake/turn-queue';
 import { createOtlpListener } from './otlp-listener';
@@ -40,6 +41,8 @@ export interface OtlpServerDeps {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** True once shutdown began. */
   readonly draining: () => boolean;
+  /** Where 503 refusals are logged, once per episode and route. */
+  readonly refusals: RefusalEpisodes;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -78,6 +81,7 @@ export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlp
     maxJsonDepth: config.otlpMaxJsonDepth,
     turns: deps.turns,
     draining: deps.draining,
+    refusals: deps.refusals,
     logger: deps.logger.child({ component: 'otlp' }),
   });
   const { server, port, url } = await listen(
