@@ -23,7 +23,7 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
-import { DEFAULT_BACKOFF } from '../pipeline/backoff';
+import { WRITER_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { BoundedLane } from '../pipeline/lane';
 import { AsyncPublisher } from '../queue/async-publisher';
@@ -96,6 +96,13 @@ async function startLaneIntake(
     }
   });
 
+  const health = new StorageHealthMonitor({
+    ping: () => storage.ping(),
+    readiness,
+    intervalMs: config.healthIntervalMs,
+    timeoutMs: config.storageTimeoutMs,
+    logger: logger.child({ component: 'health' }),
+  });
   const writer = new BatchWriterLoop({
     errorLane,
     standardLane,
@@ -103,17 +110,11 @@ async function startLaneIntake(
     batchSize: config.batchSize,
     flushIntervalMs: config.flushIntervalMs,
     maxInFlight: config.writeConcurrency,
-    backoff: DEFAULT_BACKOFF,
+    backoff: WRITER_BACKOFF,
+    health,
     clock,
     logger: logger.child({ component: 'writer' }),
     metrics,
-  });
-  const health = new StorageHealthMonitor({
-    ping: () => storage.ping(),
-    readiness,
-    intervalMs: config.healthIntervalMs,
-    timeoutMs: config.storageTimeoutMs,
-    logger: logger.child({ component: 'health' }),
   });
   await health.start();
   writer.start();
