@@ -1,8 +1,9 @@
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
-import { getJson, postEvents, waitFor } from '../support/http';
+import { acknowledgedIds, getJson, postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TcpProxy } from '../support/tcp-proxy';
+import { exactlyOnce, metricValue } from './queue-support';
 
 /** Every read route of the collector, with the parameters it needs. */
 const READS = [
@@ -19,7 +20,7 @@ interface LogLine {
 }
 
 /**
- * PostgreSQL stopped (connections reset) and paused (connections open, nothing answers) under a
+ * PostgreSQL stopped (connections reset), restarted and paused (connections open, nothing answers) under a
  * running collector process with the defaults a user gets, through a proxy the test cuts: every
  * read route answers 503 with Retry-After, never 500; and the log says when refusals start and
  * end with their count, not one line per refused request.
@@ -134,5 +135,39 @@ describe('storage outage under a running collector (postgres)', () => {
     const refusals = [...expected.values(), ...paused.values()].reduce((a, b) => a + b, 0);
     expect(refusals).toBeGreaterThan(150);
     expect(started.length + ended.length).toBeLessThanOrEqual(12);
+  });
+  it('a restart under load (connections reset, back at once): every event acknowledged with 202 is stored once', async () => {
+    await servedAgain();
+    const acknowledged: string[] = [];
+    let requests = 0;
+    let stop = false;
+    const client = async (k: number) => {
+      for (let i = 0; !stop && i < 2000; i++) {
+        // One app per request: the rate limit per app (100/s by default) is not what this measures.
+        const batch = Array.from({ length: 20 }, () => metric(`restart-${k}-${i}`));
+        const res = await postEvents(c.url, batch).catch(() => null);
+        if (res === null) continue;
+        requests++;
+        acknowledged.push(...acknowledgedIds(batch, res));
+      }
+    };
+    const clients = [0, 1, 2, 3].map(client);
+    await waitFor('load under way', () => requests >= 20, 10_000);
+    proxy.refuse();
+    await waitFor(
+      'the writer sees it',
+      async () => (await metricValue(c.url, 'sluice_storage_up')) === 0,
+      10_000,
+    );
+    proxy.restore();
+    const resumed = requests;
+    await waitFor('load after the restart', () => requests >= resumed + 40, 20_000);
+    stop = true;
+    await Promise.all(clients);
+    expect(acknowledged.length).toBeGreaterThan(500);
+    await waitFor(
+      'every acknowledged event stored',
+      async () => (await exactlyOnce(db.url, acknowledged)) === null,
+    );
   });
 });

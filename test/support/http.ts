@@ -60,3 +60,13 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** The ids of `batch` that `answer` acknowledged: all but its throttled ones, on a 202 or 429. */
+export function acknowledgedIds(
+  batch: ReadonlyArray<Record<string, unknown>>,
+  answer: IngestAnswer,
+): string[] {
+  if (answer.status !== 202 && answer.status !== 429) return [];
+  const throttled = new Set(answer.body.throttled ?? []);
+  return batch.flatMap((e, i) => (throttled.has(i) ? [] : [e.id as string]));
+}
