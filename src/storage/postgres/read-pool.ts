@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
 import { StorageBusyError } from '../storage-busy';
+import { errorText } from '../maintenance';
 import { StorageUnavailableError } from '../storage-unavailable';
 import { createPool } from './pool';
 
@@ -56,7 +57,9 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
       }
       if (isQueryFault(err)) throw err;
       o.onRefused('unavailable');
-      throw new StorageUnavailableError('PostgreSQL cannot serve reads now.', { cause: err });
+      throw new StorageUnavailableError(`PostgreSQL cannot serve reads now: ${errorText(err)}`, {
+        cause: err,
+      });
     }
   };
   return { pool, query };

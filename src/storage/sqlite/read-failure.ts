@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { errorText } from '../maintenance';
 import { StorageUnavailableError } from '../storage-unavailable';
 
 /** Result codes of a query's own fault (SQL error, type mismatch, bad binding): a bug, thrown as is. */
@@ -13,9 +14,8 @@ export function readOrUnavailable<T>(query: () => T): T {
   try {
     return query();
   } catch (err) {
-    if (isUnavailable(err))
-      throw new StorageUnavailableError('SQLite cannot serve reads now.', { cause: err });
-    throw err;
+    if (!isUnavailable(err)) throw err;
+    throw new StorageUnavailableError(`SQLite cannot serve reads now: ${errorText(err)}`, { cause: err });
   }
 }
 
