@@ -61,12 +61,16 @@ export async function waitFor<T>(
   }
 }
 
-/** The ids of `batch` that `answer` acknowledged: all but its throttled ones, on a 202 or 429. */
+/**
+ * The ids of `batch` that `answer` acknowledged: on a 202, or a 429 with a `throttled` list, every
+ * event neither throttled nor rejected. A 429 without the list (`overloaded`) took nothing.
+ */
 export function acknowledgedIds(
   batch: ReadonlyArray<Record<string, unknown>>,
   answer: IngestAnswer,
 ): string[] {
-  if (answer.status !== 202 && answer.status !== 429) return [];
-  const throttled = new Set(answer.body.throttled ?? []);
-  return batch.flatMap((e, i) => (throttled.has(i) ? [] : [e.id as string]));
+  const { throttled, rejected } = answer.body;
+  if (answer.status !== 202 && !(answer.status === 429 && throttled !== undefined)) return [];
+  const notTaken = new Set([...(throttled ?? []), ...(rejected ?? []).map((r) => r.index)]);
+  return batch.flatMap((e, i) => (notTaken.has(i) ? [] : [e.id as string]));
 }
