@@ -1,4 +1,4 @@
-import type { Transport, TransportRequest } from '../../../src/sdk/transport';
+import type { Transport, TransportRequest } from '../../../sdk/src/transport';
 import { accepted, FakeClock, settle, status, throttleAll, throttled, type Answer } from './fakes';
 import { harness, watchUnhandledRejections } from './harness';
 

@@ -1,5 +1,5 @@
-import { createClient, type Client } from '../../../src/sdk/client';
-import type { ClientOptions } from '../../../src/sdk/options';
+import { createClient, type Client } from '../../../sdk/src/client';
+import type { ClientOptions } from '../../../sdk/src/options';
 import { FakeClock, FakeTransport } from './fakes';
 
 export interface Harness {
