@@ -34,6 +34,11 @@ export function isValidName(name: unknown, suffix = ''): name is string {
   return true;
 }
 
+/** Why `isValidName(name, suffix)` is false: the collector's reason code for it. */
+export function nameRefusal(name: unknown): 'name_invalid' | 'name_too_long' {
+  return typeof name === 'string' && DOTTED_NAME.test(name) ? 'name_too_long' : 'name_invalid';
+}
+
 export function truncate(s: string, max: number): string {
   if (s.length <= max) return s;
   // Never end on the first half of a surrogate pair: the collector refuses lone surrogates.

@@ -82,9 +82,9 @@ process.stdout.write(JSON.stringify(client.stats()));
 `,
   // Type-checked only: the declarations serve \`import\` and \`require\`, the core and the Node entry.
   'typed.mts': `
-import { createClient, type Client, type ClientOptions } from '@sluice/sdk';
+import { createClient, type Client, type ClientOptions, type SluiceSdkError } from '@sluice/sdk';
 import { createNodeClient, fileStore } from '@sluice/sdk/node';
-const options: ClientOptions = { endpoint: 'http://127.0.0.1/v1/events', app: 'a' };
+const options: ClientOptions = { endpoint: 'http://127.0.0.1/v1/events', app: 'a', onError: (e: SluiceSdkError) => void e.code, debug: true };
 const client: Client = createClient(options);
 createNodeClient({ ...options, persistence: fileStore('/tmp/x.json') }).metric('a.b', client.stats().sent);
 `,
@@ -313,13 +313,38 @@ describe('the SDK package, installed from its tarball into an app outside the re
         }
         client.metric('app.latency_ms', 12, attributes);
         await client.flush({ timeoutMs: 10000 });
-        return { stats: client.stats() };
+        // A wrong key is told apart from an unreachable collector: the 401 carries CORS headers.
+        const codes: string[] = [];
+        const wrong = create({
+          endpoint,
+          app,
+          apiKey: 'sk_in_wrong',
+          onError: (e: { code: string }) => codes.push(e.code),
+        });
+        wrong.lifecycle('app.started', { runtime: 'browser-wrong-key' });
+        await wrong.flush({ timeoutMs: 10000 });
+        return { stats: client.stats(), codes };
       },
       [`${collector.url}/v1/events`, APP, ingest.secret] as const,
     );
     expect(errors).toEqual([]);
     expect(result.stats).toMatchObject({ sent: 3, buffered: { total: 0 } });
+    expect(result.codes).toEqual(['unauthorized']);
     expect(await storedNames('browser')).toEqual(SENT);
     await tab.close();
+  });
+
+  it('a wrong apiKey: flush() resolves, and one warning (not one per request) says what to fix', async () => {
+    const result = await sendFromNode('send.cjs', 'wrong-key', 'sk_in_not-the-key', 1);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      sent: 0,
+      dropped: { client_error: 3 },
+      requests: { failed: 3 },
+    });
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sluice: .*401.*apiKey/);
+    expect(await stored('wrong-key')).toEqual([]);
   });
 });

@@ -295,7 +295,7 @@ describe('client: never throws into the host', () => {
 
   it('does not throw on options that cannot work, and says why', () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
-    const client = harness({ app: '' }).client;
+    const client = harness({ app: '', onError: undefined }).client;
     expect(() => client.error('x')).not.toThrow();
     expect(client.stats().disabled).toMatch(/app/);
     expect(warn).toHaveBeenCalled();
