@@ -57,29 +57,27 @@ async function bundle(options) {
   for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
 }
 
+/** The two entries, each as an ES module (.mjs) and as CommonJS (.cjs); the Node entry imports the core's file. */
+const entries = [
+  { name: 'index', source: 'src/index.ts', platform: 'neutral', target: 'es2022', sharesCore: false },
+  { name: 'node', source: 'src/node/index.ts', platform: 'node', target: 'node20', sharesCore: true },
+];
 const formats = /** @type {const} */ ([
   ['esm', 'mjs'],
   ['cjs', 'cjs'],
 ]);
 await Promise.all([
-  ...formats.map(([format, ext]) =>
-    bundle({
-      entryPoints: [path.join(root, 'src/index.ts')],
-      outfile: path.join(dist, `index.${ext}`),
-      format,
-      platform: 'neutral',
-      target: 'es2022',
-    }),
-  ),
-  ...formats.map(([format, ext]) =>
-    bundle({
-      entryPoints: [path.join(root, 'src/node/index.ts')],
-      outfile: path.join(dist, `node.${ext}`),
-      format,
-      platform: 'node',
-      target: 'node20',
-      plugins: [coreAsSibling(`index.${ext}`)],
-    }),
+  ...entries.flatMap((entry) =>
+    formats.map(([format, ext]) =>
+      bundle({
+        entryPoints: [path.join(root, entry.source)],
+        outfile: path.join(dist, `${entry.name}.${ext}`),
+        format,
+        platform: /** @type {import('esbuild').Platform} */ (entry.platform),
+        target: entry.target,
+        plugins: entry.sharesCore ? [coreAsSibling(`index.${ext}`)] : [],
+      }),
+    ),
   ),
   bundle({
     entryPoints: [path.join(root, 'src/index.ts')],

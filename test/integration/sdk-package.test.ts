@@ -57,29 +57,26 @@ async function ok(command: string, args: readonly string[], cwd: string): Promis
   return r.stdout;
 }
 
-/** The scratch app's scripts; each sends three events tagged with `runtime` and prints `stats()`. */
+/** What both Node scripts do with the client `create` makes: three events tagged with `runtime`. */
+const CAPTURE = `
+const e = process.env;
+const client = create({ endpoint: e.ENDPOINT, app: e.APP, apiKey: e.KEY, batchSize: Number(e.BATCH) });
+const attributes = { runtime: e.RUNTIME };
+client.lifecycle('app.started', attributes);
+client.error(new TypeError('boom'), attributes);
+client.metric('app.latency_ms', 12, attributes);
+`;
+const PRINT_STATS = 'process.stdout.write(JSON.stringify(client.stats()))';
+
+/** The scratch app's files: two scripts that send and then print `stats()`, and typed code for tsc. */
 const SCRIPTS = {
-  'send.cjs': `
-const { createNodeClient } = require('@sluice/sdk/node');
-const e = process.env;
-const client = createNodeClient({ endpoint: e.ENDPOINT, app: e.APP, apiKey: e.KEY, batchSize: Number(e.BATCH) });
-const attributes = { runtime: e.RUNTIME };
-client.lifecycle('app.started', attributes);
-client.error(new TypeError('boom'), attributes);
-client.metric('app.latency_ms', 12, attributes);
-client.flush({ timeoutMs: 10000 }).then(() => process.stdout.write(JSON.stringify(client.stats())));
-`,
-  'send.mjs': `
-import { createClient } from '@sluice/sdk';
-const e = process.env;
-const client = createClient({ endpoint: e.ENDPOINT, app: e.APP, apiKey: e.KEY, batchSize: Number(e.BATCH) });
-const attributes = { runtime: e.RUNTIME };
-client.lifecycle('app.started', attributes);
-client.error(new TypeError('boom'), attributes);
-client.metric('app.latency_ms', 12, attributes);
+  'send.cjs': `const { createNodeClient: create } = require('@sluice/sdk/node');
+${CAPTURE}
+client.flush({ timeoutMs: 10000 }).then(() => ${PRINT_STATS});`,
+  'send.mjs': `import { createClient as create } from '@sluice/sdk';
+${CAPTURE}
 await client.flush({ timeoutMs: 10000 });
-process.stdout.write(JSON.stringify(client.stats()));
-`,
+${PRINT_STATS}`,
   // Type-checked only: the declarations serve \`import\` and \`require\`, the core and the Node entry.
   'typed.mts': `
 import { createClient, type Client, type ClientOptions, type SluiceSdkError } from '@sluice/sdk';
