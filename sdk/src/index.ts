@@ -13,7 +13,7 @@ export type {
   RetryOptions,
 } from './options';
 export type { ClientStats, DropReason } from './stats';
-export { SluiceSdkError, type RejectedEvent, type SdkErrorCode } from './sdk-error';
+export { SDK_ERROR_CODES, SluiceSdkError, type RejectedEvent, type SdkErrorCode } from './sdk-error';
 export type {
   Attributes,
   AttributeValue,

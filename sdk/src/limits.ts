@@ -1,7 +1,8 @@
 /**
- * Bounds the SDK applies at capture, equal to the collector's defaults
- * (src/config/settings.ts): an event the collector would reject is cut or
- * dropped at the source instead of crossing the network.
+ * Bounds the SDK applies at capture, equal to the collector's defaults (the
+ * collector's test/unit/sdk/wire-contract.test.ts keeps them so): an event the
+ * collector would reject is cut or dropped at the source instead of crossing
+ * the network.
  */
 export const CAPTURE_LIMITS = {
   /** Most attributes kept on one event; the rest are dropped. */

@@ -1,19 +1,25 @@
-/** What went wrong. The first five lose events and need a change on the host's side; the last two pass. */
-export type SdkErrorCode =
+/**
+ * What went wrong. The first five lose events and need a change on the host's side; the last two
+ * pass (the events are kept and retried). docs/sdk.md lists them (a test keeps it in step).
+ */
+export const SDK_ERROR_CODES = [
   /** 401 or 403: the API key is missing, wrong, or may not write. The batch is dropped. */
-  | 'unauthorized'
+  'unauthorized',
   /** Another 4xx but 408 and 429 (400, 404, 413, 415…): resending cannot help. The batch is dropped. */
-  | 'request_refused'
+  'request_refused',
   /** The collector took the request but rejected some of its events as invalid (`rejected`). They are dropped. */
-  | 'events_rejected'
+  'events_rejected',
   /** Refused at capture: a name that is not a dotted identifier or is too long, a value that is not a finite number. Dropped. */
-  | 'invalid_event'
+  'invalid_event',
   /** The options cannot make a working client (no endpoint, no app): it captures nothing. */
-  | 'invalid_options'
+  'invalid_options',
   /** No answer: connection refused, DNS, TLS, timeout. The events are kept and retried with backoff. */
-  | 'unreachable'
+  'unreachable',
   /** A 5xx or 408 answer. The events are kept and retried after `Retry-After` or a backoff. */
-  | 'server_error';
+  'server_error',
+] as const;
+
+export type SdkErrorCode = (typeof SDK_ERROR_CODES)[number];
 
 /** One event the collector (or the SDK, at capture) refused, and why. */
 export interface RejectedEvent {

@@ -1,4 +1,6 @@
-import { SluiceSdkError } from '../../../sdk/src/sdk-error';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SDK_ERROR_CODES, SluiceSdkError } from '../../../sdk/src/sdk-error';
 import { accepted, settle, status, throttled } from './fakes';
 import { harness, watchUnhandledRejections } from './harness';
 
@@ -203,5 +205,15 @@ describe('client: debug', () => {
       ),
       'sluice: POST of 1 event: 202, 1 taken, 0 rejected',
     ]);
+  });
+});
+
+describe('docs/sdk.md', () => {
+  it('lists every error code, and no other', () => {
+    const doc = readFileSync(path.resolve(__dirname, '../../../docs/sdk.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## When something is wrong'));
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((m) => m[1]);
+    const listed = rows.slice(1); // the first is the header, `code`
+    expect(listed).toEqual([...SDK_ERROR_CODES]);
   });
 });
