@@ -1,13 +1,8 @@
 import { AttributeBag, findText } from './attributes';
 import { deterministicId } from './event-id';
 import { exceptionDetail } from './exception-detail';
-import {
-  ExportBuilder,
-  newEvent,
-  type EventParts,
-  type MappedExport,
-  type MappingContext,
-} from './mapped-export';
+import { ExportBuilder, newEvent } from './mapped-export';
+import type { EventParts, MappedExport, MappingContext } from './mapped-export';
 import { STATUS_CODE_ERROR, type OtlpSpan, type OtlpSpanEvent } from './model';
 import { sluiceName } from './names';
 import { mapResource } from './resource';
