@@ -1,12 +1,3 @@
-/**
- * Largest magnitude of a metric value (`value`, a summary's `min` and `max`; a summary's `sum` may
- * reach `count` times it). Fixed, not a setting: it is what keeps every rollup sum finite. A
- * bucket's sum reaches the end of a double's range (±1.8e308) only past 1.8e8 samples at the
- * bound; stored then as ±Infinity (see src/storage/layout/rollup-folds.ts). No measurement
- * comes near it (the observable universe holds about 1e80 atoms).
- */
-export const METRIC_VALUE_BOUND = 1e300;
-
 /** Bounds applied to every event at intake. Lengths are in UTF-16 code units (JavaScript string length). */
 export interface EventLimits {
   /** Most attributes per event. Default 32. */

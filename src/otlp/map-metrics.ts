@@ -1,6 +1,9 @@
+import { isWithinMetricBound, summaryOutOfRange } from '../events/metric-bound';
+import { summaryFault } from '../events/summary-rule';
+import type { MetricSummary } from '../events/types';
 import { AttributeBag } from './attributes';
 import { deterministicId } from './event-id';
-import { ExportBuilder, type MappedExport, type MappingContext, type WireEvent } from './mapped-export';
+import { ExportBuilder, newEvent, type MappedExport, type MappingContext } from './mapped-export';
 import {
   TEMPORALITY_CUMULATIVE,
   TEMPORALITY_DELTA,
@@ -29,12 +32,10 @@ import { estimateMinMax } from './histogram-bounds';
 /** Suffix of the name of a cumulative reading (see `mapMetrics`). */
 export const CUMULATIVE_SUFFIX = '_cumulative';
 
-type Summary = { count: number; min: number; max: number; sum: number; avg: number };
-
 /** A data point as the metric mapping sees it: its value, or its summary, or why it has none. */
 type PointValue =
   | { readonly value: number }
-  | { readonly summary: Summary; readonly estimated: boolean }
+  | { readonly summary: MetricSummary; readonly estimated: boolean }
   | { readonly skip: true }
   | { readonly invalid: string };
 
@@ -56,7 +57,7 @@ type PointValue =
  * ts: the point's time, else now.
  */
 export function mapMetrics(request: unknown, ctx: MappingContext): MappedExport {
-  const out = new ExportBuilder();
+  const out = new ExportBuilder(ctx);
   const { limits } = ctx;
   for (const rm of list<unknown>(record<{ resourceMetrics?: unknown }>(request)?.resourceMetrics)) {
     const resourceMetrics = record<{ resource?: unknown; scopeMetrics?: unknown }>(rm);
@@ -91,25 +92,22 @@ export function mapMetrics(request: unknown, ctx: MappingContext): MappedExport 
           if ('estimated' in value && value.estimated) bag.set('otel.estimated', 'min_max');
           bag.addKeyValues(point.attributes);
           out.droppedAttributes += bag.dropped;
-          const wire: WireEvent = {
-            id: '',
+          const event = newEvent(resource.source, {
             type: 'metric',
             name,
             ts: nanosToMs(point.timeUnixNano) || ctx.now,
-            source: resource.source,
-          };
-          if ('value' in value) wire.value = value.value;
-          else wire.summary = value.summary;
-          wire.attributes = bag.toObject();
-          wire.id = deterministicId(
+            ...('value' in value ? { value: value.value } : { summary: value.summary }),
+            attributes: bag.toObject(),
+          });
+          event.id = deterministicId(
             'metric',
             resource.key,
             scope.key,
             int64Text(point.startTimeUnixNano),
             int64Text(point.timeUnixNano),
-            JSON.stringify(wire),
+            JSON.stringify(event),
           );
-          out.events.push(wire);
+          out.add(event);
         }
       }
     }
@@ -172,7 +170,8 @@ function points<T extends object>(v: unknown): T[] {
 function numberValue(p: OtlpNumberDataPoint): PointValue {
   if (has(p, 'asDouble')) {
     const d = finiteDouble(p.asDouble);
-    return d === null ? { invalid: 'value_not_finite' } : { value: d };
+    if (d === null) return { invalid: 'value_not_finite' };
+    return isWithinMetricBound(d) ? { value: d } : { invalid: 'value_out_of_range' };
   }
   if (has(p, 'asInt')) {
     const n = int64Number(p.asInt);
@@ -213,7 +212,7 @@ function countedValue(
   if (sum === null) estimated = true;
   if (min > max) return { invalid: 'min_above_max' };
   const avg = total / count;
-  return { summary: { count, min, max, sum: total, avg }, estimated };
+  return summaryValue({ count, min, max, sum: total, avg }, estimated);
 }
 
 function summaryPointValue(p: OtlpSummaryDataPoint): PointValue {
@@ -234,5 +233,14 @@ function summaryPointValue(p: OtlpSummaryDataPoint): PointValue {
   const estimated = min === null || max === null;
   min ??= Math.min(avg, max ?? avg);
   max ??= Math.max(avg, min);
-  return { summary: { count, min, max, sum, avg }, estimated };
+  return summaryValue({ count, min, max, sum, avg }, estimated);
+}
+
+/**
+ * `summary` as a point's value, unless the summary rule refuses it (a sum beyond a double, min
+ * above max) or it is past the metric bound (rollup sums would overflow).
+ */
+function summaryValue(summary: MetricSummary, estimated: boolean): PointValue {
+  if (summaryFault(summary) !== null) return { invalid: 'summary_invalid' };
+  return summaryOutOfRange(summary) === null ? { summary, estimated } : { invalid: 'value_out_of_range' };
 }

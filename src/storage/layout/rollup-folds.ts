@@ -9,7 +9,7 @@ import { ROLLUP_TABLE, ROLLUP_WIDTH_MS } from './rollups';
  * double above 2^-990, so the sum is the one float64 addition would give), and the total is
  * multiplied back, becoming ±Infinity when it leaves a double's range (±1.8e308). PostgreSQL's
  * float8 addition raises "value out of range" instead, which stopped the whole run. The intake
- * bound (events/limits.ts, METRIC_VALUE_BOUND) keeps new samples far from it; what is stored
+ * bound (events/metric-bound.ts, METRIC_VALUE_BOUND) keeps new samples far from it; what is stored
  * from before it, or 1.8e8 samples at the bound in one bucket, reads as ±Infinity.
  */
 

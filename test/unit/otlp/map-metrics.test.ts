@@ -1,6 +1,5 @@
-import { validateEvent } from '../../../src/events/validate';
 import { mapMetrics } from '../../../src/otlp/map-metrics';
-import { ctx, kv, LIMITS, nanos, NOW, RESOURCE } from './fixtures';
+import { ctx, expectValidAsBuilt, kv, nanos, NOW, RESOURCE } from './fixtures';
 
 const DELTA = 1;
 const CUMULATIVE = 2;
@@ -40,10 +39,12 @@ describe('metrics mapping', () => {
     expect(out.events[0]).toMatchObject({
       type: 'metric',
       ts: NOW,
-      source: { app: 'web-shop', version: '1.4.2', env: 'prod' },
+      app: 'web-shop',
+      version: '1.4.2',
+      env: 'prod',
       attributes: { 'otel.unit': '{item}', region: 'eu' },
     });
-    for (const e of out.events) expect(validateEvent(e, LIMITS, NOW).ok).toBe(true);
+    out.events.forEach(expectValidAsBuilt);
   });
 
   it('cumulative: monotonic sums and histograms become _cumulative readings with otel.start_ts; up-down sums are levels', () => {
@@ -153,18 +154,22 @@ describe('metrics mapping', () => {
   it('points that cannot be mapped are counted by reason; empty histogram points are skipped', () => {
     const out = mapMetrics(
       request([
-        { name: 'g', gauge: { dataPoints: [point({}), point({ asDouble: 'Infinity' })] } },
+        {
+          name: 'g',
+          gauge: { dataPoints: [point({}), point({ asDouble: 'Infinity' }), point({ asDouble: 1.7e308 })] },
+        },
         { name: 's', sum: { aggregationTemporality: 0, dataPoints: [point({ asInt: 1 })] } },
         { name: 'h', histogram: { aggregationTemporality: DELTA, dataPoints: [point({ count: '0' })] } },
       ]),
       ctx(),
     );
     expect(out.events).toEqual([]);
-    expect(out.records).toBe(4);
+    expect(out.records).toBe(5);
     expect(out.skipped).toBe(1);
     expect(Object.fromEntries(out.unmapped)).toEqual({
       value_missing: 1,
       value_not_finite: 1,
+      value_out_of_range: 1,
       temporality_unspecified: 1,
     });
   });
