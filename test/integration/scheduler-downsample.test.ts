@@ -282,7 +282,7 @@ describe.each([
       ['1m', SUMMARY_NAME, undefined],
       ['1h', 'render.frame_drop', undefined],
     ] as const) {
-      const points = await h.storage.queryMetrics({ name, app, resolution, limit: 10_000 });
+      const { points } = await h.storage.queryMetrics({ names: [name], app, resolution, limit: 10_000 });
       expect(points).toEqual(asPoints(expected[resolution], name, app));
     }
   });

@@ -320,8 +320,8 @@ describe.each([
   });
 
   describe('queryMetrics', () => {
-    const metrics = (q: Omit<MetricQuery, 'resolution' | 'limit'> & { limit?: number }) =>
-      storage.queryMetrics({ resolution: 'raw', limit: 1000, ...q });
+    const metrics = async (q: Omit<MetricQuery, 'resolution' | 'limit'> & { limit?: number }) =>
+      (await storage.queryMetrics({ resolution: 'raw', limit: 1000, ...q })).points;
 
     it('returns raw samples and summaries oldest first, mapped to points', async () => {
       const t = NOW - 30_000;
@@ -340,22 +340,25 @@ describe.each([
       ];
       await storage.writeBatch(batch);
 
-      expect(await metrics({ name: 'latency' })).toEqual([
-        { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3 },
-        { ts: t + 1000, app: 'blog', count: 3, min: 1, max: 5, sum: 9, avg: 3 },
-        { ts: t + 2000, app: 'web-shop', count: 1, min: 7.5, max: 7.5, sum: 7.5, avg: 7.5 },
+      expect(await metrics({ names: ['latency'] })).toEqual([
+        { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3, kind: 'sample' },
+        { ts: t + 1000, app: 'blog', count: 3, min: 1, max: 5, sum: 9, avg: 3, kind: 'summary' },
+        { ts: t + 2000, app: 'web-shop', count: 1, min: 7.5, max: 7.5, sum: 7.5, avg: 7.5, kind: 'sample' },
       ]);
-      expect((await metrics({ name: 'latency', app: 'blog' })).map((p) => p.ts)).toEqual([t + 1000]);
-      expect((await metrics({ name: 'latency', from: t + 1000, to: t + 2000 })).map((p) => p.ts)).toEqual([
+      expect((await metrics({ names: ['latency'], app: 'blog' })).map((p) => p.ts)).toEqual([t + 1000]);
+      expect((await metrics({ names: ['latency'], from: t + 1000, to: t + 2000 })).map((p) => p.ts)).toEqual([
         t + 1000,
       ]);
-      expect((await metrics({ name: 'latency', limit: 2 })).map((p) => p.ts)).toEqual([t, t + 1000]);
-      expect(await metrics({ name: 'nothing' })).toEqual([]);
+      expect((await metrics({ names: ['latency'], limit: 2 })).map((p) => p.ts)).toEqual([t, t + 1000]);
+      expect(await metrics({ names: ['nothing'] })).toEqual([]);
     });
 
     it('1m and 1h return no points before any downsample run', async () => {
       for (const resolution of ['1m', '1h'] as const) {
-        await expect(storage.queryMetrics({ name: 'latency', resolution, limit: 10 })).resolves.toEqual([]);
+        await expect(storage.queryMetrics({ names: ['latency'], resolution, limit: 10 })).resolves.toEqual({
+          points: [],
+          next: null,
+        });
       }
     });
   });

@@ -9,6 +9,8 @@ import { ensureDailyPartitions } from './partitions';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { createPool, withClient } from './pool';
 import { createReadPool } from './read-pool';
+import { queryApps, queryMetricSeries } from './query-apps';
+import { scanErrors } from './query-errors';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { createCopyWrite } from './write-copy';
@@ -105,6 +107,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
     queryEvents: (query) => queryEvents(reads.query, query),
     queryMetrics: (query) => queryMetrics(reads.query, query),
+    queryApps: (query) => queryApps(reads.query, query),
+    queryMetricSeries: (query) => queryMetricSeries(reads.query, query),
+    scanErrors: (query) => scanErrors(reads.query, query),
 
     async ping(): Promise<void> {
       await health.query('SELECT 1');

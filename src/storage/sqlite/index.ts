@@ -7,6 +7,8 @@ import type { TelemetryEvent } from '../../events/types';
 import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
+import { queryApps, queryMetricSeries } from './query-apps';
+import { scanErrors } from './query-errors';
 import { queryEvents } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { statementCache } from './statements';
@@ -61,6 +63,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     }),
     queryEvents: async (query) => queryEvents(prepare, query),
     queryMetrics: async (query) => queryMetrics(prepare, query),
+    queryApps: async (query) => queryApps(prepare, query),
+    queryMetricSeries: async (query) => queryMetricSeries(prepare, query),
+    scanErrors: async (query) => scanErrors(prepare, query),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

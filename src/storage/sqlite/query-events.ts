@@ -1,52 +1,103 @@
 import type Database from 'better-sqlite3';
 import type { EventPage, EventQuery } from '../port';
+import {
+  needsScanBound,
+  pageOf,
+  planEventRead,
+  scanBoundOf,
+  type ReadCondition,
+  type ReadTable,
+  type TableRead,
+} from '../layout/event-read-plan';
 import { toTelemetryEvent, type StoredRow } from '../layout/rows';
-import { whereFilters } from './filters';
+import type { Param } from '../layout/sql-param';
+import { namedParams } from './named-params';
+
+type Prepare = (sql: string) => Database.Statement;
 
 /** Both tables projected onto one row shape, as in the PostgreSQL adapter. */
-const EVENTS_PROJECTION = `id, ts, type, app, name, version, env,
+const PROJECTION: Readonly<Record<ReadTable, string>> = {
+  events: `id, ts, type, app, name, version, env,
   NULL AS value, NULL AS count, NULL AS min, NULL AS max, NULL AS sum,
-  message, error_message, error_kind, error_stack, attributes`;
-const METRIC_SAMPLES_PROJECTION = `id, ts, 'metric' AS type, app, name, version, env,
+  message, error_message, error_kind, error_stack, attributes`,
+  metric_samples: `id, ts, 'metric' AS type, app, name, version, env,
   value, count, min, max, sum,
-  message, NULL AS error_message, NULL AS error_kind, NULL AS error_stack, attributes`;
+  message, NULL AS error_message, NULL AS error_kind, NULL AS error_stack, attributes`,
+};
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
 
-/** Builds the page query with named parameters; each table is ordered and limited, then merged. */
-export function eventsSql(q: EventQuery): { sql: string; params: Record<string, unknown> } {
-  const params: Record<string, unknown> = { limit: q.limit };
-  const where = whereFilters(q, 'ts', params);
-  if (q.before !== undefined) {
-    where.push('(ts, id) < (@beforeTs, @beforeId)');
-    params.beforeTs = q.before.ts;
-    params.beforeId = q.before.id;
+/**
+ * One condition in SQL. An attribute is compared as PostgreSQL's `->>` gives it: booleans as
+ * `true` / `false` (json_each gives 1 / 0), numbers and strings as text.
+ */
+function conditionSql(c: ReadCondition, table: ReadTable, param: Param): string {
+  switch (c.kind) {
+    case 'equals':
+      return `${c.column} = ${param(c.value)}`;
+    case 'attribute':
+      return `EXISTS (SELECT 1 FROM json_each(attributes) j WHERE j.key = ${param(c.key)}
+        AND CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END = ${param(c.value)})`;
+    case 'text': {
+      const p = param(c.pattern);
+      return table === 'events'
+        ? `(message LIKE ${p} ESCAPE '\\' OR error_message LIKE ${p} ESCAPE '\\')`
+        : `message LIKE ${p} ESCAPE '\\'`;
+    }
+    case 'from':
+      return `ts >= ${param(c.ts)}`;
+    case 'to':
+      return `ts < ${param(c.ts)}`;
+    case 'before':
+      return `(ts, id) < (${param(c.ts)}, ${param(c.id)})`;
+    case 'notBefore':
+      return `(ts, id) >= (${param(c.ts)}, ${param(c.id)})`;
   }
-  const branches: string[] = [];
-  if (q.type !== 'metric') {
-    if (q.type !== undefined) params.type = q.type;
-    const conditions = q.type === undefined ? where : [...where, 'type = @type'];
-    branches.push(branch(EVENTS_PROJECTION, 'events', conditions));
-  }
-  if (q.type === undefined || q.type === 'metric') {
-    branches.push(branch(METRIC_SAMPLES_PROJECTION, 'metric_samples', where));
-  }
-  // SQLite allows ORDER BY/LIMIT in a compound's parts only inside subqueries.
-  const sql = branches.map((b) => `SELECT * FROM (${b})`).join(' UNION ALL ');
-  return { sql: `${sql} ${NEWEST_FIRST} LIMIT @limit`, params };
 }
 
-function branch(projection: string, table: string, where: readonly string[]): string {
-  const filter = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
-  return `SELECT ${projection} FROM ${table} ${filter} ${NEWEST_FIRST} LIMIT @limit`;
+function whereSql(conditions: readonly ReadCondition[], table: ReadTable, param: Param): string {
+  return conditions.length === 0
+    ? ''
+    : `WHERE ${conditions.map((c) => conditionSql(c, table, param)).join(' AND ')}`;
 }
 
-export function queryEvents(prepare: (sql: string) => Database.Statement, q: EventQuery): EventPage {
-  const { sql, params } = eventsSql(q);
-  const rows = prepare(sql).all(params) as StoredRow[];
-  const events = rows.map(toTelemetryEvent);
-  const last = events[events.length - 1];
-  return {
-    events,
-    next: last !== undefined && events.length === q.limit ? { ts: last.ts, id: last.id } : null,
-  };
+/** The page query, as in the PostgreSQL adapter: each table ordered and limited, then merged. */
+export function eventsSql(
+  reads: readonly TableRead[],
+  limit: number,
+  bound: { ts: number; id: string } | null = null,
+): { sql: string; params: Record<string, unknown> } {
+  const { params, param } = namedParams();
+  const limitParam = param(limit);
+  const branches = reads.map((r) => {
+    const conditions = [...r.indexed, ...r.residual];
+    if (bound !== null) conditions.push({ kind: 'notBefore', ...bound });
+    // SQLite allows ORDER BY/LIMIT in a compound's parts only inside subqueries.
+    return `SELECT * FROM (SELECT ${PROJECTION[r.table]} FROM ${r.table} ${whereSql(conditions, r.table, param)} ${NEWEST_FIRST} LIMIT ${limitParam})`;
+  });
+  return { sql: `${branches.join(' UNION ALL ')} ${NEWEST_FIRST} LIMIT ${limitParam}`, params };
+}
+
+/** Each table's `scanLimit`-th row on its index path, for the tables with residual conditions. */
+function scanBoundSql(reads: readonly TableRead[], scanLimit: number): { sql: string; params: Record<string, unknown> } {
+  const { params, param } = namedParams();
+  const offset = param(scanLimit - 1);
+  const branches = reads
+    .filter((r) => r.residual.length > 0)
+    .map(
+      (r) =>
+        `SELECT * FROM (SELECT ts, id FROM ${r.table} ${whereSql(r.indexed, r.table, param)} ${NEWEST_FIRST} LIMIT 1 OFFSET ${offset})`,
+    );
+  return { sql: branches.join(' UNION ALL '), params };
+}
+
+export function queryEvents(prepare: Prepare, q: EventQuery): EventPage {
+  const reads = planEventRead(q);
+  let bound: { ts: number; id: string } | null = null;
+  if (needsScanBound(q, reads)) {
+    const { sql, params } = scanBoundSql(reads, q.scanLimit);
+    bound = scanBoundOf(prepare(sql).all(params) as Array<{ ts: number; id: string }>);
+  }
+  const { sql, params } = eventsSql(reads, q.limit, bound);
+  const events = (prepare(sql).all(params) as StoredRow[]).map(toTelemetryEvent);
+  return pageOf(events, q.limit, bound);
 }
