@@ -85,7 +85,8 @@ export class QueryParams {
       if (key.length === 0 || key.length > maxKeyLength || !isStorableText(key)) {
         throw invalid(name, `must name a key of 1 to ${maxKeyLength} characters after "${prefix}"`);
       }
-      if (out.length === max) throw invalid(name, `is one too many: at most ${max} ${prefix}<key> parameters`);
+      if (out.length === max)
+        throw invalid(name, `is one too many: at most ${max} ${prefix}<key> parameters`);
       out.push({ key, value: this.requiredString(name) });
     }
     return out;

@@ -82,7 +82,15 @@ interface Totals {
   readonly writeErrors: number;
 }
 
-const RATE_KEYS = ['received', 'accepted', 'rejected', 'throttled', 'shedRequests', 'stored', 'dropped'] as const;
+const RATE_KEYS = [
+  'received',
+  'accepted',
+  'rejected',
+  'throttled',
+  'shedRequests',
+  'stored',
+  'dropped',
+] as const;
 type RateKey = (typeof RATE_KEYS)[number];
 const SNAKE: Readonly<Record<RateKey, string>> = {
   received: 'received',
@@ -161,7 +169,10 @@ async function readTotals(m: Metrics, at: number): Promise<Totals> {
 
 /** The upper bound (ms) of the bucket holding the 99th percentile of the commits between two samples. */
 function p99Ms(from: Totals, to: Totals): number | null {
-  const counts = to.commitBuckets.map((b, i) => ({ le: b.le, count: b.count - (from.commitBuckets[i]?.count ?? 0) }));
+  const counts = to.commitBuckets.map((b, i) => ({
+    le: b.le,
+    count: b.count - (from.commitBuckets[i]?.count ?? 0),
+  }));
   const total = counts[counts.length - 1]?.count ?? 0;
   if (total === 0) return null;
   const at = counts.find((b) => b.count >= total * 0.99);
@@ -259,14 +270,18 @@ export class PipelineState {
       window_s: round(seconds),
       batches_per_s: window === null ? null : round(batches / seconds),
       events_per_batch:
-        window === null || batches === 0 ? null : round((window.last.batchEvents - window.first.batchEvents) / batches),
+        window === null || batches === 0
+          ? null
+          : round((window.last.batchEvents - window.first.batchEvents) / batches),
       commit_ms_mean:
         window === null || batches === 0
           ? null
           : round(((window.last.commitSeconds - window.first.commitSeconds) / batches) * 1000, 2),
       commit_ms_p99: window === null ? null : p99Ms(window.first, window.last),
-      retries_per_s: window === null ? null : round((window.last.writeRetries - window.first.writeRetries) / seconds),
-      errors_per_s: window === null ? null : round((window.last.writeErrors - window.first.writeErrors) / seconds),
+      retries_per_s:
+        window === null ? null : round((window.last.writeRetries - window.first.writeRetries) / seconds),
+      errors_per_s:
+        window === null ? null : round((window.last.writeErrors - window.first.writeErrors) / seconds),
     };
   }
 

@@ -12,8 +12,8 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const HEX = /\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi;
 /** Text in matching single, double or back quotes, on one line, up to 200 characters. */
 const QUOTED = /'[^'\n]{0,200}'|"[^"\n]{0,200}"|`[^`\n]{0,200}`/g;
-/** Numbers, with sign, decimals and exponent, not inside a word (`v2` and `http2` stay). */
-const NUMBER = /(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])/gi;
+/** Numbers, with sign, decimals and exponent, not inside a word (`v2`, `http2` and `30.5s` stay). */
+const NUMBER = /(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?!\w|\.\d)/gi;
 const SPACE = /\s+/g;
 
 /** The message with its varying parts replaced: `<uuid>`, `<hex>`, `<str>`, `<num>`; spaces folded. */

@@ -17,16 +17,28 @@ export interface ErrorGroup {
   readonly apps: string[];
 }
 
+interface Accumulator {
+  readonly fingerprint: string;
+  readonly kind: string | null;
+  readonly template: string;
+  message: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+  lastId: string;
+  readonly apps: Set<string>;
+}
+
 /** Groups rows by (kind, template): most recent group first, then larger, then by fingerprint. */
 export function groupErrors(rows: readonly ErrorMessageRow[]): ErrorGroup[] {
-  const groups = new Map<string, ErrorGroup & { apps: string[] }>();
+  const groups = new Map<string, Accumulator>();
   for (const r of rows) {
     const template = messageTemplate(r.message);
-    const fingerprint = errorFingerprint(r.kind, template);
-    const g = groups.get(fingerprint);
+    const key = `${r.kind ?? ''}\u0000${template}`;
+    const g = groups.get(key);
     if (g === undefined) {
-      groups.set(fingerprint, {
-        fingerprint,
+      groups.set(key, {
+        fingerprint: errorFingerprint(r.kind, template),
         kind: r.kind,
         template,
         message: r.message,
@@ -34,18 +46,18 @@ export function groupErrors(rows: readonly ErrorMessageRow[]): ErrorGroup[] {
         firstSeen: r.firstTs,
         lastSeen: r.lastTs,
         lastId: r.lastId,
-        apps: [r.app],
+        apps: new Set([r.app]),
       });
       continue;
     }
-    const newer = r.lastTs > g.lastSeen || (r.lastTs === g.lastSeen && r.lastId > g.lastId);
-    groups.set(fingerprint, {
-      ...g,
-      count: g.count + r.count,
-      firstSeen: Math.min(g.firstSeen, r.firstTs),
-      ...(newer && { lastSeen: r.lastTs, lastId: r.lastId, message: r.message }),
-      apps: g.apps.includes(r.app) ? g.apps : [...g.apps, r.app],
-    });
+    g.count += r.count;
+    g.firstSeen = Math.min(g.firstSeen, r.firstTs);
+    if (r.lastTs > g.lastSeen || (r.lastTs === g.lastSeen && r.lastId > g.lastId)) {
+      g.lastSeen = r.lastTs;
+      g.lastId = r.lastId;
+      g.message = r.message;
+    }
+    g.apps.add(r.app);
   }
   return [...groups.values()]
     .map((g) => ({ ...g, apps: [...g.apps].sort() }))

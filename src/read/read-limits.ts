@@ -21,11 +21,11 @@ export const READ_LIMITS = {
   defaultWindowMs: 24 * 3_600_000,
   /** `GET /v1/apps`: most apps listed, and most non-metric events counted per app. */
   maxApps: 1000,
-  appEventCountLimit: 100_000,
+  appEventCountLimit: 10_000,
   /** `GET /v1/metrics/names`: most (name, app) series read. */
   maxMetricSeries: 5000,
   /** `GET /v1/errors/groups`: most error events read (the newest). */
-  errorScanRows: 50_000,
+  errorScanRows: 20_000,
   /** Longest text parameter (an app, a name, a value). */
   maxTextLength: 128,
   maxSearchLength: 256,

@@ -6,29 +6,17 @@
  * process: same origin, so no CORS is involved. Needs `apt-get install -y
  * chromium` and a build (`npm run build`) for the collector.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { WireEvent } from '../../src/sdk';
+import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>sluice sdk</title></head>
@@ -147,9 +135,6 @@ async function createPageClient(
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);
-  }
   dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-sdk-browser-'));
   const outfile = path.join(dir, 'sluice-sdk.js');
   await build({
@@ -165,7 +150,7 @@ beforeAll(async () => {
   collector = await startCollectorProcess({ SLUICE_SQLITE_PATH: path.join(dir, 'sluice.db') });
   server = new PageServer(await readFile(outfile, 'utf8'), collector.url);
   await server.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -33,7 +33,8 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
     const name = q.requiredString('name', READ_LIMITS.maxTextLength);
     const cursor = q.string('cursor', 256);
     const after = cursor === undefined ? undefined : decodeMetricCursor(resolution, cursor);
-    if (after === null) throw invalid('cursor', `is not a cursor this API returned for resolution ${resolution}`);
+    if (after === null)
+      throw invalid('cursor', `is not a cursor this API returned for resolution ${resolution}`);
     const page = await storage.queryMetrics({
       names: storedNames(name),
       app: q.string('app', READ_LIMITS.maxTextLength),

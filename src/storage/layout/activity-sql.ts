@@ -1,4 +1,5 @@
-import type { AppActivityRow, AppsQuery, MetricSeriesQuery } from '../port';
+import type { AppActivityRow, AppsQuery, MetricSeriesQuery, MetricSeriesRow } from '../port';
+import type { ReadRunner } from './read-runner';
 import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, floorTo } from './rollups';
 import type { Param } from './sql-param';
 
@@ -20,9 +21,10 @@ const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
  * Apps seen in [from, to): the distinct apps of `events` by a skip scan of `events_app_ts_id`, each
  * with its newest event in the window (one probe) and its events counted up to `countLimit + 1`
  * (an index range read); metric apps from the 1h rollups, with their newest minute from the 1m
- * rollups of their newest hour (at most 60 rows per series) and the invalidation log.
+ * rollups of their newest hour (the bucket index over that hour: at most 60 rows per series) and
+ * the invalidation log.
  */
-export function appsSql(q: AppsQuery, param: Param): string {
+function appsSql(q: AppsQuery, param: Param): string {
   const from = param(q.from);
   const to = param(q.to);
   const fromMinute = param(floorTo(q.from, MINUTE_MS));
@@ -43,45 +45,48 @@ export function appsSql(q: AppsQuery, param: Param): string {
        SELECT app, sum(count) AS samples, max(bucket) AS hour FROM ${ROLLUP_TABLE['1h']}
         WHERE bucket >= ${param(floorTo(q.from, HOUR_MS))} AND bucket < ${to} GROUP BY app
      ),
-     minutes AS (
-       SELECT app, max(bucket) AS minute FROM (
-         SELECT app, bucket FROM metric_rollup_invalidations WHERE bucket >= ${fromMinute} AND bucket < ${to}
-         UNION ALL
-         SELECT m.app, m.bucket FROM hours h JOIN ${ROLLUP_TABLE['1m']} m
-           ON m.app = h.app AND m.bucket >= h.hour AND m.bucket < h.hour + ${HOUR_MS}
-          WHERE m.bucket >= ${fromMinute} AND m.bucket < ${to}
-       ) x GROUP BY app
-     ),
      metric_apps AS (
-       SELECT coalesce(h.app, mi.app) AS app, coalesce(h.samples, 0) AS samples, mi.minute
-         FROM hours h FULL JOIN minutes mi ON mi.app = h.app
+       SELECT coalesce(h.app, l.app) AS app, coalesce(h.samples, 0) AS samples, l.minute AS log_minute,
+              (SELECT max(m.bucket) FROM ${ROLLUP_TABLE['1m']} m
+                WHERE m.app = h.app AND m.bucket >= h.hour AND m.bucket < h.hour + ${HOUR_MS} AND m.bucket < ${to}
+              ) AS rolled_minute
+         FROM hours h
+         FULL JOIN (SELECT app, max(bucket) AS minute FROM metric_rollup_invalidations
+                     WHERE bucket >= ${fromMinute} AND bucket < ${to} GROUP BY app) l ON l.app = h.app
      )
      SELECT coalesce(s.app, m.app) AS app, s.last_event_ts, coalesce(s.events, 0) AS events,
-            m.minute AS last_metric_minute, coalesce(m.samples, 0) AS metric_samples
+            m.log_minute, m.rolled_minute, coalesce(m.samples, 0) AS metric_samples
        FROM (SELECT * FROM seen WHERE last_event_ts IS NOT NULL) s
        FULL JOIN metric_apps m ON m.app = s.app
       ORDER BY 1 LIMIT ${param(q.maxApps)}`;
 }
 
 /** A row of `appsSql` (PostgreSQL gives bigints and counts as strings). */
-export interface AppsSqlRow {
+interface AppsSqlRow {
   readonly app: string;
   readonly last_event_ts: number | string | null;
   readonly events: number | string;
-  readonly last_metric_minute: number | string | null;
+  /** Newest minute of the app's samples not folded yet (the invalidation log). */
+  readonly log_minute: number | string | null;
+  /** Newest 1m rollup bucket of the app's newest 1h bucket. */
+  readonly rolled_minute: number | string | null;
   readonly metric_samples: number | string;
 }
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
-export function toAppActivity(r: AppsSqlRow, countLimit: number): AppActivityRow {
+function newest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
+function toAppActivity(r: AppsSqlRow, countLimit: number): AppActivityRow {
   const events = Number(r.events);
   return {
     app: r.app,
     lastEventTs: numberOrNull(r.last_event_ts),
     events: Math.min(events, countLimit),
     eventsCapped: events > countLimit,
-    lastMetricMinute: numberOrNull(r.last_metric_minute),
+    lastMetricMinute: newest(numberOrNull(r.log_minute), numberOrNull(r.rolled_minute)),
     metricSamples: Number(r.metric_samples),
   };
 }
@@ -91,7 +96,7 @@ export function toAppActivity(r: AppsSqlRow, countLimit: number): AppActivityRow
  * series' kind is the shape of its first raw row at or after its newest bucket's start: one read of
  * `metric_samples_name_ts` that skips other apps' rows of the same name, for at most an hour of them.
  */
-export function metricSeriesSql(q: MetricSeriesQuery, param: Param): string {
+function metricSeriesSql(q: MetricSeriesQuery, param: Param): string {
   const to = param(q.to);
   const app = q.app === undefined ? '' : `AND app = ${param(q.app)}`;
   return `SELECT s.name, s.app,
@@ -106,4 +111,15 @@ export function metricSeriesSql(q: MetricSeriesQuery, param: Param): string {
                 WHERE bucket >= ${param(floorTo(q.from, HOUR_MS))} AND bucket < ${to} ${app}
              ) x GROUP BY name, app ORDER BY name, app LIMIT ${param(q.maxSeries)}) s
       ORDER BY s.name, s.app`;
+}
+
+/** `Storage.queryApps` on an adapter's runner. */
+export async function queryAppsWith(run: ReadRunner, q: AppsQuery): Promise<AppActivityRow[]> {
+  const rows = await run.rows<AppsSqlRow>((param) => appsSql(q, param));
+  return rows.map((r) => toAppActivity(r, q.countLimit));
+}
+
+/** `Storage.queryMetricSeries` on an adapter's runner. */
+export function queryMetricSeriesWith(run: ReadRunner, q: MetricSeriesQuery): Promise<MetricSeriesRow[]> {
+  return run.rows<MetricSeriesRow>((param) => metricSeriesSql(q, param));
 }

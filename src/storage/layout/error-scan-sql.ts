@@ -1,4 +1,5 @@
-import type { ErrorMessageRow, ErrorScanQuery } from '../port';
+import type { ErrorMessageRow, ErrorScan, ErrorScanQuery } from '../port';
+import type { ReadRunner } from './read-runner';
 import type { Param } from './sql-param';
 
 /*
@@ -23,12 +24,12 @@ function windowConditions(q: ErrorScanQuery, param: Param): string[] {
 }
 
 /** The bound: `(ts, id)` of the `scanLimit`-th newest error of the window, or no row. */
-export function errorBoundSql(q: ErrorScanQuery, param: Param): string {
+function errorBoundSql(q: ErrorScanQuery, param: Param): string {
   return `SELECT ts, id FROM events WHERE ${windowConditions(q, param).join(' AND ')}
     ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ${param(q.scanLimit - 1)}`;
 }
 
-export function errorGroupsSql(
+function errorGroupsSql(
   q: ErrorScanQuery,
   bound: { ts: number; id: string } | null,
   param: Param,
@@ -47,7 +48,7 @@ export function errorGroupsSql(
 }
 
 /** A row of `errorGroupsSql` (PostgreSQL gives bigints and counts as strings). */
-export interface ErrorGroupsSqlRow {
+interface ErrorGroupsSqlRow {
   readonly app: string;
   readonly kind: string | null;
   readonly message: string;
@@ -57,7 +58,7 @@ export interface ErrorGroupsSqlRow {
   readonly last_id: string;
 }
 
-export function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
+function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
   return {
     app: r.app,
     kind: r.kind,
@@ -67,4 +68,16 @@ export function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
     lastTs: Number(r.last_ts),
     lastId: r.last_id,
   };
+}
+
+/** `Storage.scanErrors` on an adapter's runner and dialect. */
+export async function scanErrorsWith(
+  run: ReadRunner,
+  q: ErrorScanQuery,
+  d: ErrorScanDialect,
+): Promise<ErrorScan> {
+  const [found] = await run.rows<{ ts: number | string; id: string }>((param) => errorBoundSql(q, param));
+  const bound = found === undefined ? null : { ts: Number(found.ts), id: found.id };
+  const rows = await run.rows<ErrorGroupsSqlRow>((param) => errorGroupsSql(q, bound, param, d));
+  return { rows: rows.map(toErrorMessageRow), boundTs: bound?.ts ?? null };
 }

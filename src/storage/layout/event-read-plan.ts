@@ -73,7 +73,10 @@ export function planEventRead(q: EventQuery): TableRead[] {
 }
 
 /** Whether a page needs scan bounds: some table has a residual condition and the query set a bound. */
-export function needsScanBound(q: EventQuery, reads: readonly TableRead[]): q is EventQuery & {
+export function needsScanBound(
+  q: EventQuery,
+  reads: readonly TableRead[],
+): q is EventQuery & {
   scanLimit: number;
 } {
   return q.scanLimit !== undefined && reads.some((r) => r.residual.length > 0);

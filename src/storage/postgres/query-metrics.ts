@@ -54,13 +54,18 @@ export async function queryMetrics(read: ReadQuery, q: MetricQuery): Promise<Met
 }
 
 /** Buckets of the names at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
-async function queryRollups(read: ReadQuery, resolution: RollupResolution, q: MetricQuery): Promise<MetricPage> {
+async function queryRollups(
+  read: ReadQuery,
+  resolution: RollupResolution,
+  q: MetricQuery,
+): Promise<MetricPage> {
   const { values, param } = positionalParams();
   const where = [`name = ANY(${param(q.names)}::text[])`];
   if (q.app !== undefined) where.push(`app = ${param(q.app)}`);
   if (q.from !== undefined) where.push(`bucket >= ${param(q.from)}`);
   if (q.to !== undefined) where.push(`bucket < ${param(q.to)}`);
-  if (q.after !== undefined) where.push(`(bucket, app) > (${param(q.after.ts)}, ${param(q.after.key)}::text)`);
+  if (q.after !== undefined)
+    where.push(`(bucket, app) > (${param(q.after.ts)}, ${param(q.after.key)}::text)`);
   const { rows } = await read<PgRollupRow>(
     `SELECT bucket, app, sum(count) AS count, min(min) AS min, max(max) AS max, sum(sum) AS sum
        FROM ${ROLLUP_TABLE[resolution]}
