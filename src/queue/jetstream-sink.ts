@@ -53,7 +53,7 @@ function failureOf(o: PublishOutcome): Failure | null {
  * digests the events' `(id, ts)` (JetStream drops a repeat inside the duplicate window, so a
  * retried request costs nothing; past it the database's dedupe stores each event once), and the
  * answer is `taken` only after every ack arrived: a 202 then means "persisted by JetStream" (see
- * the README for what that means on power loss).
+ * docs/cluster.md, "What 202 means", for what that means on power loss).
  *
  * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
