@@ -1,6 +1,6 @@
 /**
  * The bounds of the read API: what one request may ask for and read. Each read is bounded by an
- * index range or by one of these (docs/ARCHITECTURE.md, "Read side").
+ * index range or by one of these (docs/ARCHITECTURE.md, "The read side").
  */
 export const READ_LIMITS = {
   /** `GET /v1/events`: largest page, and the page when `limit` is absent. */

@@ -119,8 +119,9 @@ describe.each([
     await page.waitForSelector(ready);
   }
 
+  /** Pictures of the views come from the run with keys off; the key form from the other. */
   async function screenshot(name: string): Promise<void> {
-    if (SCREENSHOTS === undefined) return;
+    if (SCREENSHOTS === undefined || (s.readKey === null) === (name === 'key')) return;
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
   }
