@@ -33,7 +33,8 @@ import type { Storage } from '../storage/port';
 import { startJetStream } from './jetstream';
 import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
-import { startOtlpServer, type RunningOtlpServer } from '../http/otlp/otlp-server';
+import type { RunningOtlpServer } from '../http/otlp/otlp-server';
+import { startOtlpReceiver } from './otlp-receiver';
 import { AppActivity, OTHER_APPS } from '../intake/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
@@ -316,22 +317,18 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     rejected: metrics.requestsRejected,
   });
   const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
-  const otlp =
-    config.otlpPort === 0
-      ? null
-      : await startOtlpServer({
-          config,
-          ingest,
-          shed,
-          keyRing: admission.keyRing,
-          limits: eventLimits(config),
-          metrics,
-          turns,
-          draining: () => readiness.draining,
-          admissionMetrics: admission.metrics,
-          clock,
-          logger,
-        });
+  const otlp = await startOtlpReceiver({
+    config,
+    ingest,
+    shed,
+    keyRing: admission.keyRing,
+    metrics,
+    turns,
+    draining: () => readiness.draining,
+    admissionMetrics: admission.metrics,
+    clock,
+    logger,
+  });
 
   const shutdown = new Shutdown({
     readiness,

@@ -131,7 +131,6 @@ export function createRateLimitsAndKeys(
     limits,
     keyPrefix: config.redisKeyPrefix,
     expectedInstances: config.expectedInstances,
-    retryMs: config.redisRetryMs,
     leaseMs: config.redisLeaseMs,
     clock,
     logger: log,

@@ -200,15 +200,13 @@ export interface Storage {
   readonly kind: 'postgres' | 'sqlite';
   /** Applies pending migrations; safe to call from many processes at once. */
   migrate(): Promise<void>;
-  /**
-   * Stores a batch in one transaction: all rows or none. `(id, ts)` already
-   * present is skipped, not an error. Rejects on any storage failure; the
-   * caller keeps the batch and retries.
-   */
-  writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult>;
   /** `event` as `writeRows` takes it. Pure; throws nothing for a validated event. */
   toRow(event: TelemetryEvent): StorageRow;
-  /** `writeBatch` of rows made by this storage's `toRow`, with the same guarantees. */
+  /**
+   * Stores a batch of rows made by this storage's `toRow` in one transaction: all rows or none.
+   * `(id, ts)` already present is skipped, not an error. Rejects on any storage failure; the
+   * caller keeps the batch and retries.
+   */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
   queryEvents(query: EventQuery): Promise<EventPage>;
   queryMetrics(query: MetricQuery): Promise<MetricPage>;

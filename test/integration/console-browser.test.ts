@@ -15,7 +15,6 @@ import { generateKey } from '../../src/auth/api-keys';
 import { systemClock } from '../../src/clock';
 import { createLogger } from '../../src/log/logger';
 import type { Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
 import { createSqliteStorage } from '../../src/storage/sqlite';
 import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
@@ -23,6 +22,7 @@ import { appHour } from '../support/console-data';
 import { log } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
 
 const SCREENSHOTS = process.env.SLUICE_CONSOLE_SCREENSHOTS;
 const APPS = ['web-shop', 'checkout-api'] as const;
@@ -62,17 +62,7 @@ async function postgresSetup(dir: string): Promise<Setup> {
     { SLUICE_DATABASE_URL: db.url, SLUICE_AUTH_KEYS_FILE: keys },
     { defaults: 'user' },
   );
-  await fill(
-    createPostgresStorage({
-      connectionString: db.url,
-      poolSize: 1,
-      timeoutMs: 5000,
-      partitionsAheadDays: 3,
-      retentionRawMs: 7 * 86_400_000,
-      clock: systemClock,
-      logger,
-    }),
-  );
+  await fill(openPostgresStorage(db.url));
   return {
     collector,
     readKey: read.secret,
@@ -88,7 +78,7 @@ async function postgresSetup(dir: string): Promise<Setup> {
 async function fill(storage: Storage): Promise<void> {
   const now = Date.now();
   try {
-    for (const [i, app] of APPS.entries()) await storage.writeBatch(appHour(app, now, 20_000, i + 1));
+    for (const [i, app] of APPS.entries()) await writeEvents(storage, appHour(app, now, 20_000, i + 1));
   } finally {
     await storage.close();
   }

@@ -1,4 +1,4 @@
-import { createClient } from '../../src/sdk';
+import { createClient } from '../../sdk/src';
 import { errorEvent, log, metric } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';

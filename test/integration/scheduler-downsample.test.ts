@@ -8,11 +8,13 @@ import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
 import { purgeJob } from '../../src/scheduler/jobs/purge';
-import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
+import { createPostgresMaintenanceRunner } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { MetricPoint, Storage } from '../../src/storage/port';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -52,15 +54,7 @@ const ORDER = (a: Bucket, b: Bucket) =>
 async function postgresHarness(): Promise<Harness> {
   const db = await createTestDatabase('sched_downsample');
   let now = T0;
-  const storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 4,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 2 * DAY,
-    clock: { now: () => T0 },
-    logger,
-  });
+  const storage = openPostgresStorage(db.url, { retentionRawMs: 2 * DAY, clock: { now: () => T0 } });
   await storage.migrate();
   const backend: RunBackend = createPostgresMaintenanceRunner({
     connectionString: db.url,
@@ -144,26 +138,17 @@ function generator(random: () => number) {
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)] as T;
   return (ts: number): TelemetryEvent => {
-    const base = {
-      id: crypto.randomUUID(),
-      type: 'metric' as const,
-      ts,
-      app: pick(APPS),
-      version: null,
-      env: null,
-      error: null,
-      message: null,
-      attributes: Object.create(null),
-    };
+    const app = pick(APPS);
     if (random() < 0.3) {
       const count = int(1, 20);
       const min = int(-400, 400) / 4;
       const max = min + int(0, 400) / 4;
       const sum = count * min + int(0, count * (max - min) * 4) / 4;
       const name = random() < 0.5 ? SUMMARY_NAME : pick(NAMES);
-      return { ...base, name, value: null, summary: { count, min, max, sum, avg: sum / count } };
+      const summary = { count, min, max, sum, avg: sum / count };
+      return telemetryEvent('metric', { name, ts, app, value: null, summary });
     }
-    return { ...base, name: pick(NAMES), value: int(-4000, 4000) / 4, summary: null };
+    return telemetryEvent('metric', { name: pick(NAMES), ts, app, value: int(-4000, 4000) / 4 });
   };
 }
 
@@ -220,7 +205,7 @@ describe.each([
   /** Every distinct (id, ts) stored so far: what the raw tables hold. */
   const stored = new Map<string, TelemetryEvent>();
   const write = async (batch: TelemetryEvent[]) => {
-    await h.storage.writeBatch(batch);
+    await writeEvents(h.storage, batch);
     for (const e of batch) stored.set(`${e.id}/${e.ts}`, e);
   };
 

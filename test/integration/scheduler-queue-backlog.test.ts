@@ -6,11 +6,12 @@ import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
 import { createSchedulerMetrics } from '../../src/metrics/scheduler-instruments';
 import { schedulerConfigFrom } from '../../src/scheduler';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
+import type { PostgresStorage } from '../../src/storage/postgres';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage } from '../support/storage';
 import {
   createTestQueue,
   exactlyOnce,
@@ -37,15 +38,7 @@ const processes: Array<CollectorProcess | WorkerProcess> = [];
 beforeAll(async () => {
   db = await createTestDatabase('queue_backlog');
   q = await createTestQueue('backlog');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 1,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 7 * 86_400_000,
-    clock: { now: () => Date.now() },
-    logger,
-  });
+  storage = openPostgresStorage(db.url, { poolSize: 1 });
   await storage.migrate();
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();

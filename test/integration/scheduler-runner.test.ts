@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -11,11 +10,12 @@ import type { MaintenanceRunner } from '../../src/storage/maintenance';
 import {
   createPostgresMaintenanceRunner,
   type PostgresMaintenanceOptions,
-  createPostgresStorage,
   type PostgresStorage,
 } from '../../src/storage/postgres';
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const DAY = 86_400_000;
 const INTERVAL = 1000;
@@ -44,20 +44,7 @@ function backend(over: Partial<PostgresMaintenanceOptions> = {}): MaintenanceRun
 }
 
 function sample(ts: number): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type: 'metric',
-    name: 'm',
-    ts,
-    app: 'a',
-    version: null,
-    env: null,
-    value: 1,
-    summary: null,
-    error: null,
-    message: null,
-    attributes: Object.create(null),
-  };
+  return telemetryEvent('metric', { name: 'm', ts, app: 'a' });
 }
 
 async function runsOf(job: string) {
@@ -80,17 +67,9 @@ async function rollupCount(): Promise<number> {
 
 beforeAll(async () => {
   db = await createTestDatabase('sched_runner');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 2,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 2 * DAY,
-    clock: { now: () => NOW },
-    logger,
-  });
+  storage = openPostgresStorage(db.url, { retentionRawMs: 2 * DAY, clock: { now: () => NOW } });
   await storage.migrate();
-  await storage.writeBatch([sample(NOW - 120_000), sample(NOW - 60_000)]);
+  await writeEvents(storage, [sample(NOW - 120_000), sample(NOW - 60_000)]);
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
 });
@@ -247,7 +226,7 @@ describe('SQLite runner: claim without a lock', () => {
     const sqlite = createSqliteStorage({ path: file, clock: { now: () => NOW }, logger });
     try {
       await sqlite.migrate();
-      await sqlite.writeBatch([sample(NOW - 60_000)]);
+      await writeEvents(sqlite, [sample(NOW - 60_000)]);
       let now = NOW;
       const b = createSqliteMaintenanceRunner({
         maintenance: sqlite.maintenance,

@@ -5,10 +5,10 @@ import pg from 'pg';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import type { EventQuery, MetricQuery, Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
 import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 import { attrs, telemetryEvent } from '../support/telemetry-events';
+import { openPostgresStorage, writeEvents } from '../support/storage';
 
 const DAY_MS = 86_400_000;
 /** 2026-12-02T12:00:00Z: every event below sits within the partitions migrate creates around it. */
@@ -28,10 +28,8 @@ interface Harness {
 async function postgresHarness(writeMethod: 'unnest' | 'copy'): Promise<Harness> {
   const db = await createTestDatabase(`conformance_${writeMethod}`);
   const open = (): Storage =>
-    createPostgresStorage({
-      connectionString: db.url,
+    openPostgresStorage(db.url, {
       poolSize: 4,
-      timeoutMs: 5000,
       partitionsAheadDays: 2,
       retentionRawMs: 2 * DAY_MS,
       writeMethod,
@@ -148,7 +146,7 @@ describe.each([
       }),
     ];
 
-    expect(await storage.writeBatch(batch)).toEqual({ inserted: batch.length });
+    expect(await writeEvents(storage, batch)).toEqual({ inserted: batch.length });
     const { events, next } = await page({});
 
     expect(events).toEqual([...batch].sort(newestFirst));
@@ -169,7 +167,7 @@ describe.each([
       error: { message: 'lone \ud800 high', kind: 'K\udc00', stack: 'at\u0000x' },
       attributes: attrs({ 'k\u0000': 'v\ud83d', pair: '🚀' }),
     });
-    await storage.writeBatch([e]);
+    await writeEvents(storage, [e]);
     const [read] = (await page({})).events;
 
     expect(read?.message).toBe('nul\uFFFDhere');
@@ -180,9 +178,9 @@ describe.each([
   it('stores a batch written three times once', async () => {
     const batch = TYPES.map((t, i) => event(t, { ts: NOW - i }));
 
-    expect((await storage.writeBatch(batch)).inserted).toBe(4);
-    expect((await storage.writeBatch(batch)).inserted).toBe(0);
-    expect((await storage.writeBatch(batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(4);
+    expect((await writeEvents(storage, batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(0);
     expect((await page({})).events).toHaveLength(4);
   });
 
@@ -190,16 +188,16 @@ describe.each([
     const a = event('log');
     const m = event('metric');
 
-    expect(await storage.writeBatch([a, m, a, m, a])).toEqual({ inserted: 2 });
-    expect(await storage.writeBatch([])).toEqual({ inserted: 0 });
+    expect(await writeEvents(storage, [a, m, a, m, a])).toEqual({ inserted: 2 });
+    expect(await writeEvents(storage, [])).toEqual({ inserted: 0 });
     expect((await page({})).events).toHaveLength(2);
   });
 
   it('treats the same id at another ts as another event', async () => {
     const a = event('log');
-    await storage.writeBatch([a]);
+    await writeEvents(storage, [a]);
 
-    expect(await storage.writeBatch([{ ...a, ts: a.ts + 1 }])).toEqual({ inserted: 1 });
+    expect(await writeEvents(storage, [{ ...a, ts: a.ts + 1 }])).toEqual({ inserted: 1 });
   });
 
   describe('queryEvents filters', () => {
@@ -242,7 +240,7 @@ describe.each([
     ];
 
     it.each(cases)('filter: %s', async (_label, query, keep) => {
-      await storage.writeBatch(all);
+      await writeEvents(storage, all);
       const expected = all.filter(keep).sort(newestFirst);
 
       const { events, next } = await page(query);
@@ -259,7 +257,7 @@ describe.each([
       event('log', { ts }),
       event('metric', { ts }),
     ]);
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const { events } = await page({ from, to });
 
@@ -284,7 +282,7 @@ describe.each([
     const batch = Array.from({ length: 25 }, (_, i) =>
       event(TYPES[i % 4] as EventType, { ts: NOW - 100_000 + Math.floor(i / 3) * 1000 }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({}, 7);
 
@@ -296,7 +294,7 @@ describe.each([
     const batch = Array.from({ length: 14 }, (_, i) =>
       event(i % 2 ? 'metric' : 'lifecycle', { ts: NOW - (i % 5) }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({ app: 'web-shop' }, 7);
 
@@ -311,7 +309,7 @@ describe.each([
         ts: NOW - Math.floor(i / 4) * 10,
       }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({ name: 'keep.me' }, 3);
 
@@ -340,7 +338,7 @@ describe.each([
       }),
       event('lifecycle', { attributes: attrs({ ok: false, big: 10_000_000_000 }) }),
     ].map((e, i) => ({ ...e, ts: NOW - 1000 + i }));
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
     const ids = async (q: Omit<EventQuery, 'limit'>) => (await page(q)).events.map((e) => e.id).sort();
     const of = (...i: number[]) => i.map((n) => batch[n]?.id).sort();
     expect(await ids({ env: 'prod' })).toEqual(of(0, 1));
@@ -373,7 +371,7 @@ describe.each([
         ts: NOW - i * 10,
       }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
     const expected = batch.filter((e) => e.env === 'x').sort(newestFirst);
     const seen: TelemetryEvent[] = [];
     let before: EventQuery['before'];
@@ -414,7 +412,7 @@ describe.each([
         event('metric', { name: 'fps', ts: t + 2, value: 9 }),
         event('metric', { name: 'other', ts: t + 2, value: 7 }),
       ];
-      await storage.writeBatch(batch);
+      await writeEvents(storage, batch);
       const all = await storage.queryMetrics({ names: ['fps', 'fps_summary'], resolution: 'raw', limit: 10 });
       expect(all.points.map((p) => [p.ts, p.kind])).toEqual([
         [t + 1, 'summary'],
@@ -457,7 +455,7 @@ describe.each([
         event('metric', { name: 'other', ts: t + 500, value: 1 }),
         event('log', { name: 'latency', ts: t + 1500 }),
       ];
-      await storage.writeBatch(batch);
+      await writeEvents(storage, batch);
 
       expect(await metrics({ names: ['latency'] })).toEqual([
         { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3, kind: 'sample' },
@@ -490,7 +488,7 @@ describe.each([
     await other.close();
 
     await expect(other.ping()).rejects.toThrow();
-    await expect(other.writeBatch([event('log')])).rejects.toThrow();
+    await expect(writeEvents(other, [event('log')])).rejects.toThrow();
     await expect(other.queryEvents({ limit: 1 })).rejects.toThrow();
   });
 });

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium: the browser tests never download one. */
-export const CHROMIUM = '/usr/bin/chromium';
-
+/** Debian's Chromium: tests never download a browser. */
+const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -15,7 +14,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Launches headless Chromium, or fails saying how to install it. */
+/** Launches headless Chromium through playwright-core; fails at once, saying how to install it, when it is missing. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);

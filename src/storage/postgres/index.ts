@@ -105,7 +105,6 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
     ensurePartitions: () => partitions(options.clock.now()),
 
-    writeBatch: (events) => writeRows(events.map(codec.toRow)),
     toRow: codec.toRow,
     writeRows,
 

@@ -59,7 +59,6 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     kind: 'sqlite',
     maintenance: sqliteMaintenance(db, prepare),
     migrate: async () => applySqliteMigrations(db, logger),
-    writeBatch: async (events) => ({ inserted: events.length === 0 ? 0 : write(events) }),
     // Statements bind the event's fields at write time: the row is the event itself.
     toRow: (event) => event as unknown as StorageRow,
     writeRows: async (rows) => ({

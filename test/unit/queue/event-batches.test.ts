@@ -8,25 +8,19 @@ import {
   payloadElement,
   unreadableDetail,
 } from '../../../src/queue/event-codec';
+import { attrs, telemetryEvent } from '../../support/telemetry-events';
 
 let n = 0;
 function event(overrides: Partial<TelemetryEvent> = {}): TelemetryEvent {
   n++;
-  return {
+  return telemetryEvent('metric', {
     id: `0190f3c2-0000-7000-8000-${String(n).padStart(12, '0')}`,
-    type: 'metric',
     name: 'render.frame_drop',
     ts: 1_764_590_400_000 + n,
-    app: 'web-shop',
-    version: null,
-    env: null,
     value: n,
-    summary: null,
-    error: null,
-    message: null,
-    attributes: { route: '/checkout', π: 'ünïcode' },
+    attributes: attrs({ route: '/checkout', π: 'ünïcode' }),
     ...overrides,
-  };
+  });
 }
 
 describe('eventMessages', () => {
