@@ -267,9 +267,76 @@ describe.each([
       ['1m', SUMMARY_NAME, undefined],
       ['1h', 'render.frame_drop', undefined],
     ] as const) {
-      const points = await h.storage.queryMetrics({ name, app, resolution, limit: 10_000 });
+      const { points } = await h.storage.queryMetrics({ names: [name], app, resolution, limit: 10_000 });
       expect(points).toEqual(asPoints(expected[resolution], name, app));
     }
+  });
+
+  it('reads a metric with its summaries at 1m and 1h, merged per bucket and paged; lists its app and series', async () => {
+    const minute = Math.floor((T0 - 30 * MIN) / MIN) * MIN;
+    const at = (ms: number, over: Partial<TelemetryEvent>): TelemetryEvent => ({
+      ...generator(prng(11))(ms),
+      app: 'merge-app',
+      version: null,
+      env: null,
+      message: null,
+      error: null,
+      ...over,
+    });
+    await write([
+      at(minute + 1000, { name: 'fps', value: 4, summary: null }),
+      at(minute + 2000, {
+        name: 'fps_summary',
+        value: null,
+        summary: { count: 3, min: 1, max: 9, sum: 12, avg: 4 },
+      }),
+      at(minute + MIN + 5, { name: 'fps', value: 7, summary: null }),
+    ]);
+    // Found through the invalidation log before any run, with each series' kind.
+    const window = { from: minute - HOUR, to: T0 };
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toEqual([
+      { name: 'fps', app: 'merge-app', kind: 'sample' },
+      { name: 'fps_summary', app: 'merge-app', kind: 'summary' },
+    ]);
+    // A window of the job no other test claimed.
+    expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), T0 + 20 * MIN)).kind).toBe('ran');
+    const names = ['fps', 'fps_summary'];
+    const read = (resolution: '1m' | '1h', limit: number, after?: { ts: number; key: string }) =>
+      h.storage.queryMetrics({ names, app: 'merge-app', resolution, limit, after });
+    const minutes = await read('1m', 10);
+    expect(minutes.points).toEqual([
+      { ts: minute, app: 'merge-app', count: 4, min: 1, max: 9, sum: 16, avg: 4 },
+      { ts: minute + MIN, app: 'merge-app', count: 1, min: 7, max: 7, sum: 7, avg: 7 },
+    ]);
+    const first = await read('1m', 1);
+    expect(first.points).toEqual(minutes.points.slice(0, 1));
+    expect(first.next).toEqual({ ts: minute, key: 'merge-app' });
+    expect(await read('1m', 1, first.next ?? undefined)).toEqual({
+      points: minutes.points.slice(1),
+      next: null,
+    });
+    expect((await read('1h', 10)).points).toEqual([
+      {
+        ts: Math.floor(minute / HOUR) * HOUR,
+        app: 'merge-app',
+        count: 5,
+        min: 1,
+        max: 9,
+        sum: 23,
+        avg: 23 / 5,
+      },
+    ]);
+    // Still listed once folded (the log is empty now), with its samples counted from the 1h rollups.
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toHaveLength(2);
+    const apps = await h.storage.queryApps({ ...window, countLimit: 10, maxApps: 100 });
+    expect(apps.find((a) => a.app === 'merge-app')).toEqual({
+      app: 'merge-app',
+      lastEventTs: null,
+      events: 0,
+      eventsCapped: false,
+      lastMetricMinute: minute + MIN,
+      metricSamples: 5,
+    });
   });
 
   it('a sample older than the 1m retention still reaches its 1h bucket, whose 1m rows are purged', async () => {
