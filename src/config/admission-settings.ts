@@ -111,7 +111,7 @@ export const ADMISSION_SETTINGS = {
   }),
   corsOrigins: setting({
     env: 'SLUICE_CORS_ORIGINS',
-    doc: 'Origins allowed to POST /v1/events from a browser: * or a comma-separated list. Unset: no CORS headers.',
+    doc: 'Origins allowed to call the API from a browser (POST /v1/events, and the read API with a read token): * or a comma-separated list. Unset: no CORS headers.',
     parse: origins(),
   }),
 } as const;

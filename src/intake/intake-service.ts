@@ -11,6 +11,7 @@ import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
 import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './admission-bounds';
+import type { AppActivity } from './app-activity';
 import type { EventSink, SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 
@@ -25,6 +26,8 @@ export interface IntakeServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
+  /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
+  readonly activity?: AppActivity;
 }
 
 /** Options of one `ingest` call. */
@@ -184,7 +187,11 @@ export class IntakeService {
       errors.length > 0 && !whole ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
     const limited = await this.applyRateLimits(byApp, principal, throttle, whole ? 'whole' : 'partial');
     if (whole && throttle.reason === 'rate_limited') {
-      for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      for (const g of limited) {
+        o.rateLimiter?.refund(g.subject, g.candidates.length);
+        o.activity?.record(g.subject.app, 0, g.candidates.length);
+      }
+      for (const c of errors) o.activity?.record(c.event.app, 0, 1);
       const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
       for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
         o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
@@ -199,10 +206,21 @@ export class IntakeService {
     }
     if (errors.length > 0 && whole) errorsTaken = this.offer('error', errors, now, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
-    let accepted = await errorsTaken;
+    const errorsAccepted = await errorsTaken;
+    let accepted = errorsAccepted;
+    if (o.activity !== undefined && errors.length > 0) {
+      const taken = errorsAccepted > 0 ? 1 : 0;
+      for (const c of errors) o.activity.record(c.event.app, taken, 1 - taken, taken);
+    }
     if (standard.length > 0) {
       const taken = await this.offer('standard', standard, now, throttle, durable);
       if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      if (o.activity !== undefined) {
+        for (const g of limited) {
+          const n = g.candidates.length;
+          o.activity.record(g.subject.app, taken === 0 ? 0 : n, taken === 0 ? n : 0);
+        }
+      }
       accepted += taken;
     }
 
@@ -270,8 +288,10 @@ export class IntakeService {
     if (limiter === null) return groups;
     // Bounds the limiter's work per request, however many apps it names: the rest come back later.
     const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
-    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST))
+    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
       this.throttleLimited(g.candidates, throttle, 0);
+      this.o.activity?.record(g.subject.app, 0, g.candidates.length);
+    }
     const grants = await limiter.take(
       asked.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
     );
@@ -284,6 +304,7 @@ export class IntakeService {
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
         this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
+        this.o.activity?.record(g.subject.app, 0, g.candidates.length - granted);
       }
     });
     return passed;

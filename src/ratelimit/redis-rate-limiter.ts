@@ -80,6 +80,12 @@ export class RedisRateLimiter implements EventRateLimiter {
     o.metrics.fallbackActive.set(0);
   }
 
+  /** `insurance` while the in-memory insurance limiter answers; else whether Redis is connected. */
+  get health(): 'up' | 'down' | 'insurance' {
+    if (this.answering !== 'redis') return 'insurance';
+    return this.o.redis.status === 'ready' ? 'up' : 'down';
+  }
+
   take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
     const now = this.o.clock.now();
     const grants: LimitGrant[] = new Array<LimitGrant>(asks.length);

@@ -269,9 +269,76 @@ describe.each([
       ['1m', SUMMARY_NAME, undefined],
       ['1h', 'render.frame_drop', undefined],
     ] as const) {
-      const points = await h.storage.queryMetrics({ name, app, resolution, limit: 10_000 });
+      const { points } = await h.storage.queryMetrics({ names: [name], app, resolution, limit: 10_000 });
       expect(points).toEqual(asPoints(expected[resolution], name, app));
     }
+  });
+
+  it('reads a metric with its summaries at 1m and 1h, merged per bucket and paged; lists its app and series', async () => {
+    const minute = Math.floor((T0 - 30 * MIN) / MIN) * MIN;
+    const at = (ms: number, over: Partial<TelemetryEvent>): TelemetryEvent => ({
+      ...generator(prng(11))(ms),
+      app: 'merge-app',
+      version: null,
+      env: null,
+      message: null,
+      error: null,
+      ...over,
+    });
+    await write([
+      at(minute + 1000, { name: 'fps', value: 4, summary: null }),
+      at(minute + 2000, {
+        name: 'fps_summary',
+        value: null,
+        summary: { count: 3, min: 1, max: 9, sum: 12, avg: 4 },
+      }),
+      at(minute + MIN + 5, { name: 'fps', value: 7, summary: null }),
+    ]);
+    // Found through the invalidation log before any run, with each series' kind.
+    const window = { from: minute - HOUR, to: T0 };
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toEqual([
+      { name: 'fps', app: 'merge-app', kind: 'sample' },
+      { name: 'fps_summary', app: 'merge-app', kind: 'summary' },
+    ]);
+    // A window of the job no other test claimed.
+    expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), T0 + 20 * MIN)).kind).toBe('ran');
+    const names = ['fps', 'fps_summary'];
+    const read = (resolution: '1m' | '1h', limit: number, after?: { ts: number; key: string }) =>
+      h.storage.queryMetrics({ names, app: 'merge-app', resolution, limit, after });
+    const minutes = await read('1m', 10);
+    expect(minutes.points).toEqual([
+      { ts: minute, app: 'merge-app', count: 4, min: 1, max: 9, sum: 16, avg: 4 },
+      { ts: minute + MIN, app: 'merge-app', count: 1, min: 7, max: 7, sum: 7, avg: 7 },
+    ]);
+    const first = await read('1m', 1);
+    expect(first.points).toEqual(minutes.points.slice(0, 1));
+    expect(first.next).toEqual({ ts: minute, key: 'merge-app' });
+    expect(await read('1m', 1, first.next ?? undefined)).toEqual({
+      points: minutes.points.slice(1),
+      next: null,
+    });
+    expect((await read('1h', 10)).points).toEqual([
+      {
+        ts: Math.floor(minute / HOUR) * HOUR,
+        app: 'merge-app',
+        count: 5,
+        min: 1,
+        max: 9,
+        sum: 23,
+        avg: 23 / 5,
+      },
+    ]);
+    // Still listed once folded (the log is empty now), with its samples counted from the 1h rollups.
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toHaveLength(2);
+    const apps = await h.storage.queryApps({ ...window, countLimit: 10, maxApps: 100 });
+    expect(apps.find((a) => a.app === 'merge-app')).toEqual({
+      app: 'merge-app',
+      lastEventTs: null,
+      events: 0,
+      eventsCapped: false,
+      lastMetricMinute: minute + MIN,
+      metricSamples: 5,
+    });
   });
 
   it('a sample older than the 1m retention still reaches its 1h bucket, whose 1m rows are purged', async () => {
@@ -301,6 +368,7 @@ describe.each([
     const hourRow = (await h.dump())['1h'].filter((b) => b.name === 'old.series');
     expect(hourRow).toEqual(bruteForce([...early, late])['1h']);
   });
+
   it('a bucket whose sum leaves the double range folds to ±Infinity; one that cannot be folded is skipped, counted and logged once; the others fold', async () => {
     const now = T0 + 3 * HOUR;
     const minute = Math.floor((now - 30 * MIN) / MIN) * MIN;
@@ -328,7 +396,13 @@ describe.each([
       event('edge.count', 'many', { summary: { count, min: 1, max: 1, sum: count, avg: 1 } }),
     );
     const normal = [event('edge.normal', 'other', { value: 5 })];
-    await write([...huge, ...negative, ...counted, ...normal]);
+    // Finite in each stored name; past a double once the read merges a metric and its summaries.
+    const top = { count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308, avg: 1.7e308 };
+    const pair = [
+      event('edge.pair', 'solo', { value: 1.7e308 }),
+      event('edge.pair_summary', 'solo', { summary: top }),
+    ];
+    await write([...huge, ...negative, ...counted, ...normal, ...pair]);
     logLines.length = 0;
 
     const r = await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now);
@@ -339,21 +413,19 @@ describe.each([
       { name: 'edge.huge', bucket, app: 'down', count: 2, min: -1.7e308, max: -1.7e308, sum: -Infinity },
       { name: 'edge.huge', bucket, app: 'up', count: 2, min: 1.7e308, max: 1.7e308, sum: Infinity },
       { name: 'edge.normal', bucket, app: 'other', count: 1, min: 5, max: 5, sum: 5 },
+      { name: 'edge.pair', bucket, app: 'solo', count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308 },
+      { name: 'edge.pair_summary', bucket, app: 'solo', count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308 },
     ];
     const dump = await h.dump();
     expect({ '1m': edges(dump['1m']), '1h': edges(dump['1h']) }).toEqual({
       '1m': figures(minute),
       '1h': figures(hour),
     });
-    const points = await h.storage.queryMetrics({
-      name: 'edge.huge',
-      app: 'up',
-      resolution: '1m',
-      limit: 10,
-    });
-    expect(points).toEqual([
-      { ts: minute, app: 'up', count: 2, min: 1.7e308, max: 1.7e308, sum: Infinity, avg: Infinity },
-    ]);
+    const read = async (names: string[], app: string) =>
+      (await h.storage.queryMetrics({ names, app, resolution: '1m', limit: 10 })).points;
+    const infinite = { ts: minute, count: 2, min: 1.7e308, max: 1.7e308, sum: Infinity, avg: Infinity };
+    expect(await read(['edge.huge'], 'up')).toEqual([{ ...infinite, app: 'up' }]);
+    expect(await read(['edge.pair', 'edge.pair_summary'], 'solo')).toEqual([{ ...infinite, app: 'solo' }]);
     const skipped = logLines.filter((l) => l.includes('edge.count'));
     expect(skipped).toHaveLength(1);
     expect(JSON.parse(skipped[0] as string)).toMatchObject({

@@ -95,7 +95,7 @@ it('a stream backlog drained 10 minutes late is in the 1m and 1h rollups after t
     'a downsample run while the backlog waits',
     async () => (await downsampleRuns()) > runsBefore,
   );
-  expect(await storage.queryMetrics({ name, resolution: '1m', limit: 100 })).toEqual([]);
+  expect((await storage.queryMetrics({ names: [name], resolution: '1m', limit: 100 })).points).toEqual([]);
 
   // The worker drains the backlog ten minutes after the events' ts.
   processes.push(await startWorkerProcess({ ...q.env, SLUICE_DATABASE_URL: db.url }));
@@ -128,7 +128,7 @@ it('a stream backlog drained 10 minutes late is in the 1m and 1h rollups after t
     await waitFor(
       `${resolution} rollups of the drained backlog`,
       async () =>
-        JSON.stringify(await storage.queryMetrics({ name, resolution, limit: 100 })) ===
+        JSON.stringify((await storage.queryMetrics({ names: [name], resolution, limit: 100 })).points) ===
         JSON.stringify(
           want.map((p) => ({
             ts: p.ts,

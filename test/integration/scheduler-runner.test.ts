@@ -241,7 +241,7 @@ describe('SQLite runner: claim without a lock', () => {
       expect(second.kind === 'ran' && second.outcome.rows).toBe(0);
       const failing: Job = { name: 'purge', run: async () => Promise.reject(new Error('nope')) };
       expect((await b.attempt(failing, INTERVAL)).kind).toBe('job_failed');
-      expect(await sqlite.queryMetrics({ name: 'm', resolution: '1m', limit: 10 })).toEqual([
+      expect((await sqlite.queryMetrics({ names: ['m'], resolution: '1m', limit: 10 })).points).toEqual([
         { ts: NOW - 60_250, app: 'a', count: 1, min: 1, max: 1, sum: 1, avg: 1 },
       ]);
     } finally {

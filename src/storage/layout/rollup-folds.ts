@@ -36,6 +36,14 @@ export interface FoldDialect {
   readonly unscale: (scaled: string) => string;
 }
 
+/**
+ * The sum of `term` over a group that never raises: terms divided by 2^SUM_SCALE_EXPONENT, the
+ * total multiplied back by `unscale` (a dialect's `FoldDialect.unscale`).
+ */
+export function sumOf(term: string, unscale: (scaled: string) => string): string {
+  return unscale(`sum(${term} / ${SUM_SCALE})`);
+}
+
 export interface FoldSources {
   /** 1m buckets of the taken minutes, from raw samples. */
   readonly minutes: string;
@@ -51,7 +59,7 @@ export interface FoldSources {
  * to parse an upsert after `INSERT … SELECT`.
  */
 export function foldSources(taken: string, d: FoldDialect): FoldSources {
-  const sum = (term: string) => d.unscale(`sum(${term} / ${SUM_SCALE})`);
+  const sum = (term: string) => sumOf(term, d.unscale);
   const raw = `CAST(sum(COALESCE(s.count, 1)) AS bigint), min(COALESCE(s.min, s.value)),
             max(COALESCE(s.max, s.value)), ${sum('COALESCE(s.sum, s.value)')}`;
   const hours = `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${taken}

@@ -45,12 +45,16 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
     },
     logger,
   );
+  // Connections checked out to reads (connected, running a query): a pool whose members are still
+  // connecting is not busy, the server is unreachable.
+  let inUse = 0;
+  pool.on('acquire', () => void inUse++);
+  pool.on('release', () => void inUse--);
   const query: ReadQuery = async (text, values) => {
-    const full = pool.totalCount >= o.size && pool.idleCount === 0;
     try {
       return await pool.query(text, values);
     } catch (err) {
-      const busy = busyError(err, full, o);
+      const busy = busyError(err, inUse >= o.size, o);
       if (busy !== null) {
         o.onRefused(busy.reason);
         throw busy;
@@ -65,13 +69,13 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
   return { pool, query };
 }
 
-function busyError(err: unknown, poolWasFull: boolean, o: ReadPoolOptions): StorageBusyError | null {
+function busyError(err: unknown, poolFull: boolean, o: ReadPoolOptions): StorageBusyError | null {
   if ((err as { code?: unknown } | null)?.code === QUERY_CANCELED) {
     return new StorageBusyError('timeout', `The read ran longer than ${o.statementTimeoutMs} ms.`);
   }
   // pg-pool's wait for a pooled client and its connect share one timeout and one message; only a
-  // pool that was full when the read asked means "busy" (otherwise the server is unreachable).
-  if (poolWasFull && err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
+  // pool whose every connection still serves another read means "busy".
+  if (poolFull && err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
     return new StorageBusyError(
       'pool_full',
       `All ${o.size} read connections stayed busy for ${o.waitMs} ms; retry after Retry-After.`,

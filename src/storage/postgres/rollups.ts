@@ -1,13 +1,13 @@
 import type pg from 'pg';
-import type { MetricPoint, MetricQuery } from '../port';
 import { IsolatingFold } from '../fold-isolation';
-import { foldSources, SUM_SCALE, SUM_SCALE_EXPONENT } from '../layout/rollup-folds';
-import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
+import { foldSources } from '../layout/rollup-folds';
+import { ROLLUP_TABLE } from '../layout/rollups';
 import type { FoldResult, SkippedBucket } from '../maintenance';
-import type { ReadQuery } from './read-pool';
+import { unscaleSum } from './float-sum';
 
 /*
- * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.
+ * Rollup SQL for the downsample job (run on the job's transaction client); the read side is
+ * query-metrics.ts.
  * The job folds exactly the buckets the invalidation log names (see
  * migrations/003_rollup_invalidations.ts): each is recomputed whole from its source and replaces
  * what is stored, so folding a bucket twice changes nothing and a duplicate, stored once, is
@@ -26,18 +26,7 @@ function upsert(table: string, select: string): string {
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
-/**
- * float8 multiplication raises on overflow, so the scaled sum is compared first: below
- * 2^(1024 − SUM_SCALE_EXPONENT) it multiplies back to a finite double. PostgreSQL's NaN equals
- * itself and sorts above every number, hence its own branch before the sign tests.
- */
-function unscale(scaled: string): string {
-  return `CASE WHEN abs(${scaled}) < power(2::float8, ${1024 - SUM_SCALE_EXPONENT}) THEN ${scaled} * ${SUM_SCALE}
-    WHEN ${scaled} = 'NaN'::float8 THEN NULL
-    WHEN ${scaled} > 0 THEN 'Infinity'::float8 ELSE '-Infinity'::float8 END`;
-}
-
-const SOURCES = foldSources(TAKEN, { from: '$1', to: '$2', rawBefore: '$3', unscale });
+const SOURCES = foldSources(TAKEN, { from: '$1', to: '$2', rawBefore: '$3', unscale: unscaleSum });
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
@@ -114,33 +103,4 @@ async function skippedBuckets(client: pg.ClientBase, fold: IsolatingFold): Promi
     bucket: Number(r.bucket),
     error: errors.get(r.i) ?? '',
   }));
-}
-
-interface PgRollupRow {
-  readonly bucket: string;
-  readonly app: string;
-  readonly count: string;
-  readonly min: number;
-  readonly max: number;
-  readonly sum: number;
-}
-
-/** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
-export async function queryRollups(
-  read: ReadQuery,
-  resolution: RollupResolution,
-  q: MetricQuery,
-): Promise<MetricPoint[]> {
-  const values: unknown[] = [q.name];
-  const where = ['name = $1'];
-  if (q.app !== undefined) where.push(`app = $${values.push(q.app)}`);
-  if (q.from !== undefined) where.push(`bucket >= $${values.push(q.from)}`);
-  if (q.to !== undefined) where.push(`bucket < $${values.push(q.to)}`);
-  const limit = `$${values.push(q.limit)}`;
-  const { rows } = await read<PgRollupRow>(
-    `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
-      WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT ${limit}`,
-    values,
-  );
-  return rows.map((r) => toRollupPoint({ ...r, bucket: Number(r.bucket), count: Number(r.count) }));
 }

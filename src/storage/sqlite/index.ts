@@ -7,7 +7,12 @@ import type { TelemetryEvent } from '../../events/types';
 import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
-import { queryEvents } from './query-events';
+import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { scanErrorsWith } from '../layout/error-scan-sql';
+import { queryEventsWith } from '../layout/events-sql';
+import { SQLITE_ERROR_SCAN_DIALECT } from './query-errors';
+import { SQLITE_EVENTS_DIALECT } from './query-events';
+import { sqliteReadRunner } from './read-runner';
 import { queryMetrics } from './query-metrics';
 import { readOrUnavailable } from './read-failure';
 import { statementCache } from './statements';
@@ -49,6 +54,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
   const prepare = statementCache(db);
   const write = batchWriter(db, prepare);
+  const run = sqliteReadRunner(prepare);
 
   return {
     kind: 'sqlite',
@@ -59,8 +65,12 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     writeRows: async (rows) => ({
       inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
     }),
-    queryEvents: async (query) => readOrUnavailable(() => queryEvents(prepare, query)),
-    queryMetrics: async (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
+    // Every read: a failure of the file, not of the query, is StorageUnavailableError (503).
+    queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),
+    queryMetrics: (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
+    queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
+    queryMetricSeries: (query) => readOrUnavailable(() => queryMetricSeriesWith(run, query)),
+    scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

@@ -10,9 +10,9 @@ const QUERY_FAULTS = new Set(['SQLITE_ERROR', 'SQLITE_MISMATCH', 'SQLITE_RANGE']
  * I/O error, disk full, corrupt, or the connection closed by shutdown) becomes
  * `StorageUnavailableError` (503 with Retry-After).
  */
-export function readOrUnavailable<T>(query: () => T): T {
+export async function readOrUnavailable<T>(query: () => T | Promise<T>): Promise<T> {
   try {
-    return query();
+    return await query();
   } catch (err) {
     if (!isUnavailable(err)) throw err;
     throw new StorageUnavailableError(`SQLite cannot serve reads now: ${errorText(err)}`, { cause: err });
