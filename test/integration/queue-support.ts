@@ -93,8 +93,11 @@ export interface WorkerProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a worker with `env` and waits until its /readyz answers 200. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+/** Starts a worker with `env` and waits until its /readyz answers 200 (unless `waitReady` is false). */
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  opts: { waitReady?: boolean } = {},
+): Promise<WorkerProcess> {
   const port = await freePort();
   // The memory flags given: the child is the worker itself (SIGKILL reaches it), not a relaunching parent.
   const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, 'worker'], {
@@ -116,18 +119,20 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   let dead = false;
   void exited.then(() => (dead = true));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `worker on ${url} to be ready`,
-    async () => {
-      if (dead) throw new Error(`worker exited early:\n${output.join('\n')}`);
-      const res = await fetch(`${url}/readyz`).catch(() => null);
-      return res?.status === 200;
-    },
-    20_000,
-  ).catch((err: unknown) => {
-    child.kill('SIGKILL');
-    throw err;
-  });
+  if (opts.waitReady !== false) {
+    await waitFor(
+      `worker on ${url} to be ready`,
+      async () => {
+        if (dead) throw new Error(`worker exited early:\n${output.join('\n')}`);
+        const res = await fetch(`${url}/readyz`).catch(() => null);
+        return res?.status === 200;
+      },
+      20_000,
+    ).catch((err: unknown) => {
+      child.kill('SIGKILL');
+      throw err;
+    });
+  }
   return {
     url,
     child,
