@@ -10,7 +10,8 @@ import { EVENT_COUNT_HEADER, eventMessages } from './event-batches';
 import type { QueueTopology } from './topology';
 
 export interface JetStreamSinkOptions {
-  readonly publisher: Pick<AsyncPublisher, 'publishAll'>;
+  /** Null until the link to JetStream is up (the collector listens before): offers answer unavailable. */
+  readonly publisher: () => Pick<AsyncPublisher, 'publishAll'> | null;
   readonly topology: QueueTopology;
   /** Most events awaiting their publish ack at once in this process; past it, `offer` answers queue_full. */
   readonly maxPendingAcks: number;
@@ -20,6 +21,12 @@ export interface JetStreamSinkOptions {
   readonly publishTimeoutMs: number;
   /** Whether the background check last reached JetStream (`JetStreamMonitor.up`). */
   readonly up: () => boolean;
+  /**
+   * Told when a publish got no ack, or no stream answered it, while the stream seemed usable
+   * (`JetStreamMonitor.checkNow`): e.g. its leader just died, and the next requests should get
+   * their 503 from memory rather than each after the publish timeout.
+   */
+  readonly onUnavailable: () => void;
   /** Messages the workers remove from the stream per second (`JetStreamMonitor.drainRate`). */
   readonly drainPerSecond: () => number;
   readonly metrics: QueueMetrics;
@@ -52,8 +59,9 @@ function failureOf(o: PublishOutcome): Failure | null {
  * message (more only past the server's payload limit, see `eventMessages`) whose `Nats-Msg-Id`
  * digests the events' `(id, ts)` (JetStream drops a repeat inside the duplicate window, so a
  * retried request costs nothing; past it the database's dedupe stores each event once), and the
- * answer is `taken` only after every ack arrived: a 202 then means "persisted by JetStream" (see
- * the README for what that means on power loss).
+ * answer is `taken` only after every ack arrived: a 202 then means "persisted by JetStream", on a
+ * replicated stream by a majority of its servers (JetStream's leader acks once its RAFT group
+ * committed the message; see the README for what that means on power loss).
  *
  * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
@@ -80,7 +88,8 @@ export class JetStreamSink implements EventSink {
   async offer(lane: LaneName, items: readonly SinkItem[], _now: number): Promise<SinkAnswer> {
     const { o } = this;
     const n = items.length;
-    if (!o.up()) {
+    const publisher = o.publisher();
+    if (!o.up() || publisher === null) {
       o.metrics.publishRefused.inc({ reason: 'unavailable' }, n);
       return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
@@ -98,7 +107,7 @@ export class JetStreamSink implements EventSink {
     this.pending += n;
     let outcomes: PublishOutcome[];
     try {
-      outcomes = await o.publisher.publishAll(
+      outcomes = await publisher.publishAll(
         subject,
         messages.map((m) => ({
           data: m.data,
@@ -133,6 +142,7 @@ export class JetStreamSink implements EventSink {
     if (failure === 'stream_full') {
       return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messages.length) };
     }
+    o.onUnavailable();
     return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
   }
 
