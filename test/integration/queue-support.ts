@@ -18,9 +18,9 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
 import { storedCounts } from '../support/pg-client';
+import { NATS_SERVER_BIN } from '../support/nats-cluster';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
-const NATS_SERVER = process.env.SLUICE_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
 export function sharedNatsUrl(): string {
   return process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -169,13 +169,13 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   const url = `nats://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    const c = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    const c = spawn(NATS_SERVER_BIN, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
       stdio: 'ignore',
     });
     child = c;
     const failed = new Promise<never>((_, reject) =>
       c.once('error', (err) =>
-        reject(new Error(`cannot start ${NATS_SERVER} (${err.message}); apt-get install -y nats-server`)),
+        reject(new Error(`cannot start ${NATS_SERVER_BIN} (${err.message}); apt-get install -y nats-server`)),
       ),
     );
     await Promise.race([waitFor(`nats-server on ${port}`, () => reachable(url, 200), 10_000), failed]);

@@ -13,8 +13,13 @@ import { connect } from '@nats-io/transport-node';
 import { freePort } from '../../src/cluster/free-port';
 import { waitFor } from './http';
 import { reachable } from './services';
+import { REQUIRED_TOOLS } from './system-tools/required-tools';
 
-export const NATS_SERVER_BIN = process.env.SLUICE_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+/** `SLUICE_TEST_NATS_SERVER_BIN`, else where `npm test` finds it (see required-tools.ts). */
+export const NATS_SERVER_BIN =
+  process.env.SLUICE_TEST_NATS_SERVER_BIN ??
+  REQUIRED_TOOLS.find((t) => t.name === 'nats-server')?.locate(process.env.PATH) ??
+  '/usr/sbin/nats-server';
 
 /** One nats-server process, restartable with the same arguments (ports, store). */
 export interface NatsNode {
@@ -48,6 +53,8 @@ interface JszStreams {
 export function natsNode(o: {
   name: string;
   args: readonly string[];
+  /** Variables the server sees besides PATH (a config file may refer to them). */
+  env?: Record<string, string>;
   clientPort: number;
   monitorPort: number;
 }): NatsNode {
@@ -62,7 +69,10 @@ export function natsNode(o: {
     pid: () => (alive(child) ? (child.pid ?? null) : null),
     async start() {
       if (alive(child)) return;
-      const c = spawn(NATS_SERVER_BIN, [...o.args], { stdio: 'ignore' });
+      const c = spawn(NATS_SERVER_BIN, [...o.args], {
+        stdio: 'ignore',
+        env: { PATH: process.env.PATH ?? '', ...o.env },
+      });
       child = c;
       const failed = new Promise<never>((_, reject) => {
         c.once('error', (err) =>
