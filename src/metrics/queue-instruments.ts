@@ -35,6 +35,13 @@ export function createQueueMetrics(registry: Registry) {
         for (const hook of collectHooks) hook();
       },
     }),
+    publishRequestsPerMessage: histogram(
+      registry,
+      'sluice_queue_publish_requests_per_message',
+      'Requests whose events of one lane one published message carries (requests arriving while earlier messages await their acks share the next one).',
+      [],
+      [1, 2, 4, 8, 16, 32, 64, 128],
+    ),
     publishDuplicates: counter(
       registry,
       'sluice_queue_publish_duplicates_total',
