@@ -22,20 +22,20 @@ export interface Intake {
   readonly acceptedTotal: number;
   /** The collector's CPU per event it accepted in the measured window (microseconds). */
   readonly cpuMicrosPerEvent: number;
-  /** CPU of `others` per accepted event in the same window (microseconds); NaN without `others`. */
-  readonly othersCpuMicrosPerEvent: number;
+  /** CPU of each of `others` per accepted event in the same window (microseconds); empty without `others`. */
+  readonly othersCpuMicrosPerEvent: readonly number[];
 }
 
 /**
  * Warm-up (not measured), then a closed loop over `bodies` for `ms`; returns what the server
- * accepted. `others` reads the CPU seconds of further processes (e.g. the NATS servers).
+ * accepted. `others` reads the CPU seconds of further processes (e.g. the NATS servers), one each.
  */
 export async function closedLoop(
   collector: ServiceProcess,
   warmup: BodyCorpus,
   bodies: BodyCorpus,
   ms: number,
-  others?: () => number,
+  others?: () => readonly number[],
 ): Promise<Intake> {
   const client = createHttpClient(collector.origin, CONCURRENCY);
   try {
@@ -47,7 +47,7 @@ export async function closedLoop(
       maxMs: 1500,
     });
     const cpuBefore = collector.sample().cpuSeconds;
-    const othersBefore = others?.() ?? NaN;
+    const othersBefore = others?.() ?? [];
     const load = await runClosedLoop({
       client,
       path: '/v1/events',
@@ -61,7 +61,9 @@ export async function closedLoop(
       acceptedPerSecond: ratePerSecond(load, load.accepted),
       acceptedTotal: warm.accepted + load.accepted,
       cpuMicrosPerEvent: ((collector.sample().cpuSeconds - cpuBefore) * 1e6) / accepted,
-      othersCpuMicrosPerEvent: (((others?.() ?? NaN) - othersBefore) * 1e6) / accepted,
+      othersCpuMicrosPerEvent: (others?.() ?? []).map(
+        (cpu, i) => ((cpu - (othersBefore[i] ?? NaN)) * 1e6) / accepted,
+      ),
     };
   } finally {
     await client.close();

@@ -34,21 +34,21 @@ export interface ReplicaInputs {
 
 interface Side {
   readonly intake: Intake;
+  /** The nats-server CPU per accepted event of the stream's leader, and of all three (microseconds). */
+  readonly leaderCpuMicrosPerEvent: number;
+  readonly natsCpuMicrosPerEvent: number;
   /** Messages the stream took per accepted event (one per request and lane). */
   readonly messagesPerEvent: number;
 }
 
 type Round = Record<1 | 3, Side>;
 
-/** CPU seconds of every node of the cluster now. */
-function clusterCpu(cluster: NatsCluster): number {
-  let sum = 0;
-  for (const node of cluster.nodes) {
+/** CPU seconds of each node of the cluster now, in the order of `cluster.nodes`. */
+function clusterCpu(cluster: NatsCluster): number[] {
+  return cluster.nodes.map((node) => {
     const pid = node.pid();
-    if (pid === null) return NaN;
-    sum += sampleProcess(pid).cpuSeconds;
-  }
-  return sum;
+    return pid === null ? NaN : sampleProcess(pid).cpuSeconds;
+  });
 }
 
 async function side(
@@ -80,7 +80,13 @@ async function side(
     if ((info.config.num_replicas || 1) !== replicas) {
       throw new Error(`stream ${stream} has ${info.config.num_replicas} replicas, not ${replicas}`);
     }
-    return { intake, messagesPerEvent: info.state.last_seq / Math.max(1, intake.acceptedTotal) };
+    const leader = cluster.nodes.findIndex((n) => n.name === info.cluster?.leader);
+    return {
+      intake,
+      leaderCpuMicrosPerEvent: intake.othersCpuMicrosPerEvent[leader] ?? NaN,
+      natsCpuMicrosPerEvent: intake.othersCpuMicrosPerEvent.reduce((sum, v) => sum + v, 0),
+      messagesPerEvent: info.state.last_seq / Math.max(1, intake.acceptedTotal),
+    };
   } finally {
     await collector?.stop();
     const jsm = await jetstreamManager(nc, { timeout: 3000 }).catch(() => null);
@@ -107,9 +113,10 @@ export async function runReplicaRounds(x: ReplicaInputs): Promise<BenchRow[]> {
         .map((v) => round(v))
         .join('/'),
       ...intakeExtra(runs, (r) => r[replicas].intake),
-      nats_cpu_us_per_event: round(median(of((r) => r[replicas].intake.othersCpuMicrosPerEvent))),
+      nats_cpu_us_per_event: round(median(of((r) => r[replicas].natsCpuMicrosPerEvent))),
+      nats_leader_cpu_us_per_event: round(median(of((r) => r[replicas].leaderCpuMicrosPerEvent))),
       nats_cpu_us_per_message: round(
-        median(of((r) => r[replicas].intake.othersCpuMicrosPerEvent / r[replicas].messagesPerEvent)),
+        median(of((r) => r[replicas].natsCpuMicrosPerEvent / r[replicas].messagesPerEvent)),
       ),
       events_per_message: round(median(of((r) => 1 / r[replicas].messagesPerEvent))),
       cluster: '3 nats-server processes on loopback',

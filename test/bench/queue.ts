@@ -25,7 +25,7 @@ import { readBenchOptions } from './bench-options';
 import { CLI_SCRIPT, cleanEnv, collectorNodeArgs, startCollector } from './collector-process';
 import { freePort } from '../../src/cluster/free-port';
 import { closedLoop, intakeExtra, WARMUP_REQUESTS, type Intake } from './queue-intake';
-import { BenchDatabases, RowCounter } from './pg-bench-db';
+import { BenchDatabases, RowCounter, storedBytes } from './pg-bench-db';
 import { figure, round } from './rows';
 import { median } from './suites/limits';
 import { PgBackendCpu } from './pg-backend-cpu';
@@ -144,6 +144,8 @@ interface Round {
     readonly cpuMicrosPerEvent: number;
     /** CPU of the workers' PostgreSQL backends per row stored (microseconds). */
     readonly postgresCpuMicrosPerRow: number;
+    /** Bytes on disk per row stored, indexes included. */
+    readonly bytesPerRow: number;
     readonly allStored: boolean;
     readonly stored: number;
   };
@@ -243,6 +245,7 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
       // Every message acked means every event committed (ack after commit); the count confirms it.
       const total = i.acceptedTotal;
       const last = await counter.waitFor(total, 5000, 50);
+      const bytesPerRow = (await storedBytes(queueDb.url)) / Math.max(1, last.rows);
       return {
         copy: {
           eventsPerSecond: copied.eventsPerSecond,
@@ -259,6 +262,7 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
           backlog: total,
           cpuMicrosPerEvent: (workerCpuSeconds * 1e6) / Math.max(1, total),
           postgresCpuMicrosPerRow: (postgresCpuSeconds * 1e6) / Math.max(1, total),
+          bytesPerRow,
           allStored: last.at !== null && timed.endAt !== null,
           stored: last.rows,
         },
@@ -349,6 +353,7 @@ export async function runQueueBench(): Promise<BenchRow[]> {
         batch: WORKER_BATCH,
         worker_cpu_us_per_event: round(median(of((r) => r.drain.cpuMicrosPerEvent))),
         postgres_cpu_us_per_row: round(median(of((r) => r.drain.postgresCpuMicrosPerRow))),
+        bytes_on_disk_per_row: round(median(of((r) => r.drain.bytesPerRow))),
         all_stored: runs.every((r) => r.drain.allStored)
           ? 'yes'
           : `NO (${runs.map((r) => `${r.drain.stored}/${r.drain.backlog}`).join(', ')})`,
