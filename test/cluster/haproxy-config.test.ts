@@ -290,6 +290,11 @@ describe('docker-compose.yml, deploy/ and haproxy.cfg agree', () => {
       'sluice_scheduler_runs_total',
       'sluice_ratelimit_fallback_active',
       'haproxy_backend_http_responses_total',
+      'sluice_queue_stream_bytes',
+      'sluice_queue_consumer_pending_messages',
+      'sluice_queue_publish_duration_seconds_bucket',
+      'sluice_queue_publish_refused_total',
+      'sluice_queue_stream_replicas_current',
     ]) {
       expect(exprs).toContain(metric);
     }
