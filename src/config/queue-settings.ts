@@ -121,7 +121,7 @@ export const QUEUE_SETTINGS = {
   natsDuplicateWindowMs: setting({
     env: 'SLUICE_NATS_DUPLICATE_WINDOW',
     default: '2m',
-    doc: 'JetStream drops a message whose id (a digest of its events’ id and ts) it saw within this window (a resent request costs nothing); past it, the database’s (id, ts) dedupe stores each event once.',
+    doc: 'JetStream drops a message whose id (a digest of its events’ id and ts) it saw within this window (a request resent alone costs nothing); past it, or in a message shared with other requests, the database’s (id, ts) dedupe stores each event once.',
     parse: duration(100, 86_400_000, 's'),
   }),
   natsDeadLetterMaxAgeMs: setting({
@@ -145,7 +145,7 @@ export const QUEUE_SETTINGS = {
   workerBatchSize: setting({
     env: 'SLUICE_WORKER_BATCH_SIZE',
     default: '2000',
-    doc: 'sluice worker: events per transaction; messages (one per request and lane) are pulled until their events reach it.',
+    doc: 'sluice worker: events per transaction; messages (each one or more requests’ events of one lane) are pulled until their events reach it.',
     parse: integer(1, 10_000),
   }),
   workerFetchExpiresMs: setting({
