@@ -1,14 +1,15 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
-import { randomBytes } from 'node:crypto';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { waitFor } from '../support/http';
-import { startNatsCluster, type NatsCluster, type NatsNode } from '../support/nats-cluster';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import type { NatsNode } from '../support/nats-cluster';
 import { SteadyLoad } from '../support/steady-load';
 import { TcpProxy } from '../support/tcp-proxy';
-import { exactlyOnce, metricValue, startWorkerProcess, type WorkerProcess } from './queue-support';
+import {
+  exactlyOnce,
+  metricValue,
+  startWorkerProcess,
+  useClusterFixture,
+  type WorkerProcess,
+} from './queue-support';
 
 /** How soon after a fault every collector must answer 202 again (milliseconds). */
 const RECOVERY_BOUND_MS = 10_000;
@@ -23,41 +24,13 @@ const FREEZE_MS = 15_000;
  * 429/503 with `Retry-After`.
  */
 describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', () => {
-  let cluster: NatsCluster;
-  let db: TestDatabase;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  const processes: Array<CollectorProcess | WorkerProcess> = [];
-
-  beforeAll(async () => {
-    [cluster, db] = await Promise.all([startNatsCluster(3), createTestDatabase('queue_cluster')]);
-    nc = await connect({ servers: cluster.nodes.map((n) => n.url), timeout: 3000, maxReconnectAttempts: -1 });
-    jsm = await jetstreamManager(nc, { timeout: 3000 });
-  }, 60_000);
-
-  afterEach(async () => {
-    await Promise.all(processes.splice(0).map((p) => p.stop()));
-  });
-
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.destroy();
-    await db?.drop();
-  });
+  const f = useClusterFixture('queue_cluster');
+  const { processes } = f;
 
   /** A stream of the test's own on the cluster, replicated 3 times, as the compose file runs it. */
   function streamEnv(label: string): { stream: string; env: Record<string, string> } {
-    const stream = `SLUICE_T_${label.toUpperCase()}_${randomBytes(4).toString('hex')}`;
-    return {
-      stream,
-      env: {
-        SLUICE_NATS_URL: cluster.url,
-        SLUICE_NATS_STREAM: stream,
-        SLUICE_NATS_SUBJECT_PREFIX: `sluice-t.${stream.toLowerCase()}`,
-        SLUICE_NATS_REPLICAS: '3',
-        SLUICE_DATABASE_URL: db.url,
-      },
-    };
+    const { stream, env } = f.stream(label);
+    return { stream, env: { ...env, SLUICE_NATS_REPLICAS: '3' } };
   }
 
   async function collectors(env: Record<string, string>, n: number): Promise<CollectorProcess[]> {
@@ -97,7 +70,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     await waitFor(
       `${node.name} to catch up on ${stream}`,
       async () => {
-        const info = await jsm.streams.info(stream);
+        const info = await f.jsm.streams.info(stream);
         const own = await node.streamState(stream);
         const replica = info.cluster?.replicas?.find((r) => r.name === node.name);
         return own !== null && own.lastSeq === info.state.last_seq && replica?.current === true;
@@ -118,7 +91,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     const { stream, env } = streamEnv(label);
     const cs = await collectors(env, 2);
     await workers(env, 2);
-    expect((await jsm.streams.info(stream)).config.num_replicas).toBe(3);
+    expect((await f.jsm.streams.info(stream)).config.num_replicas).toBe(3);
 
     const l = load(
       cs.map((c) => c.url),
@@ -126,7 +99,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     );
     try {
       await waitFor('steady 202s before the fault', () => l.acknowledged.length >= 1000, 20_000);
-      const leader = await cluster.leaderOf(stream);
+      const leader = await f.cluster.leaderOf(stream);
       const faultAt = Date.now();
       const heal = await fault(leader);
       await waitFor(
@@ -153,14 +126,14 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     expect(l.answers.filter((a) => a.status !== 202).length).toBeGreaterThan(0);
     await waitFor(
       'every acknowledged event stored exactly once',
-      async () => (await exactlyOnce(db.url, l.acknowledged)) === null,
+      async () => (await exactlyOnce(f.db.url, l.acknowledged)) === null,
       30_000,
     ).catch(async (err: unknown) => {
-      throw new Error(`${String(err)}: ${await exactlyOnce(db.url, l.acknowledged)}`);
+      throw new Error(`${String(err)}: ${await exactlyOnce(f.db.url, l.acknowledged)}`);
     });
     await waitFor(
       'every message acked',
-      async () => (await jsm.streams.info(stream)).state.messages === 0,
+      async () => (await f.jsm.streams.info(stream)).state.messages === 0,
       15_000,
     );
   }
@@ -190,10 +163,10 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     const [c] = await collectors(env, 1);
     // Worker A reaches PostgreSQL through a proxy the test cuts: the batch it pulls next hangs in
     // its write, unacked, when it is killed. Worker B drains beside it.
-    const target = new URL(db.url);
+    const target = new URL(f.db.url);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
     await proxy.start();
-    const viaProxy = new URL(db.url);
+    const viaProxy = new URL(f.db.url);
     viaProxy.port = String(proxy.port);
     const l = load([c!.url], 'worker-kill');
     let maxAckPending: number | undefined;
@@ -202,11 +175,11 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     try {
       const [a] = await workers({ ...workerEnv, SLUICE_DATABASE_URL: viaProxy.toString() }, 1);
       const [b] = await workers(workerEnv, 1);
-      expect((await jsm.streams.info(stream)).config.num_replicas).toBe(3);
+      expect((await f.jsm.streams.info(stream)).config.num_replicas).toBe(3);
       const consumer = `${stream}_standard`;
-      maxAckPending = (await jsm.consumers.info(stream, consumer)).config.max_ack_pending ?? 0;
+      maxAckPending = (await f.jsm.consumers.info(stream, consumer)).config.max_ack_pending ?? 0;
       sampler = setInterval(() => {
-        jsm.consumers.info(stream, consumer).then(
+        f.jsm.consumers.info(stream, consumer).then(
           (info) => ackPending.push(info.num_ack_pending),
           () => undefined,
         );
@@ -237,7 +210,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     expectOnlyRetryableRefusals(l);
     await waitFor(
       'every acknowledged event stored exactly once',
-      async () => (await exactlyOnce(db.url, l.acknowledged)) === null,
+      async () => (await exactlyOnce(f.db.url, l.acknowledged)) === null,
       30_000,
     );
     expect(maxAckPending).toBeGreaterThan(0);
@@ -245,7 +218,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     expect(Math.max(...ackPending)).toBeLessThan(maxAckPending!);
     await waitFor(
       'every message acked',
-      async () => (await jsm.streams.info(stream)).state.messages === 0,
+      async () => (await f.jsm.streams.info(stream)).state.messages === 0,
       15_000,
     );
   }, 120_000);

@@ -1,14 +1,10 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import { randomBytes } from 'node:crypto';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../../src/intake/retry-after';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
-import { startNatsCluster, type NatsCluster } from '../support/nats-cluster';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { sharedNatsUrl, startWorkerProcess, type WorkerProcess } from './queue-support';
+import { sharedNatsUrl, startWorkerProcess, useClusterFixture, type WorkerProcess } from './queue-support';
 
 /**
  * How tier-4 processes start against a JetStream cluster they do not control: an operator's
@@ -16,42 +12,9 @@ import { sharedNatsUrl, startWorkerProcess, type WorkerProcess } from './queue-s
  * (`/livez` 200, `/readyz` 503 until the stream is usable) and says what it found.
  */
 describe('queue mode start-up on a JetStream cluster', () => {
-  let cluster: NatsCluster;
-  let db: TestDatabase;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  const processes: Array<CollectorProcess | WorkerProcess> = [];
-
-  beforeAll(async () => {
-    [cluster, db] = await Promise.all([startNatsCluster(3), createTestDatabase('queue_cluster_start')]);
-    nc = await connect({ servers: cluster.nodes.map((n) => n.url), timeout: 3000, maxReconnectAttempts: -1 });
-    jsm = await jetstreamManager(nc, { timeout: 3000 });
-  }, 60_000);
-
-  afterEach(async () => {
-    await Promise.all(processes.splice(0).map((p) => p.stop()));
-  });
-
-  afterAll(async () => {
-    await nc?.close();
-    await cluster?.destroy();
-    await db?.drop();
-  });
-
-  function names(label: string) {
-    const stream = `SLUICE_T_${label.toUpperCase()}_${randomBytes(4).toString('hex')}`;
-    const prefix = `sluice-t.${stream.toLowerCase()}`;
-    return {
-      stream,
-      prefix,
-      env: {
-        SLUICE_NATS_URL: cluster.url,
-        SLUICE_NATS_STREAM: stream,
-        SLUICE_NATS_SUBJECT_PREFIX: prefix,
-        SLUICE_DATABASE_URL: db.url,
-      },
-    };
-  }
+  const f = useClusterFixture('queue_cluster_start');
+  const { processes } = f;
+  const names = (label: string) => f.stream(label);
 
   /** Starts a process without waiting for /readyz, and waits for its /livez instead. */
   async function live(p: CollectorProcess | WorkerProcess, within: number): Promise<number> {
@@ -64,7 +27,7 @@ describe('queue mode start-up on a JetStream cluster', () => {
   it('an existing stream keeps the replicas its operator gave it, and the difference is reported', async () => {
     const { stream, prefix, env } = names('operator');
     // The operator made it R3; Sluice's setting is left at its default (1).
-    await jsm.streams.add({
+    await f.jsm.streams.add({
       name: stream,
       subjects: [`${prefix}.error`, `${prefix}.standard`],
       retention: 'workqueue',
@@ -75,7 +38,7 @@ describe('queue mode start-up on a JetStream cluster', () => {
     processes.push(c);
     const w = await startWorkerProcess(env);
     processes.push(w);
-    expect((await jsm.streams.info(stream)).config.num_replicas).toBe(3);
+    expect((await f.jsm.streams.info(stream)).config.num_replicas).toBe(3);
     for (const output of [c.output, w.output]) {
       const report = output.find((l) => l.includes('"changed":false'));
       expect(report).toBeDefined();
@@ -86,7 +49,7 @@ describe('queue mode start-up on a JetStream cluster', () => {
       });
     }
     // The consumers follow the stream's replicas.
-    const consumer = await jsm.consumers.info(stream, `${stream}_standard`);
+    const consumer = await f.jsm.consumers.info(stream, `${stream}_standard`);
     expect(consumer.cluster?.replicas?.length).toBe(2);
     expect((await postEvents(c.url, [metric('operator')])).status).toBe(202);
   });
@@ -95,7 +58,7 @@ describe('queue mode start-up on a JetStream cluster', () => {
     const { stream, env } = names('down');
     const first = await startCollectorProcess({ ...env, SLUICE_MODE: 'ingest' });
     processes.push(first);
-    const node = await cluster.leaderOf(stream);
+    const node = await f.cluster.leaderOf(stream);
     await node.kill();
     try {
       const c = await startCollectorProcess(
@@ -141,7 +104,7 @@ describe('queue mode start-up on a JetStream cluster', () => {
     const c = await startCollectorProcess(
       {
         SLUICE_MODE: 'ingest',
-        SLUICE_DATABASE_URL: db.url,
+        SLUICE_DATABASE_URL: f.db.url,
         SLUICE_NATS_URL: sharedNatsUrl(),
         SLUICE_NATS_STREAM: `SLUICE_T_SINGLE_${randomBytes(4).toString('hex')}`,
         SLUICE_NATS_REPLICAS: '3',

@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
 import { storedCounts } from '../support/pg-client';
-import { NATS_SERVER_BIN } from '../support/nats-cluster';
+import { NATS_SERVER_BIN, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
 
@@ -266,6 +266,61 @@ export function useQueueFixture(label: string): QueueFixture {
   afterAll(async () => {
     await Promise.all(fixture.processes.map((p) => p.stop()));
     await fixture.q?.cleanup();
+    await fixture.db?.drop();
+  });
+  return fixture;
+}
+
+/** What `useClusterFixture` makes for a test file: a 3-node JetStream cluster, a database, a client. */
+export interface ClusterFixture {
+  cluster: NatsCluster;
+  db: TestDatabase;
+  /** A management connection given every node. */
+  jsm: JetStreamManager;
+  /** Collectors and workers the tests start: stopped after each test. */
+  readonly processes: Array<CollectorProcess | WorkerProcess>;
+  /** Names of a stream of the test's own on the cluster, and the `SLUICE_*` variables naming it and the database. */
+  stream(label: string): { stream: string; prefix: string; env: Record<string, string> };
+}
+
+/**
+ * A JetStream cluster of three nats-server processes on loopback and a database, made before the
+ * calling file's tests and removed after them (never the shared NATS).
+ */
+export function useClusterFixture(label: string): ClusterFixture {
+  let nc: NatsConnection | undefined;
+  const fixture = {
+    processes: [],
+    stream(name: string) {
+      const stream = `SLUICE_T_${name.toUpperCase()}_${randomBytes(4).toString('hex')}`;
+      const prefix = `sluice-t.${stream.toLowerCase()}`;
+      return {
+        stream,
+        prefix,
+        env: {
+          SLUICE_NATS_URL: fixture.cluster.url,
+          SLUICE_NATS_STREAM: stream,
+          SLUICE_NATS_SUBJECT_PREFIX: prefix,
+          SLUICE_DATABASE_URL: fixture.db.url,
+        },
+      };
+    },
+  } as unknown as ClusterFixture;
+  beforeAll(async () => {
+    [fixture.cluster, fixture.db] = await Promise.all([startNatsCluster(3), createTestDatabase(label)]);
+    nc = await connect({
+      servers: fixture.cluster.nodes.map((n) => n.url),
+      timeout: 3000,
+      maxReconnectAttempts: -1,
+    });
+    fixture.jsm = await jetstreamManager(nc, { timeout: 3000 });
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(fixture.processes.splice(0).map((p) => p.stop()));
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await fixture.cluster?.destroy();
     await fixture.db?.drop();
   });
   return fixture;

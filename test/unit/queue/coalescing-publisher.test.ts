@@ -5,26 +5,10 @@ import { CoalescingPublisher } from '../../../src/queue/coalescing-publisher';
 import { decodeEvents } from '../../../src/queue/event-codec';
 import { encodeEvents, PAYLOAD_ENVELOPE_BYTES } from '../../../src/queue/event-batches';
 import type { TelemetryEvent } from '../../../src/events/types';
+import { telemetryEvent } from './telemetry-event';
 
-let n = 0;
 function events(count: number): TelemetryEvent[] {
-  return Array.from({ length: count }, () => {
-    n++;
-    return {
-      id: `0190f3c2-0000-7000-8000-${String(n).padStart(12, '0')}`,
-      type: 'metric',
-      name: 'render.frame_drop',
-      ts: 1_764_590_400_000 + n,
-      app: 'web-shop',
-      version: null,
-      env: null,
-      value: n,
-      summary: null,
-      error: null,
-      message: null,
-      attributes: {},
-    } satisfies TelemetryEvent;
-  });
+  return Array.from({ length: count }, () => telemetryEvent());
 }
 
 /** A publisher whose acks the test gives, one call (one set of messages) at a time. */

@@ -1,4 +1,5 @@
 import type { TelemetryEvent } from '../../../src/events/types';
+import { telemetryEvent } from './telemetry-event';
 import { eventMessages } from '../../../src/queue/event-batches';
 import { COMPACT_FORMAT } from '../../../src/queue/compact-payload';
 import {
@@ -9,24 +10,8 @@ import {
   unreadableDetail,
 } from '../../../src/queue/event-codec';
 
-let n = 0;
 function event(overrides: Partial<TelemetryEvent> = {}): TelemetryEvent {
-  n++;
-  return {
-    id: `0190f3c2-0000-7000-8000-${String(n).padStart(12, '0')}`,
-    type: 'metric',
-    name: 'render.frame_drop',
-    ts: 1_764_590_400_000 + n,
-    app: 'web-shop',
-    version: null,
-    env: null,
-    value: n,
-    summary: null,
-    error: null,
-    message: null,
-    attributes: { route: '/checkout', π: 'ünïcode' },
-    ...overrides,
-  };
+  return telemetryEvent({ attributes: { route: '/checkout', π: 'ünïcode' }, ...overrides });
 }
 
 describe('eventMessages', () => {
