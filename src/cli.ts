@@ -19,7 +19,7 @@ Commands:
   worker    drain the JetStream stream into PostgreSQL (needs SLUICE_NATS_URL, SLUICE_DATABASE_URL)
   migrate   apply storage migrations, then exit
   key       make an API key: sluice key ingest <id> <app> | sluice key read <id>
-  cluster   N collectors behind a real HAProxy on loopback (see README)
+  cluster   N collectors behind a real HAProxy on loopback (see docs/cluster.md)
   help      show this text
 
 Every option is an environment variable or the flag shown beside it; flags win.

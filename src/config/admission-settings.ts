@@ -112,7 +112,7 @@ export const ADMISSION_SETTINGS = {
   }),
   authKeysFile: setting({
     env: 'SLUICE_AUTH_KEYS_FILE',
-    doc: 'JSON file of hashed ingest keys and read tokens; set to turn auth on (see README, "API keys").',
+    doc: 'JSON file of hashed ingest keys and read tokens; set to turn auth on (see docs/operations.md, "API keys").',
     parse: nonEmpty(),
   }),
   corsOrigins: setting({

@@ -3,7 +3,7 @@ import { setting } from './setting';
 
 const MiB = 1024 * 1024;
 
-/** Settings of the OTLP/HTTP receiver (README, "OTLP receiver"). */
+/** Settings of the OTLP/HTTP receiver (docs/otlp.md). */
 export const OTLP_SETTINGS = {
   otlpPort: setting({
     env: 'SLUICE_OTLP_PORT',

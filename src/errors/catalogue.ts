@@ -1,8 +1,8 @@
 /**
  * Every request-level error the collector answers with: a stable code (the
  * `error` field of the JSON body), its HTTP status and a default message.
- * Codes are part of the wire contract; test/unit/error-catalogue.test.ts
- * keeps this table and the README in step.
+ * Codes are part of the wire contract; test/unit/docs-in-step.test.ts
+ * keeps this table and docs/http-api.md in step.
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, message: 'Body is not valid JSON.' },

@@ -1,5 +1,5 @@
 /**
- * The min/max fallback of a histogram point that carries neither (README, "OTLP receiver"): the
+ * The min/max fallback of a histogram point that carries neither (docs/otlp.md): the
  * lower bound of the lowest non-empty bucket and the upper bound of the highest one. The open
  * ends (below the first bound, above the last) have no finite bound: there the average stands in,
  * clamped to the bucket's finite side. Without buckets, the average stands in for both. Null when

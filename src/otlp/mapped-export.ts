@@ -1,6 +1,6 @@
 import type { EventLimits } from '../events/limits';
 
-/** One event in the wire format of `POST /v1/events` (README, "HTTP API"), as the intake takes it. */
+/** One event in the wire format of `POST /v1/events` (docs/http-api.md), as the intake takes it. */
 export type WireEvent = Record<string, unknown>;
 
 /** The OTLP signals, by the name their route and metrics use. */

@@ -75,7 +75,7 @@ function failureOf(o: PublishOutcome): Failure | null {
  * stores each event once in any case), and the answer is `taken` only after the ack of every
  * message holding its events: a 202 then means "persisted by JetStream", on a replicated stream
  * by a majority of its servers (JetStream's leader acks once its RAFT group committed the
- * message; see the README for what that means on power loss).
+ * message; see docs/cluster.md, "What 202 means", for what that means on power loss).
  *
  * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every figure of the README in one run, each compared with limits and a baseline
+ * `npm run bench`: every figure of docs/performance.md in one run, each compared with limits and a baseline
  * measured in the same run on the same box. Prints a table, writes bench-results/<ISO>.json and
  * bench-results/latest.json. Exits 0 when every suite ran (targets may be missed: the table says
  * so); non-zero only when the bench itself failed. `BENCH_QUICK=1` shortens every window.

@@ -1,19 +1,25 @@
 /**
  * SDK figures (issue 7): capture cost on the calling thread, and bytes on
  * the wire per sample with and without aggregation for a metric sampled
- * every 100 ms for 60 s (simulated clock, real JSON and gzip).
+ * every 100 ms for 60 s (simulated clock, real JSON and gzip); and the size
+ * of the package's browser bundle, as `npm run build` leaves it.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import {
   createClient,
   type Clock,
   type ClientOptions,
   type Transport,
   type TimerHandle,
-} from '../../src/sdk';
+} from '../../sdk/src';
 import { bounded, figure, round, versus } from './rows';
 import type { BenchRow } from './types';
 
 const SUITE = 'sdk';
+/** The minified browser bundle; the bench runs from dist/test/bench/ after `npm run build`. */
+const BROWSER_BUNDLE = path.resolve(__dirname, '..', '..', '..', 'sdk', 'dist', 'sluice-sdk.min.js');
 const CAPTURE_CALLS = 200_000;
 const CHUNK = 1000;
 const TARGET_US = 2;
@@ -156,8 +162,25 @@ async function medianCaptureCost(
   return { ...runs[Math.floor(RUNS / 2)]!, min: runs[0]!.us, max: runs[RUNS - 1]!.us };
 }
 
+/** The browser bundle's size: what a page downloads (gzip, as web servers send it) and parses (raw). */
+async function bundleSize(): Promise<BenchRow> {
+  const bundle = await readFile(BROWSER_BUNDLE);
+  const gzipped = gzipSync(bundle).length;
+  return figure(
+    SUITE,
+    'browser bundle (sluice-sdk.min.js, minified ES module), gzip',
+    round(gzipped / 1024),
+    'KiB',
+    {
+      rawKiB: round(bundle.length / 1024),
+      rawBytes: bundle.length,
+      gzipBytes: gzipped,
+    },
+  );
+}
+
 export async function runSdkBench(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+  const rows: BenchRow[] = [await bundleSize()];
   for (const aggregation of [true, false]) {
     const r = await medianCaptureCost(aggregation);
     const label = aggregation ? 'aggregation on' : 'aggregation off';

@@ -1,38 +1,32 @@
 /**
  * The SDK in a real browser: Debian's headless Chromium (driven by
- * playwright-core) loads a page that uses the bundled SDK (esbuild, iife,
- * global `Sluice`). The page, the bundle and `POST /v1/events` are served by
- * one test server on 127.0.0.1, which proxies the events to a real collector
- * process: same origin, so no CORS is involved. Needs `apt-get install -y
- * chromium` and a build (`npm run build`) for the collector.
+ * playwright-core) loads a page that imports the package's minified bundle
+ * (sdk/dist/sluice-sdk.min.js) with `<script type="module">`. The page, the
+ * bundle and `POST /v1/events` are served by one test server on 127.0.0.1,
+ * which proxies the events to a real collector process: same origin, so no
+ * CORS is involved (test/integration/sdk-package.test.ts covers CORS). Needs
+ * `apt-get install -y chromium` and a build (`npm run build`).
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { WireEvent } from '../../src/sdk';
+import type { Browser, Page } from 'playwright-core';
+import type { WireEvent } from '../../sdk/src';
+import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** The browser bundle, as built by `npm run build`. */
+const BUNDLE = path.resolve(__dirname, '../../sdk/dist/sluice-sdk.min.js');
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>sluice sdk</title></head>
-<body><script src="/sluice-sdk.js"></script></body></html>`;
+<body><script type="module">
+  import * as Sluice from '/sluice-sdk.js';
+  window.Sluice = Sluice;
+</script></body></html>`;
 
 interface Proxied {
   readonly encoding: string | undefined;
@@ -134,7 +128,7 @@ async function createPageClient(
 ): Promise<void> {
   await page.evaluate(
     ([opts, withStore]) => {
-      const w = window as unknown as { Sluice: typeof import('../../src/sdk'); client: unknown };
+      const w = window as unknown as { Sluice: typeof import('../../sdk/src'); client: unknown };
       w.client = w.Sluice.createClient({
         endpoint: `${location.origin}/v1/events`,
         app: 'x',
@@ -147,25 +141,11 @@ async function createPageClient(
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);
-  }
   dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-sdk-browser-'));
-  const outfile = path.join(dir, 'sluice-sdk.js');
-  await build({
-    entryPoints: [path.resolve(__dirname, '../../src/sdk/index.ts')],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    globalName: 'Sluice',
-    target: 'es2022',
-    outfile,
-    logLevel: 'warning',
-  });
   collector = await startCollectorProcess({ SLUICE_SQLITE_PATH: path.join(dir, 'sluice.db') });
-  server = new PageServer(await readFile(outfile, 'utf8'), collector.url);
+  server = new PageServer(await readFile(BUNDLE, 'utf8'), collector.url);
   await server.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -176,12 +156,6 @@ afterAll(async () => {
 });
 
 describe('SDK in headless Chromium', () => {
-  it('bundles for the browser without Node built-ins', async () => {
-    const bundle = await readFile(path.join(dir, 'sluice-sdk.js'), 'utf8');
-    expect(bundle).not.toMatch(/require\(["']node:/);
-    expect(bundle.length).toBeLessThan(80 * 1024);
-  });
-
   it("sends a page's events to the collector, gzipped", async () => {
     const app = `browser-e2e-${process.pid}`;
     const page = await openPage();
@@ -193,7 +167,7 @@ describe('SDK in headless Chromium', () => {
       aggregation: { windowMs: 1000 },
     });
     await page.evaluate(async () => {
-      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      const client = (window as unknown as { client: import('../../sdk/src').Client }).client;
       client.lifecycle('page.loaded', { path: location.pathname });
       try {
         (null as unknown as { f(): void }).f(); // a real TypeError, with the browser's stack
@@ -219,7 +193,7 @@ describe('SDK in headless Chromium', () => {
     expect(stored.filter((e) => e.type === 'log')).toHaveLength(30);
     expect(server.requests.some((r) => r.encoding === 'gzip' && r.status === 202)).toBe(true);
     const stats = await page.evaluate(() =>
-      (window as unknown as { client: import('../../src/sdk').Client }).client.stats(),
+      (window as unknown as { client: import('../../sdk/src').Client }).client.stats(),
     );
     expect(stats).toMatchObject({ sent: 33, dynamicRate: 1, buffered: { total: 0 }, internalErrors: 0 });
     await page.close();
@@ -232,7 +206,7 @@ describe('SDK in headless Chromium', () => {
     // Capture and hide in one task: no timer can send anything in between, and the request must
     // start within the hide event's own task (a page being hidden may run no later one).
     const [beforeHide, afterHide] = await page.evaluate(() => {
-      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      const client = (window as unknown as { client: import('../../sdk/src').Client }).client;
       client.lifecycle('page.backgrounded');
       client.error(new Error('before hiding'));
       const before = client.stats();
@@ -252,7 +226,7 @@ describe('SDK in headless Chromium', () => {
     const page = await openPage();
     await createPageClient(page, { app, flushIntervalMs: 600_000 });
     await page.evaluate(() => {
-      const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+      const client = (window as unknown as { client: import('../../sdk/src').Client }).client;
       for (let i = 0; i < 5; i++) client.log('page.log', `last words ${i}`);
       client.metric('page.frame_ms', 16); // its open window closes on the way out
     });
@@ -268,7 +242,7 @@ describe('SDK in headless Chromium', () => {
     try {
       await createPageClient(page, { app, flushIntervalMs: 600_000 }, true);
       await page.evaluate(async () => {
-        const client = (window as unknown as { client: import('../../src/sdk').Client }).client;
+        const client = (window as unknown as { client: import('../../sdk/src').Client }).client;
         client.error(new Error('offline 1'));
         client.error(new Error('offline 2'));
         await client.flush({ timeoutMs: 500 }); // 503 until the deadline: stays buffered, and saved
@@ -284,7 +258,7 @@ describe('SDK in headless Chromium', () => {
       );
       await createPageClient(page, { app, flushIntervalMs: 600_000 }, true);
       await page.evaluate(() =>
-        (window as unknown as { client: import('../../src/sdk').Client }).client.flush(),
+        (window as unknown as { client: import('../../sdk/src').Client }).client.flush(),
       );
       const stored = await waitForStored(app, 2, 'the saved events to be stored after the reload');
       expect(stored.map((e) => e.id).sort()).toEqual(saved.map((e) => e.id).sort());

@@ -21,11 +21,12 @@ import {
   type Client,
   type Transport,
   type WireEvent,
-} from '../../src/sdk/node';
+} from '../../sdk/src/node';
 import { freePort, startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
 
-const SDK_NODE_DIST = path.resolve(__dirname, '../../dist/src/sdk/node/index.js');
+/** The package's CommonJS Node entry, as built by `npm run build`. */
+const SDK_NODE_DIST = path.resolve(__dirname, '../../sdk/dist/node.cjs');
 
 interface Exchange {
   readonly sentAt: number;

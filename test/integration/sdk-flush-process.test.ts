@@ -12,11 +12,12 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClientStats, WireEvent } from '../../src/sdk/node';
+import type { ClientStats, WireEvent } from '../../sdk/src/node';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
 
-const SDK_NODE_DIST = path.resolve(__dirname, '../../dist/src/sdk/node/index.js');
+/** The package's ES module Node entry, as built by `npm run build`. */
+const SDK_NODE_DIST = path.resolve(__dirname, '../../sdk/dist/node.mjs');
 
 /**
  * Non-error events per second per app. Above one default batch (100 events),
@@ -92,7 +93,7 @@ describe('SDK flush() in a short-lived Node process', () => {
     async (_, factory) => {
       const app = `sdk-flush-${factory}-${process.pid}`;
       const script = `
-      import sdk from ${JSON.stringify(SDK_NODE_DIST)};
+      import * as sdk from ${JSON.stringify(SDK_NODE_DIST)};
       const client = sdk.${factory}({
         endpoint: ${JSON.stringify(`${collector.url}/v1/events`)},
         app: ${JSON.stringify(app)},

@@ -31,8 +31,11 @@ export async function postEvents(
   return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
 }
 
-export async function getJson(url: string): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(url);
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, { headers });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }

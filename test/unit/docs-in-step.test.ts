@@ -4,22 +4,24 @@ import { ERROR_CATALOGUE } from '../../src/errors/catalogue';
 import { REJECTION_REASONS } from '../../src/events/rejection';
 import { SETTINGS } from '../../src/config/settings';
 
-const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+const doc = (name: string): string => readFileSync(path.resolve(__dirname, '../../docs', name), 'utf8');
+const httpApi = doc('http-api.md');
+const configuration = doc('configuration.md');
 
-/** The README documents every stable code and every setting; this keeps them in step with the code. */
-describe('README', () => {
+/** The docs list every stable code and every setting; this keeps them in step with the code. */
+describe('docs', () => {
   it.each(Object.entries(ERROR_CATALOGUE))('documents error code %s with its status', (code, { status }) => {
-    expect(readme).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|`));
+    expect(httpApi).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|`));
   });
 
   it.each(Object.keys(REJECTION_REASONS))('documents rejection reason %s', (reason) => {
-    expect(readme).toContain(`\`${reason}\``);
+    expect(httpApi).toContain(`\`${reason}\``);
   });
 
   it.each(Object.values(SETTINGS).map((s) => [s.env, 'default' in s ? s.default : undefined]))(
     'documents %s with its default',
     (env, def) => {
-      const row = readme.split('\n').find((l) => l.startsWith(`| \`${env}\``));
+      const row = configuration.split('\n').find((l) => l.startsWith(`| \`${env}\``));
       expect(row).toBeDefined();
       if (def !== undefined) expect(row).toContain(`\`${def}\``);
     },

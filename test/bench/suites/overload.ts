@@ -23,7 +23,7 @@ const ERROR_QUEUE_MAX_BYTES = 4 * MiB;
 const THROTTLE_P99_TARGET_MS = 10;
 const MAX_IN_FLIGHT = 256;
 /**
- * The README's bound on resident memory at 3 × saturation with the memory flags of
+ * The bound (docs/configuration.md, memory flags) on resident memory at 3 × saturation with the memory flags of
  * src/runtime/memory-flags.ts (MiB): the working set of full load (idle process, young generation,
  * requests in flight) plus these lanes' contents, with room for the box's noise.
  */

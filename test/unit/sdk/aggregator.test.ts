@@ -1,4 +1,4 @@
-import { MetricAggregator, type ClosedSeries } from '../../../src/sdk/aggregator';
+import { MetricAggregator, type ClosedSeries } from '../../../sdk/src/aggregator';
 
 const W = 5000;
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0); // a multiple of 5000

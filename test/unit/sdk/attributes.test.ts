@@ -1,5 +1,5 @@
-import { sanitizeAttributes, seriesKey } from '../../../src/sdk/attributes';
-import { truncate } from '../../../src/sdk/limits';
+import { sanitizeAttributes, seriesKey } from '../../../sdk/src/attributes';
+import { truncate } from '../../../sdk/src/limits';
 
 describe('sanitizeAttributes', () => {
   it('keeps strings, finite numbers and booleans; drops everything else', () => {

@@ -1,5 +1,5 @@
-import { PriorityBuffer, type BufferEntry } from '../../../src/sdk/buffer';
-import type { EventType } from '../../../src/sdk/types';
+import { PriorityBuffer, type BufferEntry } from '../../../sdk/src/buffer';
+import type { EventType } from '../../../sdk/src/types';
 
 let seq = 0;
 function entry(type: EventType, name: string, bytes = 10): BufferEntry {

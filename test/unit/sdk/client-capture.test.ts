@@ -1,4 +1,4 @@
-import { uuid7Time } from '../../../src/sdk/uuid7';
+import { uuid7Time } from '../../../sdk/src/uuid7';
 import { harness } from './harness';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -3,7 +3,7 @@ import { harness } from './harness';
 
 /**
  * The dynamic sampling state machine driven through a client by a fake
- * collector (docs/ARCHITECTURE.md; our reading is written down in src/sdk/sampler.ts).
+ * collector (docs/ARCHITECTURE.md; our reading is written down in sdk/src/sampler.ts).
  * `random` is 0.3: a non-error event is kept while the effective rate is
  * above 0.3, i.e. at 1.0 and 0.5, and sampled out at 0.1.
  */

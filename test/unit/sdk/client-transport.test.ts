@@ -1,4 +1,4 @@
-import type { Transport, TransportRequest } from '../../../src/sdk/transport';
+import type { Transport, TransportRequest } from '../../../sdk/src/transport';
 import { accepted, FakeClock, settle, status, throttleAll, throttled, type Answer } from './fakes';
 import { harness, watchUnhandledRejections } from './harness';
 
@@ -295,7 +295,7 @@ describe('client: never throws into the host', () => {
 
   it('does not throw on options that cannot work, and says why', () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
-    const client = harness({ app: '' }).client;
+    const client = harness({ app: '', onError: undefined }).client;
     expect(() => client.error('x')).not.toThrow();
     expect(client.stats().disabled).toMatch(/app/);
     expect(warn).toHaveBeenCalled();

@@ -1,6 +1,6 @@
-import type { Clock, TimerHandle, TimerOptions } from '../../../src/sdk/clock';
-import type { Transport, TransportRequest, TransportResponse } from '../../../src/sdk/transport';
-import type { WireEvent } from '../../../src/sdk/types';
+import type { Clock, TimerHandle, TimerOptions } from '../../../sdk/src/clock';
+import type { Transport, TransportRequest, TransportResponse } from '../../../sdk/src/transport';
+import type { WireEvent } from '../../../sdk/src/types';
 
 /** Lets every pending promise continuation run (no I/O: only the microtask and immediate queues). */
 export async function settle(): Promise<void> {

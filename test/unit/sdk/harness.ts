@@ -1,5 +1,5 @@
-import { createClient, type Client } from '../../../src/sdk/client';
-import type { ClientOptions } from '../../../src/sdk/options';
+import { createClient, type Client } from '../../../sdk/src/client';
+import type { ClientOptions } from '../../../sdk/src/options';
 import { FakeClock, FakeTransport } from './fakes';
 
 export interface Harness {
@@ -11,7 +11,8 @@ export interface Harness {
 /**
  * A client on a fake clock and a fake transport: no aggregation, no gzip,
  * one event per request (so each request is one step of the sampler),
- * sends at once, backoff base 100 ms, `random` 0.5.
+ * sends at once, backoff base 100 ms, `random` 0.5. Problems go to a silent
+ * `onError` (pass `onError: undefined` for the console defaults).
  */
 export function harness(options: Partial<ClientOptions> = {}, clock = new FakeClock()): Harness {
   const transport = new FakeTransport(clock);
@@ -27,6 +28,7 @@ export function harness(options: Partial<ClientOptions> = {}, clock = new FakeCl
     pageHooks: false,
     clock,
     transport,
+    onError: () => {},
     ...options,
   });
   return { clock, transport, client };

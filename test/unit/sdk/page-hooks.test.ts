@@ -1,4 +1,4 @@
-import { fetchTransport } from '../../../src/sdk/transport';
+import { fetchTransport } from '../../../sdk/src/transport';
 import { FakeClock, throttleAll } from './fakes';
 import { harness } from './harness';
 

@@ -1,6 +1,6 @@
-import { localStorageStore } from '../../../src/sdk/local-storage-store';
-import type { BufferStore } from '../../../src/sdk/store';
-import type { WireEvent } from '../../../src/sdk/types';
+import { localStorageStore } from '../../../sdk/src/local-storage-store';
+import type { BufferStore } from '../../../sdk/src/store';
+import type { WireEvent } from '../../../sdk/src/types';
 import { FakeClock, status } from './fakes';
 import { harness } from './harness';
 

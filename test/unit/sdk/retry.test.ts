@@ -4,7 +4,7 @@ import {
   MAX_RETRY_AFTER_MS,
   parseRetryAfter,
   retryDelay,
-} from '../../../src/sdk/retry';
+} from '../../../sdk/src/retry';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 

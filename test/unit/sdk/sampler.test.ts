@@ -1,4 +1,4 @@
-import { DynamicSampler } from '../../../src/sdk/sampler';
+import { DynamicSampler } from '../../../sdk/src/sampler';
 
 function successes(s: DynamicSampler, n: number): void {
   for (let i = 0; i < n; i++) s.onSuccess();

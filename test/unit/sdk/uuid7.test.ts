@@ -1,4 +1,4 @@
-import { Uuid7Generator, uuid7Time } from '../../../src/sdk/uuid7';
+import { Uuid7Generator, uuid7Time } from '../../../sdk/src/uuid7';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const T = Date.UTC(2025, 5, 1, 12, 0, 0, 123);

@@ -3,9 +3,11 @@ import { sanitizeAttributes } from './attributes';
 import { installPageHooks } from './browser-hooks';
 import type { TimerHandle } from './clock';
 import { Delivery } from './delivery';
+import { Diagnostics } from './diagnostics';
 import { describeError, errorName, estimateChars, makeSource, sourceChars } from './events';
-import { CAPTURE_LIMITS, isValidName, truncate } from './limits';
+import { CAPTURE_LIMITS, isValidName, nameRefusal, truncate } from './limits';
 import { resolveOptions, type AggregatedMetrics, type ClientOptions, type ResolvedOptions } from './options';
+import { captureProblem, optionsProblem, type CaptureRefusal } from './problems';
 import { DynamicSampler } from './sampler';
 import { DROP_REASONS, type ClientStats, type DropReason } from './stats';
 import { Uuid7Generator } from './uuid7';
@@ -61,10 +63,10 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 export function createClient(options: ClientOptions): Client {
   try {
     const resolved = resolveOptions(options);
-    if ('invalid' in resolved) return disabledClient(resolved.invalid);
+    if ('invalid' in resolved) return disabledClient(resolved.invalid, options);
     return new SluiceClient(resolved);
   } catch (err) {
-    return disabledClient(err instanceof Error ? err.message : 'invalid options');
+    return disabledClient(err instanceof Error ? err.message : 'invalid options', options);
   }
 }
 
@@ -74,6 +76,7 @@ class SluiceClient implements Client {
   private readonly ids = new Uuid7Generator();
   private readonly sampler = new DynamicSampler();
   private readonly delivery: Delivery;
+  private readonly diagnostics: Diagnostics;
   private readonly aggregator: MetricAggregator | undefined;
   private readonly aggregates: (name: string) => boolean;
   private readonly dropped = Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<
@@ -91,12 +94,16 @@ class SluiceClient implements Client {
   constructor(private readonly o: ResolvedOptions) {
     this.source = makeSource(o.app, o.version, o.env);
     this.sourceLength = sourceChars(this.source);
-    this.delivery = new Delivery(
-      o,
-      this.sampler,
-      (reason, count) => (this.dropped[reason] += count),
-      this.internalError,
-    );
+    this.diagnostics = new Diagnostics({
+      onError: o.onError,
+      debug: o.debug,
+      onInternalError: this.internalError,
+    });
+    this.delivery = new Delivery(o, this.sampler, {
+      onDrop: (reason, count) => (this.dropped[reason] += count),
+      diagnostics: this.diagnostics,
+      onInternalError: this.internalError,
+    });
     this.aggregator = o.aggregation
       ? new MetricAggregator(o.aggregation.windowMs, MAX_SERIES, this.emitSummary)
       : undefined;
@@ -118,7 +125,7 @@ class SluiceClient implements Client {
   lifecycle(name: string, attributes?: CaptureAttributes): void {
     try {
       if (this.closing) return this.drop('closed');
-      if (!isValidName(name)) return this.drop('invalid');
+      if (!isValidName(name)) return this.refuse('lifecycle', name, nameRefusal(name));
       this.capture('lifecycle', name, {}, attributes);
     } catch (e) {
       this.internalError(e);
@@ -128,7 +135,7 @@ class SluiceClient implements Client {
   log(name: string, message: string, attributes?: CaptureAttributes): void {
     try {
       if (this.closing) return this.drop('closed');
-      if (!isValidName(name)) return this.drop('invalid');
+      if (!isValidName(name)) return this.refuse('log', name, nameRefusal(name));
       const text = truncate(
         typeof message === 'string' ? message : String(message),
         CAPTURE_LIMITS.maxStringLength,
@@ -142,16 +149,17 @@ class SluiceClient implements Client {
   metric(name: string, value: number, attributes?: CaptureAttributes): void {
     try {
       if (this.closing) return this.drop('closed');
-      if (typeof value !== 'number' || !Number.isFinite(value)) return this.drop('invalid');
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return this.refuse('metric', name, 'value_invalid');
       if (this.aggregator !== undefined && this.aggregates(name)) {
-        if (!isValidName(name, SUMMARY_SUFFIX)) return this.drop('invalid');
+        if (!isValidName(name, SUMMARY_SUFFIX)) return this.refuse('metric', name, nameRefusal(name));
         const now = Math.floor(this.o.clock.now());
         if (this.aggregator.add(name, value, sanitizeAttributes(attributes), now)) {
           if (this.aggregator.nextCloseAt < this.aggregationWakeAt) this.armAggregationTimer(now);
           return;
         }
       }
-      if (!isValidName(name)) return this.drop('invalid');
+      if (!isValidName(name)) return this.refuse('metric', name, nameRefusal(name));
       this.capture('metric', name, { value }, attributes);
     } catch (e) {
       this.internalError(e);
@@ -333,6 +341,12 @@ class SluiceClient implements Client {
     this.dropped[reason]++;
   }
 
+  /** An event refused at capture: counted as `invalid`, and reported (a mistake in the host's code). */
+  private refuse(method: string, name: unknown, reason: CaptureRefusal): void {
+    this.dropped.invalid++;
+    this.diagnostics.report(captureProblem(method, name, reason));
+  }
+
   private internalError = (_err: unknown): void => {
     this.internalErrors++;
   };
@@ -385,10 +399,20 @@ function emptyStats(disabled: string): ClientStats {
   };
 }
 
-/** A client that does nothing, for options that cannot work; warns once so the mistake is seen. */
-function disabledClient(reason: string): Client {
-  if (typeof console !== 'undefined' && typeof console.warn === 'function') {
-    console.warn(`sluice: client disabled: ${reason}`);
+/**
+ * A client that does nothing, for options that cannot work. The mistake is reported as any
+ * problem is (to `onError`, or once on the console), with what could be read of the options.
+ */
+function disabledClient(reason: string, options: unknown): Client {
+  try {
+    const given = (typeof options === 'object' && options !== null ? options : {}) as Partial<ClientOptions>;
+    new Diagnostics({
+      onError: typeof given.onError === 'function' ? given.onError : undefined,
+      debug: given.debug === true,
+      onInternalError: () => {},
+    }).report(optionsProblem(reason));
+  } catch {
+    // options whose very reading throws: the client still does nothing, quietly
   }
   const noop = (): void => {};
   return {

@@ -1,3 +1,4 @@
+import { isRecord } from './json';
 import type { TransportResponse } from './transport';
 
 /** What one request's answer means for its batch (indices into the batch). */
@@ -105,10 +106,6 @@ export function retryDelay(
   random: () => number,
 ): number {
   return Math.max(retryAfterMs ?? 0, backoffDelay(attempt, options, random));
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function rejectedIndices(body: Record<string, unknown>, size: number): number[] {

@@ -1,7 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseSavedEvents, type BufferStore } from '../store';
-import type { WireEvent } from '../types';
+import { parseSavedEvents, type BufferStore, type WireEvent } from '../index';
 
 /**
  * A `BufferStore` in one JSON file (Node). Each save writes a temporary file

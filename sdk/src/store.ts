@@ -14,7 +14,11 @@ export interface BufferStore {
   save(events: readonly WireEvent[]): Promise<void>;
 }
 
-/** Keeps the entries of saved JSON that look like wire events; a corrupt store loads as empty. */
+/**
+ * Keeps the entries of saved JSON that look like wire events; a corrupt store
+ * loads as empty. For a `BufferStore` of your own: `load()` can return
+ * `parseSavedEvents(JSON.parse(text))`.
+ */
 export function parseSavedEvents(raw: unknown): WireEvent[] {
   if (!Array.isArray(raw)) return [];
   return raw.filter(

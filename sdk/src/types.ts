@@ -1,12 +1,27 @@
 /**
- * The event shapes of the wire contract (docs/ARCHITECTURE.md, "Wire contract (v1)"),
- * as the SDK sends them.
+ * The event shapes of the wire contract (the collector's docs/ARCHITECTURE.md, "Wire contract"),
+ * as the SDK sends them. The package stands alone, so the contract's primitives are declared here;
+ * the collector's test/unit/sdk/wire-contract.test.ts keeps them equal to its own.
  */
 
-// The contract's primitives are the collector's own (src/events/types.ts has no imports, so the
-// SDK still bundles alone).
-import type { Attributes, EventType, MetricSummary } from '../events/types';
-export { EVENT_TYPES, type AttributeValue, type Attributes, type EventType } from '../events/types';
+/** The four kinds of event the wire contract knows, in priority order (lowest first). */
+export const EVENT_TYPES = ['metric', 'log', 'lifecycle', 'error'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An attribute value: the wire contract allows only flat scalars. */
+export type AttributeValue = string | number | boolean;
+
+/** Attributes of one event: a flat map of string → string | finite number | boolean, bounded. */
+export type Attributes = Readonly<Record<string, AttributeValue>>;
+
+/** An aggregated metric: every sample of one name and attribute set within one window. */
+export interface MetricSummary {
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+  readonly sum: number;
+  readonly avg: number;
+}
 
 /** Who sent an event: `source` on the wire. */
 export interface Source {
@@ -14,9 +29,6 @@ export interface Source {
   readonly version?: string;
   readonly env?: string;
 }
-
-/** An aggregated metric: every sample of one name and attribute set within one window. */
-export type { MetricSummary };
 
 /** The `error` field of an error event. */
 export interface WireError {

@@ -1,7 +1,8 @@
 /**
- * Bounds the SDK applies at capture, equal to the collector's defaults
- * (src/config/settings.ts): an event the collector would reject is cut or
- * dropped at the source instead of crossing the network.
+ * Bounds the SDK applies at capture, equal to the collector's defaults (the
+ * collector's test/unit/sdk/wire-contract.test.ts keeps them so): an event the
+ * collector would reject is cut or dropped at the source instead of crossing
+ * the network.
  */
 export const CAPTURE_LIMITS = {
   /** Most attributes kept on one event; the rest are dropped. */
@@ -32,6 +33,11 @@ export function isValidName(name: unknown, suffix = ''): name is string {
   if (!DOTTED_NAME.test(name)) return false;
   if (validNames.size < MAX_REMEMBERED_NAMES) validNames.add(name);
   return true;
+}
+
+/** Why `isValidName(name, suffix)` is false: the collector's reason code for it. */
+export function nameRefusal(name: unknown): 'name_invalid' | 'name_too_long' {
+  return typeof name === 'string' && DOTTED_NAME.test(name) ? 'name_too_long' : 'name_invalid';
 }
 
 export function truncate(s: string, max: number): string {

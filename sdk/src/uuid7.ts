@@ -13,7 +13,7 @@ const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => (i + 0x100)
 const POOL_BYTES = 4096;
 const COUNTER_MAX = 0xfff;
 
-/** `crypto.getRandomValues` where the runtime has it (browsers, Node ≥ 18), else `Math.random`. */
+/** `crypto.getRandomValues` where the runtime has it (browsers, Node), else `Math.random`. */
 export const defaultRandomFill: RandomFill = (bytes) => {
   const c = (globalThis as { crypto?: { getRandomValues?: (b: Uint8Array) => unknown } }).crypto;
   if (c && typeof c.getRandomValues === 'function') {

@@ -1,7 +1,9 @@
 import { PriorityBuffer, type BufferEntry } from './buffer';
 import type { TimerHandle } from './clock';
+import type { Diagnostics } from './diagnostics';
 import { canGzip, encodeBatch, gzip, GZIP_MIN_BYTES, utf8Length } from './encode';
 import type { ResolvedOptions } from './options';
+import { requestProblem } from './problems';
 import { classify, retryDelay, type Outcome } from './retry';
 import type { DynamicSampler } from './sampler';
 import type { DropReason } from './stats';
@@ -14,6 +16,16 @@ export interface DeliveryCounters {
   succeeded: number;
   throttled: number;
   failed: number;
+}
+
+/** What the delivery side tells the client about. */
+export interface DeliveryHooks {
+  /** Events lost, by reason (`stats().dropped`). */
+  readonly onDrop: (reason: DropReason, count: number) => void;
+  /** Problems for the host (`onError`, the console) and the `debug` trace of each request. */
+  readonly diagnostics: Diagnostics;
+  /** An unexpected throw caught inside the SDK (`stats().internalErrors`). */
+  readonly onInternalError: (err: unknown) => void;
 }
 
 /** Someone waiting in `flush()` or `close()`. */
@@ -66,14 +78,20 @@ export class Delivery {
   private ready: boolean;
   private stopped = false;
 
+  private readonly onDrop: DeliveryHooks['onDrop'];
+  private readonly diagnostics: Diagnostics;
+  private readonly onInternalError: DeliveryHooks['onInternalError'];
+
   constructor(
     private readonly o: ResolvedOptions,
     private readonly sampler: DynamicSampler,
-    private readonly onDrop: (reason: DropReason, count: number) => void,
-    private readonly onInternalError: (err: unknown) => void,
+    hooks: DeliveryHooks,
   ) {
+    this.onDrop = hooks.onDrop;
+    this.diagnostics = hooks.diagnostics;
+    this.onInternalError = hooks.onInternalError;
     this.buffer = new PriorityBuffer({ maxEvents: o.maxEvents, maxBytes: o.maxBytes }, () =>
-      onDrop('buffer_full', 1),
+      this.onDrop('buffer_full', 1),
     );
     this.ready = o.persistence === undefined;
   }
@@ -254,13 +272,14 @@ export class Delivery {
     this.inFlightEvents += batch.length;
     if (keepalive) this.keepaliveBytes += keepalive.bytes;
     let outcome: Outcome;
+    let response: TransportResponse | undefined;
+    let failure: unknown;
     try {
       const request = keepalive ? this.request(batch, keepalive.json, false, true) : await this.encode(batch);
-      let response: TransportResponse | undefined;
       try {
         response = await this.o.transport.send(request);
-      } catch {
-        response = undefined; // a network error
+      } catch (err) {
+        failure = err; // a network error
       }
       outcome = classify(response, batch.length, this.o.clock.now());
     } catch (err) {
@@ -273,9 +292,32 @@ export class Delivery {
     else this.sending = false;
     try {
       this.settle(batch, outcome, keepalive !== undefined);
+      this.tell(batch, outcome, response, failure);
     } catch (err) {
       this.onInternalError(err);
     }
+  }
+
+  /** Reports what the host should hear of a request: its problem, if any, and (`debug`) its outcome. */
+  private tell(
+    batch: readonly BufferEntry[],
+    outcome: Outcome,
+    response: TransportResponse | undefined,
+    failure: unknown,
+  ): void {
+    if (this.diagnostics.tracing) {
+      const answer = typeof response?.status === 'number' ? String(response.status) : 'no answer';
+      this.diagnostics.trace(traceLine(batch.length, answer, outcome, this.retryAt));
+    }
+    const problem = requestProblem({
+      endpoint: this.o.endpoint,
+      events: batch.map((e) => e.event),
+      apiKeySent: this.o.apiKey !== undefined,
+      outcome,
+      response,
+      failure,
+    });
+    if (problem !== undefined) this.diagnostics.report(problem);
   }
 
   private async encode(batch: readonly BufferEntry[]): Promise<TransportRequest> {
@@ -362,5 +404,23 @@ export class Delivery {
       if (done) w.resolve();
       return !done;
     });
+  }
+}
+
+/** One `debug` line per request: how many events went, the answer, and what became of them. */
+function traceLine(size: number, answer: string, outcome: Outcome, retryAt: number | null): string {
+  const head = `POST of ${size} event${size === 1 ? '' : 's'}: ${answer}`;
+  const next = retryAt === null ? '' : `; next request at ${new Date(retryAt).toISOString()}`;
+  switch (outcome.kind) {
+    case 'accepted':
+      return `${head}, ${size - outcome.rejected.length} taken, ${outcome.rejected.length} rejected`;
+    case 'throttled': {
+      const taken = size - outcome.rejected.length - outcome.throttled.length;
+      return `${head}, ${taken} taken, ${outcome.throttled.length} throttled, ${outcome.rejected.length} rejected${next}`;
+    }
+    case 'retryable':
+      return `${head}, all kept for a retry${next}`;
+    case 'failed':
+      return `${head}, all dropped`;
   }
 }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from './clock';
+import type { SluiceSdkError } from './sdk-error';
 import type { BufferStore } from './store';
 import { fetchTransport, type Transport } from './transport';
 
@@ -70,6 +71,17 @@ export interface ClientOptions {
   readonly random?: () => number;
   /** In a browser, flush with `keepalive` / `sendBeacon` on `visibilitychange` to hidden and `pagehide`. Default true. */
   readonly pageHooks?: boolean;
+  /**
+   * Receives every problem: a refused API key (401/403), a refused request (other 4xx),
+   * events the collector rejected as invalid, an event refused at capture, an unreachable
+   * collector or a 5xx (`error.retrying`: the events are kept). Setting it replaces the
+   * default console warnings. A throw or a rejection from it is counted in
+   * `stats().internalErrors`. Default: none, and the first problem of each kind is printed
+   * once with `console.warn`.
+   */
+  readonly onError?: (error: SluiceSdkError) => void;
+  /** Prints every problem (`console.warn`) and every request's outcome (`console.debug`). Default false. */
+  readonly debug?: boolean;
 }
 
 /** Every option with its default applied and its range enforced. */
@@ -93,6 +105,8 @@ export interface ResolvedOptions {
   readonly clock: Clock;
   readonly random: () => number;
   readonly pageHooks: boolean;
+  readonly onError: ((error: SluiceSdkError) => void) | undefined;
+  readonly debug: boolean;
 }
 
 /** Most events per request the collector takes by default (`SLUICE_MAX_EVENTS_PER_REQUEST`). */
@@ -145,5 +159,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions | { read
     clock: options.clock ?? systemClock,
     random: typeof options.random === 'function' ? options.random : Math.random,
     pageHooks: options.pageHooks !== false,
+    onError: typeof options.onError === 'function' ? options.onError : undefined,
+    debug: options.debug === true,
   };
 }

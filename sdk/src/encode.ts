@@ -16,7 +16,7 @@ export function utf8Length(text: string): number {
   return encoder.encode(text).length;
 }
 
-/** Whether the runtime can gzip (browsers, Node ≥ 18): `CompressionStream` with `Blob` and `Response`. */
+/** Whether the runtime can gzip (browsers, Node): `CompressionStream` with `Blob` and `Response`. */
 export function canGzip(): boolean {
   return (
     typeof CompressionStream === 'function' && typeof Blob === 'function' && typeof Response === 'function'

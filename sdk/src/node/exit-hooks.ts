@@ -1,4 +1,4 @@
-import type { Client } from '../client';
+import type { Client } from '../index';
 
 export interface ExitHookOptions {
   /** Signals that flush and close the client before the process ends. Default `['SIGTERM', 'SIGINT']`. */

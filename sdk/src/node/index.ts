@@ -1,9 +1,11 @@
 /**
- * Node extras of the SDK: file persistence and exit hooks, on top of the
- * core (re-exported, so Node code imports one module).
+ * `@sluice/sdk/node`: the Node extras of the SDK, file persistence and exit
+ * hooks, on top of the core (re-exported, so Node code imports one module).
+ * Everything of the core comes through `../index`, the core's public entry:
+ * the build keeps that import, so this entry's bundle shares the core's file
+ * instead of carrying a copy of it.
  */
-import { createClient, type Client } from '../client';
-import type { ClientOptions } from '../options';
+import { createClient, type Client, type ClientOptions } from '../index';
 import { installExitHooks, type ExitHookOptions } from './exit-hooks';
 import { fileStore } from './file-store';
 
