@@ -15,6 +15,12 @@ import {
 const RECOVERY_BOUND_MS = 10_000;
 /** How long the SIGSTOP fault freezes the leader (milliseconds). */
 const FREEZE_MS = 15_000;
+/**
+ * The workers' ack wait in these tests: an ack sent to a server that died or froze is lost, and
+ * its message is delivered again (and deduplicated) after this; the default 30 s would only make
+ * the tests wait longer.
+ */
+const ACK_WAIT = '5s';
 
 /**
  * Tier 4 on a replicated stream: a 3-node JetStream cluster on loopback (never the shared NATS),
@@ -82,7 +88,8 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
   /**
    * Load through two collectors, two workers draining; `fault` hits the stream's leader. Every
    * collector answers 202 again within RECOVERY_BOUND_MS; the leader, back, catches up; every
-   * acknowledged event is stored once and the stream ends empty (every message acked).
+   * acknowledged event is stored once and the stream ends empty (every message acked, those whose
+   * ack was lost after their redelivery).
    */
   async function leaderFault(
     label: string,
@@ -90,7 +97,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
   ): Promise<void> {
     const { stream, env } = streamEnv(label);
     const cs = await collectors(env, 2);
-    await workers(env, 2);
+    await workers({ ...env, SLUICE_WORKER_ACK_WAIT: ACK_WAIT }, 2);
     expect((await f.jsm.streams.info(stream)).config.num_replicas).toBe(3);
 
     const l = load(
@@ -134,7 +141,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     await waitFor(
       'every message acked',
       async () => (await f.jsm.streams.info(stream)).state.messages === 0,
-      15_000,
+      30_000,
     );
   }
 
