@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Sluice collector image: `docker build -t sluice .`
-# Runtime: Node 20 on Alpine, production dependencies and compiled JS only, user `node`.
+# Runtime: Node 20 on Alpine, production dependencies, compiled JS and the built console only, user `node`.
 
 # ---- build: compile TypeScript, then keep production dependencies only ----
 FROM node:20-alpine AS build
@@ -13,8 +13,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# .dockerignore keeps test/ out of the context, so this compiles src/ only.
+COPY tools ./tools
+# .dockerignore keeps test/ out of the context, so this compiles src/ and tools/ only; then the
+# web console is bundled into dist/console (esbuild, a devDependency, before the prune).
 RUN npx tsc -p tsconfig.build.json \
+  && node dist/tools/build-console.js \
   && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime ----
@@ -31,6 +34,7 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist/src ./dist/src
+COPY --from=build --chown=root:root /app/dist/console ./dist/console
 # Tier 1 (no SLUICE_DATABASE_URL) writes its SQLite file under ./data: the only writable folder.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -85,7 +85,8 @@ export async function runClusterCommand(
   });
 
   say(`Sluice cluster ready: ${cluster.url}`);
-  for (const c of cluster.collectors) say(`  ${c.name} ${c.url} pid ${c.pid ?? '?'}`);
+  // Each collector's console (/) and GET /pipeline: on loopback only, never through HAProxy.
+  for (const c of cluster.collectors) say(`  ${c.name} ${c.url} pid ${c.pid ?? '?'} console ${c.url}/`);
   say(`  haproxy otlp ${cluster.otlpUrl} pid ${cluster.haproxy.pid ?? '?'}`);
   say(
     `  haproxy stats ${cluster.statsUrl} (user ${cluster.statsCredentials.user}) metrics ${cluster.haproxyMetricsUrl}`,

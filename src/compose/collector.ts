@@ -33,7 +33,12 @@ import type { Storage } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
-import { startOtlpServer, type RunningOtlpServer } from '../http/otlp/otlp-server';
+import type { RunningOtlpServer } from '../http/otlp/otlp-server';
+import { startOtlpReceiver } from './otlp-receiver';
+import { AppActivity, OTHER_APPS } from '../intake/app-activity';
+import { PeriodicTask } from '../lifecycle/periodic-task';
+import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
+import { consoleDistDir, loadConsoleFiles, type ConsoleFile } from '../console/assets';
 
 export interface CollectorDeps {
   readonly logger: Logger;
@@ -63,6 +68,8 @@ interface Intake {
   readonly flusher: { stop(): Promise<void>; abort(): void; held(): number };
   /** Closed after the flush, in order, before storage. */
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
+  /** What the pipeline state reads of this intake. */
+  readonly state: Pick<PipelineSources, 'lanes' | 'writer' | 'queue'>;
 }
 
 /** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
@@ -131,6 +138,22 @@ async function startLaneIntake(
     }),
     flusher: writer,
     closers: [{ name: 'health', close: () => health.stop() }, ...jobs],
+    state: {
+      lanes: () =>
+        [errorLane, standardLane].map((lane) => ({
+          name: lane.name,
+          events: lane.heldEvents,
+          capacity: lane.limits.maxEvents,
+          bytes: lane.heldBytes,
+          capacityBytes: lane.limits.maxBytes,
+        })),
+      writer: () => ({
+        inFlight: writer.writesInFlight.now,
+        maxInFlight: writer.writesInFlight.max,
+        drainPerSecond: writer.drainRate.perSecond(),
+      }),
+      queue: null,
+    },
   };
 }
 
@@ -194,7 +217,35 @@ function startQueueIntake(
       { name: 'publisher', close: () => publisher?.close() },
       { name: 'jetstream', close: () => link.close() },
     ],
+    state: {
+      lanes: () => [],
+      writer: null,
+      // Zeros until the link to JetStream is up.
+      queue: () => ({
+        streamMessages: parts?.monitor.streamState.messages ?? 0,
+        streamBytes: parts?.monitor.streamState.bytes ?? 0,
+        streamMaxBytes: parts?.monitor.streamState.maxBytes ?? 0,
+        drainMessagesPerSecond: parts?.monitor.drainRate.perSecond() ?? 0,
+        pendingAcks: sink.pendingAcks,
+      }),
+    },
   };
+}
+
+/** How often the pipeline state is sampled (milliseconds): the console's pipeline view redraws at this pace. */
+const PIPELINE_SAMPLE_MS = 1000;
+
+/** The built console, or why `/` cannot serve it (logged once). */
+function openConsole(logger: Logger): { files: ConsoleFile[]; missing?: string } {
+  const dir = consoleDistDir();
+  try {
+    if (dir === null) throw new Error('no package.json above the collector');
+    return { files: loadConsoleFiles(dir) };
+  } catch (err) {
+    const missing = `The console is not available: ${(err as Error).message}. SLUICE_CONSOLE=off turns it off.`;
+    logger.warn({ err }, 'console not available');
+    return { files: [], missing };
+  }
 }
 
 export async function startCollector(config: Config, deps: CollectorDeps): Promise<RunningCollector> {
@@ -215,6 +266,30 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
   const turns = new TurnQueue();
+  const activity = new AppActivity();
+  const pipeline = new PipelineState({
+    mode: config.mode,
+    storage: storage.kind,
+    metrics,
+    ...intake.state,
+    activity,
+    limitPerSecond: (app) => {
+      const limit = app === OTHER_APPS ? 0 : admission.limits.limitFor(app);
+      return limit > 0 ? limit : null;
+    },
+    health: () => ({
+      ready: readiness.notReadyReason() === null,
+      draining: readiness.draining,
+      storage: queue !== null ? 'not_checked' : readiness.dependencyUp ? 'up' : 'down',
+      redis: admission.redisHealth(),
+      nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
+    }),
+    clock,
+  });
+  await pipeline.sample();
+  const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);
+  sampler.start();
+  const consoleFiles = config.console === 'on' ? openConsole(logger) : { files: [] };
   const ingest = new IntakeService({
     limits: eventLimits(config),
     maxEventsPerRequest: config.maxEventsPerRequest,
@@ -223,10 +298,15 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     admissionMetrics: admission.metrics,
     clock,
     metrics,
+    activity,
   });
   const app = createApp({
     ingest,
     storage,
+    clock,
+    pipeline,
+    consoleFiles: consoleFiles.files,
+    consoleMissing: consoleFiles.missing,
     readiness,
     metrics,
     admissionMetrics: admission.metrics,
@@ -248,22 +328,18 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     rejected: metrics.requestsRejected,
   });
   const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
-  const otlp =
-    config.otlpPort === 0
-      ? null
-      : await startOtlpServer({
-          config,
-          ingest,
-          shed,
-          keyRing: admission.keyRing,
-          limits: eventLimits(config),
-          metrics,
-          turns,
-          draining: () => readiness.draining,
-          admissionMetrics: admission.metrics,
-          clock,
-          logger,
-        });
+  const otlp = await startOtlpReceiver({
+    config,
+    ingest,
+    shed,
+    keyRing: admission.keyRing,
+    metrics,
+    turns,
+    draining: () => readiness.draining,
+    admissionMetrics: admission.metrics,
+    clock,
+    logger,
+  });
 
   const shutdown = new Shutdown({
     readiness,
@@ -274,6 +350,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },
+      { name: 'pipeline state', close: () => sampler.close() },
     ],
     drainDelayMs: config.drainDelayMs,
     graceMs: config.shutdownGraceMs,

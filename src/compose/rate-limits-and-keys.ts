@@ -16,6 +16,10 @@ import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 
 export interface RateLimitsAndKeys {
   readonly rateLimiter: EventRateLimiter | null;
+  /** Each app's limit (events per second, 0: none). */
+  readonly limits: RateLimits;
+  /** Redis's part in the limits: `off` without SLUICE_REDIS_URL. */
+  readonly redisHealth: () => 'off' | 'up' | 'down' | 'insurance';
   readonly keyRing: ApiKeyRing | null;
   readonly metrics: AdmissionMetrics;
   /** Closes the Redis client and limiters. */
@@ -86,10 +90,15 @@ export function createRateLimitsAndKeys(
   const limits = rateLimitsFrom(config);
   const keyRing = keyRingFrom(config);
   const unlimited = limits.defaultPerSecond === 0 && [...limits.overrides.values()].every((n) => n === 0);
-  if (unlimited) return { rateLimiter: null, keyRing, metrics, close: async () => undefined };
+  const off = () => 'off' as const;
+  if (unlimited) {
+    return { rateLimiter: null, limits, redisHealth: off, keyRing, metrics, close: async () => undefined };
+  }
   if (config.redisUrl === null) {
     return {
       rateLimiter: new MemoryRateLimiter(limits, clock),
+      limits,
+      redisHealth: off,
       keyRing,
       metrics,
       close: async () => undefined,
@@ -122,7 +131,6 @@ export function createRateLimitsAndKeys(
     limits,
     keyPrefix: config.redisKeyPrefix,
     expectedInstances: config.expectedInstances,
-    retryMs: config.redisRetryMs,
     leaseMs: config.redisLeaseMs,
     clock,
     logger: log,
@@ -130,6 +138,8 @@ export function createRateLimitsAndKeys(
   });
   return {
     rateLimiter,
+    limits,
+    redisHealth: () => rateLimiter.health,
     keyRing,
     metrics,
     async close() {

@@ -83,19 +83,13 @@ export const ADMISSION_SETTINGS = {
   redisTimeoutMs: setting({
     env: 'SLUICE_REDIS_TIMEOUT_MS',
     default: '100',
-    doc: 'Longest a rate-limit decision waits for Redis before the insurance limiter answers.',
+    doc: 'Longest a rate-limit call waits for Redis before the insurance limiter answers it (the Redis client’s command timeout).',
     parse: duration(5, 10_000, 'ms'),
-  }),
-  redisRetryMs: setting({
-    env: 'SLUICE_REDIS_RETRY_MS',
-    default: '1000',
-    doc: 'After a Redis failure, decisions stay on the insurance limiter this long before Redis is tried again.',
-    parse: duration(10, 600_000, 'ms'),
   }),
   redisLeaseMs: setting({
     env: 'SLUICE_REDIS_LEASE_MS',
     default: '100',
-    doc: "Budget each collector leases from Redis at a time, as milliseconds of an app's limit (100: a tenth of it, at least 1 event), spent locally without a round trip. N collectors may admit up to N such blocks beyond the token bucket's own bound. 0: every decision asks Redis.",
+    doc: "Budget each collector leases from Redis at a time, as milliseconds of an app's limit (100: a tenth of it, at least 1 event), spent locally without a round trip. N collectors may admit up to N such blocks beyond the shared budget's own bound. 0: every decision asks Redis.",
     parse: duration(0, 1000, 'ms'),
   }),
   redisKeyPrefix: setting({
@@ -117,7 +111,7 @@ export const ADMISSION_SETTINGS = {
   }),
   corsOrigins: setting({
     env: 'SLUICE_CORS_ORIGINS',
-    doc: 'Origins allowed to POST /v1/events from a browser: * or a comma-separated list. Unset: no CORS headers.',
+    doc: 'Origins allowed to call the API from a browser (POST /v1/events, and the read API with a read token): * or a comma-separated list. Unset: no CORS headers.',
     parse: origins(),
   }),
 } as const;

@@ -11,6 +11,13 @@ const MiB = 1024 * 1024;
 export const CORE_SETTINGS = {
   host: setting({ env: 'SLUICE_HOST', default: '0.0.0.0', doc: 'Address to listen on.', parse: nonEmpty() }),
   port: setting({ env: 'SLUICE_PORT', default: '8080', doc: 'HTTP port.', parse: integer(0, 65535) }),
+  /** Whether the collector serves its read-only web console at `/` (on | off, default on). */
+  console: setting({
+    env: 'SLUICE_CONSOLE',
+    default: 'on',
+    doc: 'Serve the read-only web console at / (on | off). It reads through the read API and GET /pipeline; with API keys on it asks for a read key.',
+    parse: oneOf(['on', 'off'] as const),
+  }),
   databaseUrl: setting({
     env: 'SLUICE_DATABASE_URL',
     doc: 'PostgreSQL URL (postgres://…). Unset: SQLite at SLUICE_SQLITE_PATH (tier 1).',

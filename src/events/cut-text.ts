@@ -1,3 +1,6 @@
+/** The marker that ends text cut to its limit (an error stack, or a string an OTLP record carried). */
+export const TRUNCATED = '…[truncated]';
+
 /**
  * `text` cut to at most `maxLength` UTF-16 code units, ending with `marker` when anything was cut.
  * The cut never falls between the two halves of a surrogate pair: a lone half is not text (it
@@ -14,8 +17,8 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** `String.prototype.isWellFormed` (Node 20; ES2024, newer than the compiler's lib). */
-type WellFormed = { isWellFormed(): boolean };
+/** `String.prototype.isWellFormed` / `toWellFormed` (Node 20; ES2024, newer than the compiler's lib). */
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
 
 /**
  * Whether `text` can be stored exactly as sent: well-formed Unicode (no lone surrogate, which UTF-8
@@ -23,4 +26,15 @@ type WellFormed = { isWellFormed(): boolean };
  */
 export function isStorableText(text: string): boolean {
   return (text as unknown as WellFormed).isWellFormed() && !text.includes('\u0000');
+}
+
+/**
+ * `text` made storable and kept within `maxLength`, for fronts that translate records of another
+ * protocol (OTLP) and keep what they can rather than refuse: U+0000 and lone surrogates become
+ * U+FFFD, and text over the limit is cut (`cutText`) and ends in `TRUNCATED`.
+ */
+export function storableText(text: string, maxLength: number): string {
+  const wellFormed = (text as unknown as WellFormed).toWellFormed();
+  const clean = wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed;
+  return cutText(clean, maxLength, TRUNCATED);
 }

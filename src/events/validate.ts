@@ -1,7 +1,11 @@
-import { cutText, isStorableText } from './cut-text';
+import { isAttributeKey } from './attribute-key';
+import { cutText, isStorableText, TRUNCATED } from './cut-text';
+import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from './event-size';
 import type { EventLimits } from './limits';
 import type { Rejection, RejectionReason } from './rejection';
 import { sortKeys } from './sort-keys';
+import { summaryFault } from './summary-rule';
+import { isTsInWindow } from './ts-window';
 import {
   EVENT_TYPES,
   type AttributeValue,
@@ -17,14 +21,8 @@ export type Validation =
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
-/** Keys that would reach an object's prototype chain if ever merged into a plain object. */
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-const TRUNCATED = '…[truncated]';
 /** Longest attribute key echoed in a rejection's `field`: the key itself may be any length. */
 const MAX_ECHOED_KEY = 64;
-/** Fixed per-event overhead of the in-memory representation (bytes), for lane accounting. */
-const EVENT_OVERHEAD_BYTES = 256;
-const ATTRIBUTE_OVERHEAD_BYTES = 48;
 
 class Reject {
   constructor(readonly rejection: Rejection) {}
@@ -47,15 +45,10 @@ function optionalString(v: unknown, max: number, reason: RejectionReason, field:
 function parseSummary(v: unknown): MetricSummary {
   if (!isRecord(v)) fail('summary_invalid', 'summary');
   const { count, min, max, sum, avg } = v;
-  const finite = [min, max, sum, avg].every((x) => typeof x === 'number' && Number.isFinite(x));
-  if (!finite || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1) {
-    fail('summary_invalid', 'summary');
-  }
-  const s = { count, min: min as number, max: max as number, sum: sum as number, avg: avg as number };
-  if (s.min > s.max) fail('summary_invalid', 'summary');
-  // Storage keeps count, min, max and sum; avg is read back as sum / count. Refusing any other avg
-  // is what makes the stored summary exactly the one sent.
-  if (s.avg !== s.sum / s.count) fail('summary_invalid', 'summary.avg');
+  if (![count, min, max, sum, avg].every((x) => typeof x === 'number')) fail('summary_invalid', 'summary');
+  const s = { count, min, max, sum, avg } as MetricSummary;
+  const fault = summaryFault(s);
+  if (fault !== null) fail('summary_invalid', fault);
   return s;
 }
 
@@ -102,14 +95,8 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
   // key is refused before it is assigned: `__proto__` would otherwise hit the setter.
   const out: Record<string, AttributeValue> = {};
   for (const key of keys) {
-    if (
-      key.length === 0 ||
-      key.length > limits.maxAttributeKeyLength ||
-      RESERVED_KEYS.has(key) ||
-      !isStorableText(key)
-    ) {
+    if (!isAttributeKey(key, limits.maxAttributeKeyLength))
       fail('attribute_key_invalid', attributeField(key));
-    }
     const value = v[key];
     if (typeof value === 'string') {
       if (value.length > limits.maxStringLength || !isStorableText(value)) {
@@ -138,7 +125,7 @@ function validateOrThrow(
   if (typeof name !== 'string' || !DOTTED_NAME.test(name)) fail('name_invalid', 'name');
   if (name.length > limits.maxNameLength) fail('name_too_long', 'name');
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) fail('ts_invalid', 'ts');
-  if (ts < now - limits.maxAgeMs || ts > now + limits.maxFutureMs) fail('ts_out_of_range', 'ts');
+  if (!isTsInWindow(ts, now, limits)) fail('ts_out_of_range', 'ts');
   if (!isRecord(source) || typeof source.app !== 'string' || source.app.length === 0) {
     fail('source_invalid', 'source');
   }

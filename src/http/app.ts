@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { ApiKeyRing } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
 import type { IntakeService } from '../intake/intake-service';
@@ -7,13 +7,21 @@ import type { Readiness } from '../lifecycle/readiness';
 import type { Logger } from '../log/logger';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
+import type { Clock } from '../clock';
+import type { ConsoleFile } from '../console/assets';
+import type { PipelineState } from '../metrics/pipeline-state';
 import type { MetricResolution, Storage } from '../storage/port';
 import { authenticate } from './authenticate';
-import { cors, corsPolicy } from './cors';
+import { CORS_METHODS, cors, corsPolicy } from './cors';
 import { eventsListener } from './events-listener';
 import { requestContext, type RequestContextDeps } from './request-context';
+import { consoleFile } from './routes/console';
+import { getApps } from './routes/get-apps';
+import { getErrorGroups } from './routes/get-error-groups';
 import { getEvents } from './routes/get-events';
+import { getMetricNames } from './routes/get-metric-names';
 import { getMetrics } from './routes/get-metrics';
+import { getPipeline } from './routes/get-pipeline';
 import { livez, metricsText, readyz } from './routes/operations';
 import { eventsHandler, postEvents } from './routes/post-events';
 import { PATHS } from './paths';
@@ -22,14 +30,27 @@ import type { TurnQueue } from '../intake/turn-queue';
 
 export interface AppDeps {
   readonly ingest: Pick<IntakeService, 'ingest'>;
-  readonly storage: Pick<Storage, 'queryEvents' | 'queryMetrics'>;
+  readonly storage: Pick<
+    Storage,
+    'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors'
+  >;
+  /** The default end of a read's window. */
+  readonly clock: Clock;
+  /** This process's pipeline state (`GET /pipeline`). */
+  readonly pipeline: Pick<PipelineState, 'snapshot'>;
+  /**
+   * The console's page and files (served at `/` and `/console/…`); empty when it is off. With
+   * `consoleMissing` set, `/` answers 404 with that message (on, but not built).
+   */
+  readonly consoleFiles: readonly ConsoleFile[];
+  readonly consoleMissing?: string;
   readonly readiness: Readiness;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
   readonly logger: Logger;
   /** API keys; null: auth off (anyone may write and read). */
   readonly keyRing: ApiKeyRing | null;
-  /** Origins allowed to POST from a browser (`*` for any); empty: no CORS. */
+  /** Origins allowed to call the API from a browser (`*` for any); empty: no CORS. */
   readonly corsOrigins: readonly string[];
   /** Largest body after decompression (bytes). */
   readonly maxBodyBytes: number;
@@ -94,9 +115,33 @@ function expressApp(
   } else {
     app.post(PATHS.events, write, postEvents(handle));
   }
+  // The read API: CORS for the same origins as ingest (GET from dashboards on other origins).
+  const readCors =
+    deps.corsOrigins.length > 0 ? [cors(deps.corsOrigins, CORS_METHODS.read)] : ([] as RequestHandler[]);
+  const eventsCors =
+    deps.corsOrigins.length > 0 ? [cors(deps.corsOrigins, CORS_METHODS.events)] : ([] as RequestHandler[]);
+  const reads: Array<[string, RequestHandler[], RequestHandler]> = [
+    [PATHS.events, eventsCors, getEvents(deps.storage)],
+    [PATHS.metrics, readCors, getMetrics(deps.storage, deps.metricResolutions ?? ['raw'])],
+    [PATHS.metricNames, readCors, getMetricNames(deps.storage, deps.clock)],
+    [PATHS.apps, readCors, getApps(deps.storage, deps.clock)],
+    [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock)],
+  ];
+  for (const [path, corsHandlers, handler] of reads) {
+    if (corsHandlers.length > 0 && path !== PATHS.events) app.options(path, ...corsHandlers);
+    app.get(path, ...corsHandlers, read, handler);
+  }
+  // Per process, like /metrics, but it names apps: a read key when auth is on.
+  app.get(PATHS.pipeline, read, getPipeline(deps.pipeline));
+  // Static files, no data: the console asks for a read key when the API answers 401.
+  for (const f of deps.consoleFiles) app.get(f.path, consoleFile(f));
+  if (deps.consoleMissing !== undefined) {
+    const message = deps.consoleMissing;
+    app.get(PATHS.console, () => {
+      throw new SluiceError('not_found', message);
+    });
+  }
   // Health and /metrics stay open: the load balancer and Prometheus need them; keep them off the public network.
-  app.get(PATHS.events, read, getEvents(deps.storage));
-  app.get(PATHS.metrics, read, getMetrics(deps.storage, deps.metricResolutions ?? ['raw']));
   app.get(PATHS.livez, livez());
   app.get(PATHS.readyz, readyz(deps.readiness));
   app.get(PATHS.prometheus, metricsText(deps.metrics.registry));

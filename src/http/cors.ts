@@ -12,14 +12,24 @@ export interface CorsAnswer {
   readonly preflight: boolean;
 }
 
+/** The methods a path answers, as a preflight lists them. */
+export const CORS_METHODS = {
+  /** `/v1/events`: browser SDKs write, dashboards read. */
+  events: 'GET, POST, OPTIONS',
+  /** The other read routes. */
+  read: 'GET, OPTIONS',
+} as const;
+
 /**
- * CORS for browser SDKs on `POST /v1/events`: answers preflights and marks answers for allowed
- * origins. `origins` is a list of exact origins or `*`. An origin that is not allowed gets no CORS
+ * CORS for browsers on other origins (SDKs writing `POST /v1/events`, dashboards reading the read
+ * API): answers preflights and marks answers for allowed origins. `origins` is a list of exact
+ * origins or `*`; `methods` is what a preflight allows. An origin that is not allowed gets no CORS
  * headers (the browser blocks it). Every answer varies by `Origin`. The header sets are built once
  * (the allowed origins are a fixed list), so an answer costs no allocation.
  */
 export function corsPolicy(
   origins: readonly string[],
+  methods: string = CORS_METHODS.events,
 ): (origin: unknown, method: string | undefined) => CorsAnswer {
   const any = origins.includes('*');
   const vary: HeaderPairs = ['Vary', 'Origin'];
@@ -38,7 +48,7 @@ export function corsPolicy(
         headers: [
           ...actual,
           'Access-Control-Allow-Methods',
-          'POST, OPTIONS',
+          methods,
           'Access-Control-Allow-Headers',
           'Content-Type, Content-Encoding, X-Api-Key, Authorization',
           'Access-Control-Max-Age',
@@ -65,8 +75,8 @@ export function setHeaders(res: Response, headers: HeaderPairs): void {
 }
 
 /** Express middleware for `corsPolicy`: a preflight is answered 204 here; other requests go on. */
-export function cors(origins: readonly string[]) {
-  const policy = corsPolicy(origins);
+export function cors(origins: readonly string[], methods: string = CORS_METHODS.events) {
+  const policy = corsPolicy(origins, methods);
   return (req: Request, res: Response, next: NextFunction): void => {
     const answer = policy(req.headers.origin, req.method);
     setHeaders(res, answer.headers);

@@ -6,6 +6,13 @@
 export const PATHS = {
   events: '/v1/events',
   metrics: '/v1/metrics',
+  metricNames: '/v1/metrics/names',
+  apps: '/v1/apps',
+  errorGroups: '/v1/error-groups',
+  /** This collector's pipeline state (JSON): per process, so private like `/metrics`. */
+  pipeline: '/pipeline',
+  /** The web console's page; its files are under `/console/`. */
+  console: '/',
   livez: '/livez',
   readyz: '/readyz',
   prometheus: '/metrics',

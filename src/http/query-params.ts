@@ -1,6 +1,7 @@
 import { SluiceError } from '../errors/catalogue';
 import { cutText, isStorableText } from '../events/cut-text';
 import { decodeCursor, type EventCursor } from './event-cursor';
+import { parseTimestamp } from './timestamp';
 
 type Query = Record<string, unknown>;
 
@@ -18,10 +19,13 @@ export class QueryParams {
   constructor(
     private readonly query: Query,
     allowed: readonly string[],
+    /** Families of parameters named by a prefix, e.g. `attr.` for `attr.route`. */
+    private readonly allowedPrefixes: readonly string[] = [],
   ) {
     for (const key of Object.keys(query)) {
-      if (!allowed.includes(key)) {
-        throw invalid(key, `unknown parameter; allowed: ${allowed.join(', ')}`);
+      if (!allowed.includes(key) && !allowedPrefixes.some((p) => key.startsWith(p))) {
+        const all = [...allowed, ...allowedPrefixes.map((p) => `${p}<key>`)];
+        throw invalid(key, `unknown parameter; allowed: ${all.join(', ')}`);
       }
     }
   }
@@ -50,6 +54,42 @@ export class QueryParams {
       throw invalid(name, `must be an integer between ${min} and ${max}`);
     }
     return n;
+  }
+
+  /**
+   * A point in time: milliseconds since the Unix epoch, or an ISO 8601 date (`2026-12-02`, UTC
+   * midnight) or date-time with a zone (`2026-12-02T12:00:00Z`, `…+01:00`). See timestamp.ts.
+   */
+  time(name: string): number | undefined {
+    const v = this.string(name, 40);
+    if (v === undefined) return undefined;
+    const ms = parseTimestamp(v);
+    if (ms === null) {
+      throw invalid(
+        name,
+        'must be milliseconds since the Unix epoch or an ISO 8601 date or date-time with a zone (e.g. 2026-12-02T12:00:00Z)',
+      );
+    }
+    return ms;
+  }
+
+  /**
+   * The parameters named `<prefix><key>` as (key, value) pairs, at most `max`; each key 1 to
+   * `maxKeyLength` characters, each value given once.
+   */
+  prefixed(prefix: string, max: number, maxKeyLength: number): Array<{ key: string; value: string }> {
+    const out: Array<{ key: string; value: string }> = [];
+    for (const name of Object.keys(this.query)) {
+      if (!name.startsWith(prefix)) continue;
+      const key = name.slice(prefix.length);
+      if (key.length === 0 || key.length > maxKeyLength || !isStorableText(key)) {
+        throw invalid(name, `must name a key of 1 to ${maxKeyLength} characters after "${prefix}"`);
+      }
+      if (out.length === max)
+        throw invalid(name, `is one too many: at most ${max} ${prefix}<key> parameters`);
+      out.push({ key, value: this.requiredString(name) });
+    }
+    return out;
   }
 
   /** A keyset cursor returned by `GET /v1/events` (see event-cursor.ts). */

@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import { SluiceError } from '../errors/catalogue';
 import type { EventLimits } from '../events/limits';
 import { EVENT_TYPES, type EventType, type TelemetryEvent } from '../events/types';
+import { eventBytes } from '../events/event-size';
 import { validateEvent } from '../events/validate';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
 import type { Metrics } from '../metrics/instruments';
@@ -10,6 +11,7 @@ import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
 import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './admission-bounds';
+import type { AppActivity } from './app-activity';
 import type { EventSink, SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 
@@ -24,6 +26,8 @@ export interface IntakeServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly admissionMetrics: AdmissionMetrics;
+  /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
+  readonly activity?: AppActivity;
 }
 
 /** Options of one `ingest` call. */
@@ -35,6 +39,23 @@ export interface IngestOptions {
 /** An event that passed validation, as the sink takes it, with its index in the request. */
 interface Candidate extends SinkItem {
   readonly index: number;
+}
+
+/** One request's events on their way through admission: `open`, then `sort` each, then `admit`. */
+interface OpenRequest {
+  readonly principal: Principal | null;
+  readonly now: number;
+  readonly rejected: RejectedEntry[];
+  /** Error events: the fast lane. */
+  readonly errors: Candidate[];
+  /** Other events by app: the rate limit, then the standard lane. */
+  readonly byApp: Map<string, Candidate[]>;
+  /** Counted per type and added once per request: a labelled inc per event costs more than the validation. */
+  readonly received: Record<EventType, number>;
+  /** Set when the standard lane has no room for the request's non-error events (`standardShed`). */
+  readonly shedStandard: { readonly retryAfterSeconds: number } | null;
+  /** Indices of the non-error events throttled unread because of it. */
+  readonly shed: number[];
 }
 
 interface Throttle {
@@ -57,58 +78,97 @@ export class IntakeService {
   constructor(private readonly o: IntakeServiceOptions) {}
 
   /**
-   * Admits what it can of one request's events. `whole`: for fronts that have no per-record retry
-   * list (OTLP): the rate limit takes the request whole while the app's budget is positive (a debt
-   * later windows repay) or refuses all of it.
+   * Admits what it can of one request's events, as they came off the wire: each is validated
+   * (events/validate.ts). `whole`: for fronts that have no per-record retry list (OTLP): the rate
+   * limit takes the request whole while the app's budget is positive (a debt later windows repay)
+   * or refuses all of it.
    */
   async ingest(
     rawEvents: readonly unknown[],
     principal: Principal | null = null,
     options: IngestOptions = {},
   ): Promise<IntakeOutcome> {
+    const request = this.open(rawEvents, principal);
+    if ('kind' in request) return request;
+    for (let index = 0; index < rawEvents.length; index++) {
+      // When the standard lane has no room for this request's non-error events, they are throttled
+      // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
+      // JSON parse per request, not a validation per event.
+      if (request.shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {
+        request.shed.push(index);
+        continue;
+      }
+      const v = validateEvent(rawEvents[index], this.o.limits, request.now);
+      if (!v.ok) {
+        this.reject(request.rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        continue;
+      }
+      this.sort(request, v.event, v.bytes, index);
+    }
+    return this.admit(request, options);
+  }
+
+  /**
+   * `ingest` for events a front built typed and valid itself, with the rules and limits of events/
+   * (the OTLP front maps its records so): the same admission, without validating them again.
+   */
+  async ingestValidated(
+    events: readonly TelemetryEvent[],
+    principal: Principal | null = null,
+    options: IngestOptions = {},
+  ): Promise<IntakeOutcome> {
+    const request = this.open(events, principal);
+    if ('kind' in request) return request;
+    events.forEach((event, index) => {
+      if (request.shedStandard !== null && event.type !== 'error') request.shed.push(index);
+      else this.sort(request, event, eventBytes(event), index);
+    });
+    return this.admit(request, options);
+  }
+
+  /** A request's admission begins: its size checked, the sink asked whether it takes events at all. */
+  private open(events: readonly unknown[], principal: Principal | null): OpenRequest | IntakeOutcome {
     const { o } = this;
-    if (rawEvents.length > o.maxEventsPerRequest) {
+    if (events.length > o.maxEventsPerRequest) {
       o.metrics.requestsRejected.inc({ code: 'too_many_events' });
       throw new SluiceError(
         'too_many_events',
-        `Request carries ${rawEvents.length} events; at most ${o.maxEventsPerRequest} are allowed.`,
+        `Request carries ${events.length} events; at most ${o.maxEventsPerRequest} are allowed.`,
       );
     }
     if (!o.sink.accepting()) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
       return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
-    const now = o.clock.now();
-    const rejected: RejectedEntry[] = [];
-    const errors: Candidate[] = [];
-    const byApp = new Map<string, Candidate[]>();
-    // Counted per type and added once per request: a labelled inc per event costs more than the validation.
-    const received = { error: 0, lifecycle: 0, metric: 0, log: 0 };
-    // When the standard lane has no room for this request's non-error events, they are throttled
-    // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
-    // JSON parse per request, not a validation per event.
-    const shedStandard = this.standardShed(rawEvents);
-    const shed: number[] = [];
-    for (let index = 0; index < rawEvents.length; index++) {
-      if (shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {
-        shed.push(index);
-        continue;
-      }
-      const v = validateEvent(rawEvents[index], o.limits, now);
-      if (!v.ok) {
-        this.reject(rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
-        continue;
-      }
-      if (principal?.kind === 'ingest' && v.event.app !== principal.app) {
-        this.reject(rejected, index, 'app_mismatch', 'source.app', v.event.type);
-        continue;
-      }
-      received[v.event.type]++;
-      const c: Candidate = { event: v.event, bytes: v.bytes, index };
-      if (v.event.type === 'error') errors.push(c);
-      else (byApp.get(v.event.app) ?? byApp.set(v.event.app, []).get(v.event.app))?.push(c);
-    }
+    return {
+      principal,
+      now: o.clock.now(),
+      rejected: [],
+      errors: [],
+      byApp: new Map(),
+      received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
+      shedStandard: this.standardShed(events),
+      shed: [],
+    };
+  }
 
+  /** Sorts one valid event: refused when it names another app than its key's; else errors to the fast lane, the rest by app. */
+  private sort(request: OpenRequest, event: TelemetryEvent, bytes: number, index: number): void {
+    const { principal } = request;
+    if (principal?.kind === 'ingest' && event.app !== principal.app) {
+      this.reject(request.rejected, index, 'app_mismatch', 'source.app', event.type);
+      return;
+    }
+    request.received[event.type]++;
+    const c: Candidate = { event, bytes, index };
+    if (event.type === 'error') request.errors.push(c);
+    else (request.byApp.get(event.app) ?? request.byApp.set(event.app, []).get(event.app))?.push(c);
+  }
+
+  /** The admission of a sorted request: the error fast lane, the rate limit, the standard lane. */
+  private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeOutcome> {
+    const { o } = this;
+    const { principal, now, rejected, errors, byApp, received, shedStandard, shed } = request;
     for (const type of EVENT_TYPES)
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
 
@@ -127,7 +187,11 @@ export class IntakeService {
       errors.length > 0 && !whole ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
     const limited = await this.applyRateLimits(byApp, principal, throttle, whole ? 'whole' : 'partial');
     if (whole && throttle.reason === 'rate_limited') {
-      for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      for (const g of limited) {
+        o.rateLimiter?.refund(g.subject, g.candidates.length);
+        o.activity?.record(g.subject.app, 0, g.candidates.length);
+      }
+      for (const c of errors) o.activity?.record(c.event.app, 0, 1);
       const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
       for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
         o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
@@ -142,10 +206,21 @@ export class IntakeService {
     }
     if (errors.length > 0 && whole) errorsTaken = this.offer('error', errors, now, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
-    let accepted = await errorsTaken;
+    const errorsAccepted = await errorsTaken;
+    let accepted = errorsAccepted;
+    if (o.activity !== undefined && errors.length > 0) {
+      const taken = errorsAccepted > 0 ? 1 : 0;
+      for (const c of errors) o.activity.record(c.event.app, taken, 1 - taken, taken);
+    }
     if (standard.length > 0) {
       const taken = await this.offer('standard', standard, now, throttle, durable);
       if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      if (o.activity !== undefined) {
+        for (const g of limited) {
+          const n = g.candidates.length;
+          o.activity.record(g.subject.app, taken === 0 ? 0 : n, taken === 0 ? n : 0);
+        }
+      }
       accepted += taken;
     }
 
@@ -213,8 +288,10 @@ export class IntakeService {
     if (limiter === null) return groups;
     // Bounds the limiter's work per request, however many apps it names: the rest come back later.
     const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
-    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST))
+    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
       this.throttleLimited(g.candidates, throttle, 0);
+      this.o.activity?.record(g.subject.app, 0, g.candidates.length);
+    }
     const grants = await limiter.take(
       asked.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
     );
@@ -227,6 +304,7 @@ export class IntakeService {
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
         this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
+        this.o.activity?.record(g.subject.app, 0, g.candidates.length - granted);
       }
     });
     return passed;

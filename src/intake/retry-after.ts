@@ -17,10 +17,14 @@ export const STORAGE_BUSY_RETRY_AFTER_S = 1;
 /** This process's bound of unacknowledged publishes reached: acks come back within milliseconds. */
 export const PENDING_ACKS_RETRY_AFTER_S = 1;
 
-/** Seconds clamped to [RETRY_AFTER_MIN_S, RETRY_AFTER_MAX_S], rounded up. */
-export function clampRetryAfter(seconds: number): number {
+/**
+ * Seconds clamped to [RETRY_AFTER_MIN_S, `maxSeconds`], rounded up. `maxSeconds` is
+ * RETRY_AFTER_MAX_S, or lower for a front whose clients give up sooner (OTLP exporters:
+ * `SLUICE_OTLP_RETRY_AFTER_MAX`).
+ */
+export function clampRetryAfter(seconds: number, maxSeconds = RETRY_AFTER_MAX_S): number {
   if (!(seconds > RETRY_AFTER_MIN_S)) return RETRY_AFTER_MIN_S;
-  return Math.min(RETRY_AFTER_MAX_S, Math.ceil(seconds));
+  return Math.min(Math.max(RETRY_AFTER_MIN_S, maxSeconds), Math.ceil(seconds));
 }
 
 /** A wait given in milliseconds (a rate limiter's "free again in"), as a clamped `Retry-After`. */

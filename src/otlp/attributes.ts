@@ -1,4 +1,7 @@
-import type { AttributeValue } from '../events/types';
+import { isAttributeKey } from '../events/attribute-key';
+import { storableText } from '../events/cut-text';
+import { sortKeys } from '../events/sort-keys';
+import type { AttributeValue, Attributes } from '../events/types';
 import { plainValue, safeInteger, type PlainValue } from './any-value';
 import type { OtlpAnyValue, OtlpKeyValue } from './model';
 import { bytesBase64, has, list, record } from './scalars';
@@ -13,25 +16,27 @@ export interface AttributeBounds {
   readonly maxStringLength: number;
 }
 
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-export const TRUNCATED = '…[truncated]';
 /** Deepest map nesting flattened into dotted keys; deeper maps are kept as JSON text. */
 const MAX_MAP_DEPTH = 4;
 
 /**
  * Builds the flat attributes of one Sluice event from OTLP key-values, within the intake's
- * limits, so that mapping never produces an event the intake would refuse for its attributes.
+ * limits and with the key rule of events/attribute-key.ts, so the event is built typed and valid.
  * The rule (docs/otlp.md):
  * - entries are taken in order, the receiver's own (`trace_id`, …) first; the first of a key wins;
  * - strings, booleans and doubles as they are; integers as numbers, or decimal text beyond 2^53;
  *   bytes as base64 text; arrays as JSON text; maps flattened into `key.sub` entries (JSON text
  *   below 4 levels); empty values are skipped;
- * - a key that is empty, longer than the key limit or reserved is dropped; a string longer than
- *   the string limit is cut and ends in `…[truncated]`; U+0000 becomes U+FFFD;
+ * - a key that is empty, longer than the key limit, reserved or not text is dropped; a string
+ *   value is made storable and cut (events/cut-text.ts, `storableText`);
  * - past the attribute limit, the rest is dropped. `dropped` counts what was dropped.
+ * The result holds its keys in code-unit order, as validation does (events/validate.ts).
  */
 export class AttributeBag {
-  readonly values: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
+  private readonly values: Record<string, AttributeValue> = Object.create(null) as Record<
+    string,
+    AttributeValue
+  >;
   private count = 0;
   dropped = 0;
 
@@ -44,17 +49,11 @@ export class AttributeBag {
   /** Adds one scalar entry (the receiver's own, or a flattened one). */
   set(key: string, value: AttributeValue): void {
     if (key in this.values) return;
-    if (
-      key.length === 0 ||
-      key.length > this.bounds.maxKeyLength ||
-      RESERVED_KEYS.has(key) ||
-      key.includes('\u0000') ||
-      this.count >= this.bounds.maxAttributes
-    ) {
+    if (!isAttributeKey(key, this.bounds.maxKeyLength) || this.count >= this.bounds.maxAttributes) {
       this.dropped++;
       return;
     }
-    this.values[key] = typeof value === 'string' ? boundedText(value, this.bounds.maxStringLength) : value;
+    this.values[key] = typeof value === 'string' ? storableText(value, this.bounds.maxStringLength) : value;
     this.count++;
   }
 
@@ -67,9 +66,13 @@ export class AttributeBag {
     }
   }
 
-  /** The attributes as a plain object (a null prototype keeps `__proto__`-like keys inert). */
-  toObject(): Record<string, AttributeValue> {
-    return this.values;
+  /** The attributes as validation holds them: keys in code-unit order, a null prototype. */
+  toObject(): Attributes {
+    const keys = Object.keys(this.values);
+    sortKeys(keys);
+    const out: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
+    for (const key of keys) out[key] = this.values[key] as AttributeValue;
+    return out;
   }
 
   private addValue(key: string, v: OtlpAnyValue | null | undefined, depth: number): void {
@@ -97,13 +100,6 @@ export class AttributeBag {
       if (b64 !== null) this.set(key, b64);
     }
   }
-}
-
-/** Text within `max` code units (cut with a marker), with U+0000 replaced (storage cannot hold it). */
-export function boundedText(s: string, max: number): string {
-  const clean = s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s;
-  if (clean.length <= max) return clean;
-  return clean.slice(0, Math.max(0, max - TRUNCATED.length)) + TRUNCATED;
 }
 
 /** The value of `key` among key-values, as plain data; undefined when absent. */

@@ -2,12 +2,13 @@ import type { Principal } from '../auth/api-keys';
 import type { Clock } from '../clock';
 import type { EventLimits } from '../events/limits';
 import type { IntakeService } from '../intake/intake-service';
+import { clampRetryAfter } from '../intake/retry-after';
 import type { OtlpMetrics } from '../metrics/otlp-instruments';
 import type { SignalSpec } from './signals';
 
 export interface OtlpExportServiceOptions {
-  /** The intake `POST /v1/events` uses: validation, lanes, rate limits, error fast lane, dedupe. */
-  readonly ingest: Pick<IntakeService, 'ingest'>;
+  /** The intake `POST /v1/events` uses (lanes, rate limits, error fast lane), for events built typed. */
+  readonly ingest: Pick<IntakeService, 'ingestValidated'>;
   /** The intake's event limits, which mapping keeps every event within. */
   readonly limits: EventLimits;
   /** Most events handed to the intake in one call (`SLUICE_MAX_EVENTS_PER_REQUEST`). */
@@ -35,8 +36,8 @@ export type ExportOutcome =
     };
 
 /**
- * One OTLP export, end to end below HTTP: map the decoded request to wire events, hand them to
- * the intake, and reduce the intake's outcome to OTLP's all-or-nothing answer. OTLP has no
+ * One OTLP export, end to end below HTTP: map the decoded request to typed events (built valid
+ * with the rules of events/, so the intake does not validate them again), hand them to the intake, and reduce the intake's outcome to OTLP's all-or-nothing answer. OTLP has no
  * per-record retry list, so a request is taken or refused whole (`whole: true` asks the intake
  * for exactly that); records already taken when a later part is refused are stored once when the
  * exporter resends, because their ids are deterministic.
@@ -61,13 +62,13 @@ export class OtlpExportService {
     const reasons = new Map(mapped.unmapped);
     for (let start = 0; start < mapped.events.length; start += o.maxEventsPerCall) {
       const part = mapped.events.slice(start, start + o.maxEventsPerCall);
-      const outcome = await o.ingest.ingest(part, principal, { whole: true });
+      const outcome = await o.ingest.ingestValidated(part, principal, { whole: true });
       if (outcome.kind === 'unavailable') {
         return {
           kind: 'refused',
           status: 503,
           reason: 'storage_unavailable',
-          retryAfterSeconds: this.clamp(outcome.retryAfterSeconds),
+          retryAfterSeconds: clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds),
         };
       }
       if (outcome.kind === 'throttled') {
@@ -75,7 +76,7 @@ export class OtlpExportService {
           kind: 'refused',
           status: 429,
           reason: outcome.reason,
-          retryAfterSeconds: this.clamp(outcome.retryAfterSeconds),
+          retryAfterSeconds: clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds),
         };
       }
       for (const r of outcome.rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
@@ -93,9 +94,5 @@ export class OtlpExportService {
       rejected,
       message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.`,
     };
-  }
-
-  private clamp(seconds: number): number {
-    return Math.min(this.o.retryAfterMaxSeconds, Math.max(1, Math.ceil(seconds)));
   }
 }

@@ -1,7 +1,15 @@
-import { AttributeBag, boundedText, findText } from './attributes';
+import { storableText } from '../events/cut-text';
+import { AttributeBag, findText } from './attributes';
 import { valueText } from './any-value';
 import { deterministicId } from './event-id';
-import { ExportBuilder, type MappedExport, type MappingContext, type WireEvent } from './mapped-export';
+import { exceptionDetail } from './exception-detail';
+import {
+  ExportBuilder,
+  newEvent,
+  type EventParts,
+  type MappedExport,
+  type MappingContext,
+} from './mapped-export';
 import { SEVERITY_ERROR, type OtlpLogRecord } from './model';
 import { sluiceName } from './names';
 import { mapResource, mapScope } from './resource';
@@ -23,7 +31,7 @@ const isException = (key: string): boolean => key.startsWith('exception.');
  * ts: the record's time, else its observed time, else now.
  */
 export function mapLogs(request: unknown, ctx: MappingContext): MappedExport {
-  const out = new ExportBuilder();
+  const out = new ExportBuilder(ctx);
   const { limits } = ctx;
   for (const rl of list<unknown>(record<{ resourceLogs?: unknown }>(request)?.resourceLogs)) {
     const resourceLogs = record<{ resource?: unknown; scopeLogs?: unknown }>(rl);
@@ -39,18 +47,18 @@ export function mapLogs(request: unknown, ctx: MappingContext): MappedExport {
           out.unmappable('not_a_record');
           continue;
         }
-        const event = mapLogRecord(log, scopeName, ctx);
-        out.droppedAttributes += event.dropped;
-        event.wire.id = deterministicId(
+        const mapped = mapLogRecord(log, scopeName, ctx);
+        out.droppedAttributes += mapped.dropped;
+        const event = newEvent(resource.source, mapped.parts);
+        event.id = deterministicId(
           'log',
           resource.key,
           scope.key,
           int64Text(log.timeUnixNano),
           int64Text(log.observedTimeUnixNano),
-          JSON.stringify({ ...event.wire, source: resource.source }),
+          JSON.stringify(event),
         );
-        event.wire.source = resource.source;
-        out.events.push(event.wire);
+        out.add(event);
       }
     }
   }
@@ -61,7 +69,7 @@ function mapLogRecord(
   log: OtlpLogRecord,
   scopeName: string,
   ctx: MappingContext,
-): { wire: WireEvent; dropped: number } {
+): { parts: EventParts; dropped: number } {
   const { limits } = ctx;
   const severity = int32(log.severityNumber);
   const eventName = text(log.eventName);
@@ -86,22 +94,16 @@ function mapLogRecord(
   if (spanId) bag.set('span_id', spanId);
   bag.addKeyValues(log.attributes, isError ? isException : undefined);
 
-  const wire: WireEvent = { id: '', type: isError ? 'error' : 'log', name, ts };
-  if (isError) {
-    const error: Record<string, string> = {
-      message: boundedText(exceptionMessage || body || name, limits.maxStringLength),
-    };
-    if (exceptionType) error.kind = boundedText(exceptionType, limits.maxSourceLength);
-    if (exceptionStack) error.stack = boundedText(exceptionStack, limits.maxStackLength);
-    wire.error = error;
-    if (body && exceptionMessage && body !== exceptionMessage) {
-      wire.message = boundedText(body, limits.maxStringLength);
-    }
-  } else if (body) {
-    wire.message = boundedText(body, limits.maxStringLength);
+  const attributes = bag.toObject();
+  const bounded = (s: string) => storableText(s, limits.maxStringLength);
+  if (!isError) {
+    const message = body ? bounded(body) : undefined;
+    return { parts: { type: 'log', name, ts, message, attributes }, dropped: bag.dropped };
   }
-  wire.attributes = bag.toObject();
-  return { wire, dropped: bag.dropped };
+  const error = exceptionDetail(exceptionMessage || body || name, exceptionType, exceptionStack, limits);
+  // The body is kept as the message when it says something besides the exception's message.
+  const message = body && exceptionMessage && body !== exceptionMessage ? bounded(body) : undefined;
+  return { parts: { type: 'error', name, ts, error, message, attributes }, dropped: bag.dropped };
 }
 
 function severityNameOf(n: number): string {

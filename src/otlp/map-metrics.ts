@@ -1,6 +1,8 @@
+import { summaryFault } from '../events/summary-rule';
+import type { MetricSummary } from '../events/types';
 import { AttributeBag } from './attributes';
 import { deterministicId } from './event-id';
-import { ExportBuilder, type MappedExport, type MappingContext, type WireEvent } from './mapped-export';
+import { ExportBuilder, newEvent, type MappedExport, type MappingContext } from './mapped-export';
 import {
   TEMPORALITY_CUMULATIVE,
   TEMPORALITY_DELTA,
@@ -29,12 +31,10 @@ import { estimateMinMax } from './histogram-bounds';
 /** Suffix of the name of a cumulative reading (see `mapMetrics`). */
 export const CUMULATIVE_SUFFIX = '_cumulative';
 
-type Summary = { count: number; min: number; max: number; sum: number; avg: number };
-
 /** A data point as the metric mapping sees it: its value, or its summary, or why it has none. */
 type PointValue =
   | { readonly value: number }
-  | { readonly summary: Summary; readonly estimated: boolean }
+  | { readonly summary: MetricSummary; readonly estimated: boolean }
   | { readonly skip: true }
   | { readonly invalid: string };
 
@@ -56,7 +56,7 @@ type PointValue =
  * ts: the point's time, else now.
  */
 export function mapMetrics(request: unknown, ctx: MappingContext): MappedExport {
-  const out = new ExportBuilder();
+  const out = new ExportBuilder(ctx);
   const { limits } = ctx;
   for (const rm of list<unknown>(record<{ resourceMetrics?: unknown }>(request)?.resourceMetrics)) {
     const resourceMetrics = record<{ resource?: unknown; scopeMetrics?: unknown }>(rm);
@@ -91,25 +91,22 @@ export function mapMetrics(request: unknown, ctx: MappingContext): MappedExport 
           if ('estimated' in value && value.estimated) bag.set('otel.estimated', 'min_max');
           bag.addKeyValues(point.attributes);
           out.droppedAttributes += bag.dropped;
-          const wire: WireEvent = {
-            id: '',
+          const event = newEvent(resource.source, {
             type: 'metric',
             name,
             ts: nanosToMs(point.timeUnixNano) || ctx.now,
-            source: resource.source,
-          };
-          if ('value' in value) wire.value = value.value;
-          else wire.summary = value.summary;
-          wire.attributes = bag.toObject();
-          wire.id = deterministicId(
+            ...('value' in value ? { value: value.value } : { summary: value.summary }),
+            attributes: bag.toObject(),
+          });
+          event.id = deterministicId(
             'metric',
             resource.key,
             scope.key,
             int64Text(point.startTimeUnixNano),
             int64Text(point.timeUnixNano),
-            JSON.stringify(wire),
+            JSON.stringify(event),
           );
-          out.events.push(wire);
+          out.add(event);
         }
       }
     }
@@ -213,7 +210,7 @@ function countedValue(
   if (sum === null) estimated = true;
   if (min > max) return { invalid: 'min_above_max' };
   const avg = total / count;
-  return { summary: { count, min, max, sum: total, avg }, estimated };
+  return summaryValue({ count, min, max, sum: total, avg }, estimated);
 }
 
 function summaryPointValue(p: OtlpSummaryDataPoint): PointValue {
@@ -234,5 +231,10 @@ function summaryPointValue(p: OtlpSummaryDataPoint): PointValue {
   const estimated = min === null || max === null;
   min ??= Math.min(avg, max ?? avg);
   max ??= Math.max(avg, min);
-  return { summary: { count, min, max, sum, avg }, estimated };
+  return summaryValue({ count, min, max, sum, avg }, estimated);
+}
+
+/** `summary` as a point's value, unless the summary rule refuses it (a sum beyond a double, min above max). */
+function summaryValue(summary: MetricSummary, estimated: boolean): PointValue {
+  return summaryFault(summary) === null ? { summary, estimated } : { invalid: 'summary_invalid' };
 }

@@ -1,6 +1,8 @@
-import { AttributeBag, boundedText, findText } from './attributes';
+import { AttributeBag, findText } from './attributes';
 import { deterministicId } from './event-id';
-import { ExportBuilder, type MappedExport, type MappingContext, type WireEvent } from './mapped-export';
+import { exceptionDetail } from './exception-detail';
+import { ExportBuilder, newEvent } from './mapped-export';
+import type { EventParts, MappedExport, MappingContext } from './mapped-export';
 import { STATUS_CODE_ERROR, type OtlpSpan, type OtlpSpanEvent } from './model';
 import { sluiceName } from './names';
 import { mapResource } from './resource';
@@ -23,7 +25,7 @@ const isException = (key: string): boolean => key.startsWith('exception.');
  * (`http.server.duration` arrives as a histogram summary).
  */
 export function mapTraces(request: unknown, ctx: MappingContext): MappedExport {
-  const out = new ExportBuilder();
+  const out = new ExportBuilder(ctx);
   const { limits } = ctx;
   for (const rs of list<unknown>(record<{ resourceSpans?: unknown }>(request)?.resourceSpans)) {
     const resourceSpans = record<{ resource?: unknown; scopeSpans?: unknown }>(rs);
@@ -50,23 +52,24 @@ export function mapTraces(request: unknown, ctx: MappingContext): MappedExport {
           out.unmappable('span_id_missing');
           continue;
         }
-        const event = errorEvent(span, exception ?? null, traceId, spanId, ctx);
-        out.droppedAttributes += event.dropped;
-        event.wire.source = resource.source;
-        out.events.push(event.wire);
+        const mapped = errorParts(span, exception ?? null, traceId, spanId, ctx);
+        out.droppedAttributes += mapped.dropped;
+        const event = newEvent(resource.source, mapped.parts);
+        event.id = deterministicId('span', traceId, spanId);
+        out.add(event);
       }
     }
   }
   return out;
 }
 
-function errorEvent(
+function errorParts(
   span: OtlpSpan,
   exception: OtlpSpanEvent | null,
   traceId: string,
   spanId: string,
   ctx: MappingContext,
-): { wire: WireEvent; dropped: number } {
+): { parts: EventParts; dropped: number } {
   const { limits } = ctx;
   const name = sluiceName(text(span.name), limits.maxNameLength, 'otel.span');
   const startMs = nanosToMs(span.startTimeUnixNano);
@@ -87,18 +90,11 @@ function errorEvent(
   const attrs = exception?.attributes;
   const message =
     findText(attrs, 'exception.message') || text(record<{ message?: unknown }>(span.status)?.message) || name;
-  const error: Record<string, string> = { message: boundedText(message, limits.maxStringLength) };
-  const kind = findText(attrs, 'exception.type');
-  if (kind) error.kind = boundedText(kind, limits.maxSourceLength);
-  const stack = findText(attrs, 'exception.stacktrace');
-  if (stack) error.stack = boundedText(stack, limits.maxStackLength);
-  const wire: WireEvent = {
-    id: deterministicId('span', traceId, spanId),
-    type: 'error',
-    name,
-    ts,
-    error,
-    attributes: bag.toObject(),
-  };
-  return { wire, dropped: bag.dropped };
+  const error = exceptionDetail(
+    message,
+    findText(attrs, 'exception.type'),
+    findText(attrs, 'exception.stacktrace'),
+    limits,
+  );
+  return { parts: { type: 'error', name, ts, error, attributes: bag.toObject() }, dropped: bag.dropped };
 }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
+import { storableText } from '../events/cut-text';
 import { plainValue } from './any-value';
-import { boundedText } from './attributes';
+import type { EventSource } from './mapped-export';
 import type { OtlpKeyValue, OtlpResource, OtlpScope } from './model';
 import { list, record, text } from './scalars';
 
 /** The `source` of the events of one OTLP resource, and the keys that enter their ids. */
 export interface MappedResource {
-  readonly source: { readonly app: string; readonly version?: string; readonly env?: string };
+  readonly source: EventSource;
   /** Digest of every resource attribute: two processes differing only in, say, `host.name` give different ids. */
   readonly key: string;
 }
@@ -19,7 +20,8 @@ export const UNKNOWN_SERVICE = 'unknown_service';
  * `unknown_service`), `service.version` → `version`, `deployment.environment.name` (or the older
  * `deployment.environment`) → `env`. Values longer than `maxLength` are cut. Other resource
  * attributes describe the process and are not stored (they would repeat on every event and use
- * up its attribute budget), but they enter the event ids.
+ * up its attribute budget), but they enter the event ids. Values are made storable text
+ * (events/cut-text.ts, `storableText`).
  */
 export function mapResource(resource: unknown, keyApp: string | null, maxLength: number): MappedResource {
   const attributes = list<OtlpKeyValue>(record<OtlpResource>(resource)?.attributes);
@@ -40,11 +42,12 @@ export function mapResource(resource: unknown, keyApp: string | null, maxLength:
     canonical.push(`${key}=${JSON.stringify(value)}`);
   }
   canonical.sort();
-  const source: { app: string; version?: string; env?: string } = {
-    app: boundedText(app || keyApp || UNKNOWN_SERVICE, maxLength),
+  const environment = env || legacyEnv;
+  const source: EventSource = {
+    app: storableText(app || keyApp || UNKNOWN_SERVICE, maxLength),
+    version: version ? storableText(version, maxLength) : null,
+    env: environment ? storableText(environment, maxLength) : null,
   };
-  if (version) source.version = boundedText(version, maxLength);
-  if (env || legacyEnv) source.env = boundedText(env || legacyEnv, maxLength);
   return { source, key: createHash('sha256').update(canonical.join('\n')).digest('base64') };
 }
 

@@ -69,6 +69,11 @@ export class BatchWriterLoop {
     else if (this.wake && this.timer === null) this.armTimer();
   }
 
+  /** Batches being written now, and the most at once. */
+  get writesInFlight(): { readonly now: number; readonly max: number } {
+    return { now: this.inFlight.size, max: this.maxInFlight };
+  }
+
   /** Events admitted but not yet committed, over both lanes. */
   held(): number {
     return this.o.errorLane.heldEvents + this.o.standardLane.heldEvents;

@@ -52,6 +52,7 @@ export class JetStreamMonitor {
   private checking: Promise<void> | null = null;
   private last: { seq: number; messages: number } | null = null;
   private leader: string | null = null;
+  private stream = { messages: 0, bytes: 0, maxBytes: 0 };
 
   constructor(private readonly o: JetStreamMonitorOptions) {
     this.drainRate = new DrainRate(o.clock);
@@ -60,6 +61,11 @@ export class JetStreamMonitor {
   /** Whether NATS answered the last check and has not disconnected since. */
   get up(): boolean {
     return this.reachable;
+  }
+
+  /** The stream's backlog at the last check that reached it. */
+  get streamState(): { readonly messages: number; readonly bytes: number; readonly maxBytes: number } {
+    return this.stream;
   }
 
   /** Runs a first check, then keeps checking. Idempotent. */
@@ -121,6 +127,7 @@ export class JetStreamMonitor {
       metrics.streamBytes.set(bytes);
       metrics.streamMaxBytes.set(info.config.max_bytes);
       this.watchReplicas(info);
+      this.stream = { messages, bytes, maxBytes: info.config.max_bytes };
       if (this.last !== null) {
         // Removed since the last check = published (sequence advance) − growth of the backlog.
         const removed = seq - this.last.seq - (messages - this.last.messages);

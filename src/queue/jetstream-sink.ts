@@ -80,7 +80,7 @@ function failureOf(o: PublishOutcome): Failure | null {
  * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
  * Events of a refused offer may still have been stored (some acks arrived): the client resends
- * them, and JetStream and `writeBatch` both dedupe, so all-or-nothing holds for what is stored.
+ * them, and JetStream and storage (`writeRows`) both dedupe, so all-or-nothing holds for what is stored.
  */
 export class JetStreamSink implements EventSink {
   private pending = 0;

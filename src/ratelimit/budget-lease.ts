@@ -1,21 +1,26 @@
+import type { BudgetStore } from './shared-budget';
+
 /**
  * A collector's lease on one key's shared budget (redis-rate-limiter.ts): tokens already taken from
- * the key's bucket in Redis, spent here without a round trip. Invariant: a lease holds at most one
- * block (`leaseBlock`); what would go above it is given back to Redis.
+ * the key's window in Redis (or from the insurance while Redis is away), spent here without a round
+ * trip. Invariant: a lease holds at most one block (`leaseBlock`); what would go above it is given
+ * back.
  */
 export interface BudgetLease {
   /** Tokens this collector may spend without asking Redis (whole events, ≥ 0). */
   tokens: number;
-  /** When Redis last added tokens to it (milliseconds, the limiter's clock). */
+  /** When tokens were last added to it (milliseconds, the limiter's clock). */
   toppedUpAt: number;
-  /** The one Redis call under way for this key, if any (it never rejects). */
+  /** The one call to the shared budget under way for this key, if any (it never rejects). */
   fetching: Promise<void> | null;
+  /** Where its tokens came from (the last top-up's store): the label of the grants it makes. */
+  store: BudgetStore;
 }
 
 /**
  * How long leased tokens stay spendable after the lease's last top-up (milliseconds): one window of
- * the bucket. Older ones are dropped, not returned: by then the shared bucket has refilled by a
- * whole window (its capacity), so returning them could only lift it above what it would hold anyway.
+ * the shared budget. Older ones are dropped, not returned: the window they came from has ended, and
+ * a return would add to the next one.
  */
 export const LEASE_TTL_MS = 1000;
 
@@ -51,12 +56,19 @@ export function tokensToFetchAhead(lease: BudgetLease, block: number, now: numbe
 }
 
 /**
- * Adds `tokens` from Redis to `lease` (refreshing its life when any came); returns what would lift
- * it above one block, for the caller to give back.
+ * Adds `tokens` from `store` to `lease` (refreshing its life when any came); returns what would
+ * lift it above one block, for the caller to give back.
  */
-export function creditLease(lease: BudgetLease, tokens: number, block: number, now: number): number {
+export function creditLease(
+  lease: BudgetLease,
+  tokens: number,
+  block: number,
+  store: BudgetStore,
+  now: number,
+): number {
   if (tokens <= 0) return 0;
   lease.toppedUpAt = now;
+  lease.store = store;
   const kept = Math.min(tokens, Math.max(0, block - lease.tokens));
   lease.tokens += kept;
   return tokens - kept;

@@ -1,13 +1,14 @@
 import type { Clock } from '../clock';
-import type { EventRateLimiter, LimitAsk, LimitGrant, LimiterStore, RateLimits } from './event-rate-limiter';
+import type { EventRateLimiter, LimitAsk, LimitGrant, RateLimits } from './event-rate-limiter';
 import { fullBucket, msUntilFull, takeFromBucket, type BucketState } from './token-bucket';
 
 /** Buckets held before full ones are forgotten (a full bucket and no bucket mean the same). */
 const SWEEP_AT = 10_000;
 
 /**
- * Limits counted in this process (tiers 1–2, and the insurance of the Redis limiter). `divisor`
- * splits each limit across that many instances.
+ * Limits counted in this process (tiers 1–2): a token bucket per key (token-bucket.ts). The Redis
+ * limiter of tier 3 counts in the shared budget instead (shared-budget.ts), with the library's
+ * in-memory insurance.
  */
 export class MemoryRateLimiter implements EventRateLimiter {
   /** Each key's bucket, with the rate it refills at. */
@@ -16,21 +17,14 @@ export class MemoryRateLimiter implements EventRateLimiter {
   constructor(
     private readonly limits: RateLimits,
     private readonly clock: Clock,
-    private readonly store: LimiterStore = 'memory',
-    private readonly divisor = 1,
   ) {}
 
   take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
-    return Promise.resolve(this.takeNow(asks));
-  }
-
-  /** `take`, answered synchronously. */
-  takeNow(asks: readonly LimitAsk[]): LimitGrant[] {
     const now = this.clock.now();
     if (this.buckets.size >= SWEEP_AT) this.sweep(now);
-    return asks.map(({ subject, events, mode }) => {
+    const grants = asks.map(({ subject, events, mode }): LimitGrant => {
       const rate = this.rateFor(subject.app);
-      if (rate === null) return { granted: events, retryAfterMs: 0, store: this.store };
+      if (rate === null) return { granted: events, retryAfterMs: 0, store: 'memory' };
       let bucket = this.buckets.get(subject.key);
       if (bucket === undefined) {
         bucket = { ...fullBucket(rate, now), rate };
@@ -38,8 +32,9 @@ export class MemoryRateLimiter implements EventRateLimiter {
       }
       bucket.rate = rate;
       const { granted, waitMs } = takeFromBucket(bucket, now, rate, events, mode);
-      return { granted, retryAfterMs: waitMs, store: this.store };
+      return { granted, retryAfterMs: waitMs, store: 'memory' };
     });
+    return Promise.resolve(grants);
   }
 
   refund({ key, app }: LimitAsk['subject'], events: number): void {
@@ -53,11 +48,10 @@ export class MemoryRateLimiter implements EventRateLimiter {
     this.buckets.clear();
   }
 
-  /** Events per second for `app` in this process, or null when unlimited. */
+  /** Events per second for `app`, or null when unlimited. */
   private rateFor(app: string): number | null {
     const perSecond = this.limits.limitFor(app);
-    if (perSecond <= 0) return null;
-    return Math.max(1, perSecond / this.divisor);
+    return perSecond <= 0 ? null : perSecond;
   }
 
   private sweep(now: number): void {

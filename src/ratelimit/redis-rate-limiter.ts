@@ -2,17 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { AdmissionMetrics } from '../metrics/admission-instruments';
-import {
-  creditLease,
-  expireLease,
-  leaseBlock,
-  LEASE_TTL_MS,
-  tokensToFetchAhead,
-  type BudgetLease,
-} from './budget-lease';
+import { creditLease, expireLease, leaseBlock, tokensToFetchAhead, type BudgetLease } from './budget-lease';
 import type { EventRateLimiter, LimitAsk, LimitGrant, LimitSubject, RateLimits } from './event-rate-limiter';
-import { MemoryRateLimiter } from './memory-rate-limiter';
-import { REDIS_REFUND_SCRIPT, REDIS_TAKE_SCRIPT } from './redis-take-script';
+import { SharedBudget, type BudgetStore } from './shared-budget';
 
 export interface RedisRateLimiterOptions {
   /** ioredis client made with `enableOfflineQueue: false` and a `commandTimeout`: a call fails fast, never queues. */
@@ -22,8 +14,6 @@ export interface RedisRateLimiterOptions {
   readonly keyPrefix: string;
   /** Collectors sharing the limit; the insurance allows limit ÷ this per process. */
   readonly expectedInstances: number;
-  /** After a Redis failure, stay on insurance this long before trying Redis again (milliseconds). */
-  readonly retryMs: number;
   /**
    * Budget leased from Redis in one block, as milliseconds of each app's limit (100: a tenth of the
    * limit, at least 1 event). 0: no lease, every decision is a Redis round trip.
@@ -34,22 +24,7 @@ export interface RedisRateLimiterOptions {
   readonly metrics: AdmissionMetrics;
 }
 
-/** The scripts, registered on the client (ioredis sends EVALSHA, and the script itself once if Redis lacks it). */
-interface ScriptedRedis {
-  sluiceTakeBuckets(keys: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
-  sluiceRefundBucket(key: string, rate: number, events: number): Promise<number>;
-}
-
-/** One subject's part of a script call (redis-take-script.ts). */
-interface ScriptAsk {
-  readonly key: string;
-  readonly rate: number;
-  readonly need: number;
-  readonly extra: number;
-  readonly mode: 0 | 1 | 2;
-}
-
-/** A lease with what names its bucket and its limit. */
+/** A lease with what names its budget and its limit. */
 interface HeldLease extends BudgetLease {
   readonly key: string;
   readonly app: string;
@@ -72,39 +47,43 @@ const SWEEP_AT = 10_000;
 const MAX_WAITS = 2;
 
 /**
- * Cluster-wide limits counted in Redis, spent from leases. Each collector takes budget from an app's
- * shared bucket in blocks (`leaseMs` of the limit; one script call, redis-take-script.ts) and
- * spends it here with no round trip; it tops a lease up in the background once it has run down to
- * half a block (or is half a window old), one fetch per key at a time. A request the lease cannot
- * cover asks Redis for the rest plus a new block in one call for every app of the request, so
- * partial admission, `whole` admission with a debt and Retry-After are decided by the shared bucket
- * as before (Retry-After: the time until the shared bucket holds the rest).
+ * Cluster-wide limits counted in Redis (shared-budget.ts: rate-limiter-flexible's
+ * `RateLimiterRedis`, one-second windows), spent from leases. Each collector takes budget from an
+ * app's window in blocks (`leaseMs` of the limit) and spends it here with no round trip; it tops a
+ * lease up in the background once it has run down to half a block (or is half a window old), one
+ * fetch per key at a time. A request the lease cannot cover asks the shared budget for the rest
+ * plus a new block, for every app of the request at once (the client pipelines the calls), so
+ * partial admission, `whole` admission with a debt and Retry-After (the time until the window
+ * ends) are decided by the shared budget.
  *
- * The bound: the shared bucket admits at most `limit × W + limit` in any window of W seconds (it
- * starts full); leases add what they held at the window's start, at most one block per collector.
- * So N collectors admit at most `limit × (W + 1) + N × block` (`whole` requests may add a debt of
- * one request each, which later windows repay). Unused lease tokens expire one window after the
- * lease's last top-up (budget-lease.ts); on `close` they are returned to Redis.
+ * The bound: the shared budget admits at most `limit` per window; in any span of W seconds that
+ * is at most `limit × (⌈W⌉ + 1)` (a span can touch ⌈W⌉ + 1 windows: a burst at the end of one
+ * and the start of the next takes two limits at once); leases add what they held at the span's
+ * start, at most one block per collector. So N collectors admit at most
+ * `limit × (⌈W⌉ + 1) + N × block` (`whole` requests may add a debt of one request each, which
+ * later windows repay). Unused lease tokens expire one window after the lease's last top-up
+ * (budget-lease.ts).
  *
- * Redis trouble never fails or holds a request: what the lease holds is spent first; for the rest,
- * when the client is not connected, or a call errors or times out, the in-memory insurance limiter
- * decides at once, and Redis is tried again after `retryMs` (so a frozen Redis costs one timeout
- * per `retryMs`, not one per request). Counting returns to Redis by itself when it answers again.
+ * Redis trouble never fails or holds a request beyond the client's command timeout: what the
+ * lease holds is spent first; for the rest the library's insurance limiter (limit ÷
+ * `expectedInstances`, in memory) answers when Redis fails, times out or is not connected, and
+ * the blocks it grants are leased like Redis's. Counting returns to Redis with the next call
+ * Redis answers.
  */
 export class RedisRateLimiter implements EventRateLimiter {
-  private readonly insurance: MemoryRateLimiter;
-  private readonly scripted: ScriptedRedis;
+  private readonly budgets = new Map<number, SharedBudget>();
   private readonly leases = new Map<string, HeldLease>();
-  private redisBlockedUntil = 0;
-  private onInsurance = false;
-  private redisDown = false;
+  /** The store that answered the last call to the shared budget. */
+  private answering: BudgetStore = 'redis';
 
   constructor(private readonly o: RedisRateLimiterOptions) {
-    this.insurance = new MemoryRateLimiter(o.limits, o.clock, 'insurance', o.expectedInstances);
-    o.redis.defineCommand('sluiceTakeBuckets', { lua: REDIS_TAKE_SCRIPT });
-    o.redis.defineCommand('sluiceRefundBucket', { numberOfKeys: 1, lua: REDIS_REFUND_SCRIPT });
-    this.scripted = o.redis as unknown as ScriptedRedis;
     o.metrics.fallbackActive.set(0);
+  }
+
+  /** `insurance` while the in-memory insurance limiter answers; else whether Redis is connected. */
+  get health(): 'up' | 'down' | 'insurance' {
+    if (this.answering !== 'redis') return 'insurance';
+    return this.o.redis.status === 'ready' ? 'up' : 'down';
   }
 
   take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
@@ -121,7 +100,7 @@ export class RedisRateLimiter implements EventRateLimiter {
       const lease = this.leaseFor(ask.subject, now);
       if (lease.tokens >= ask.events) {
         lease.tokens -= ask.events;
-        grants[index] = { granted: ask.events, retryAfterMs: 0, store: 'redis' };
+        grants[index] = { granted: ask.events, retryAfterMs: 0, store: lease.store };
         this.fetchAhead(lease, rate, now);
       } else {
         (short ??= []).push({ index, ask, rate, lease, reserved: 0 });
@@ -131,39 +110,27 @@ export class RedisRateLimiter implements EventRateLimiter {
   }
 
   refund(subject: LimitSubject, events: number): void {
-    if (this.onInsurance) {
-      this.insurance.refund(subject, events);
-      return;
-    }
     const rate = this.o.limits.limitFor(subject.app);
     if (rate <= 0 || events <= 0) return;
-    // Back into the lease up to one block (they expire with it); the rest back to Redis.
+    // Back into the lease up to one block (they expire with it); the rest back to the window.
     const lease = this.leases.get(subject.key);
     if (lease !== undefined) this.expire(lease, this.o.clock.now());
     const kept = lease === undefined ? 0 : Math.min(events, Math.max(0, this.blockFor(rate) - lease.tokens));
     if (lease !== undefined) lease.tokens += kept;
-    if (events > kept) void this.giveBack(subject.key, rate, events - kept);
+    this.budgetFor(rate).giveBack(subject.key, events - kept, this.answering);
   }
 
-  /** Returns what the leases hold to Redis (bounded by the client's command timeout). */
+  /**
+   * Forgets the leases. What they hold is not returned: a return that reaches Redis after its
+   * window ended would add to the next one (the library's `reward` opens a window), and unused
+   * lease budget is at most one block per app for the rest of one window.
+   */
   async close(): Promise<void> {
-    const now = this.o.clock.now();
-    const returns: Promise<void>[] = [];
-    if (this.o.redis.status === 'ready') {
-      for (const lease of this.leases.values()) {
-        const rate = this.o.limits.limitFor(lease.app);
-        if (lease.tokens > 0 && now - lease.toppedUpAt < LEASE_TTL_MS && rate > 0) {
-          returns.push(this.giveBack(lease.key, rate, lease.tokens));
-        }
-        lease.tokens = 0;
-      }
-    }
-    await Promise.all(returns);
     this.leases.clear();
-    await this.insurance.close();
+    this.budgets.clear();
   }
 
-  /** The asks the leases did not cover: wait for a fetch under way, else one script call for all. */
+  /** The asks the leases did not cover: wait for a fetch under way, else one call each, all at once. */
   private async takeShort(grants: LimitGrant[], short: ShortAsk[]): Promise<LimitGrant[]> {
     // A fetch under way for one of these keys may bring what the request needs: no second fetch
     // of the same lease at once.
@@ -177,126 +144,107 @@ export class RedisRateLimiter implements EventRateLimiter {
         this.expire(s.lease, now);
         if (s.lease.tokens < s.ask.events) return true;
         s.lease.tokens -= s.ask.events;
-        grants[s.index] = { granted: s.ask.events, retryAfterMs: 0, store: 'redis' };
+        grants[s.index] = { granted: s.ask.events, retryAfterMs: 0, store: s.lease.store };
         return false;
       });
       if (short.length === 0) return grants;
     }
     const now = this.o.clock.now();
-    // What a lease holds goes to its request; Redis is asked for the rest only.
+    // What a lease holds goes to its request; the shared budget is asked for the rest only.
     for (const s of short) {
       this.expire(s.lease, now);
       s.reserved = s.lease.tokens;
       s.lease.tokens = 0;
     }
-    if (!this.redisUsable(now)) return this.viaInsurance(grants, short);
-    const call = this.callScript(
-      short.map((s) => ({
-        key: s.ask.subject.key,
-        rate: s.rate,
-        need: s.ask.events - s.reserved,
-        extra: this.blockFor(s.rate),
-        mode: s.ask.mode === 'partial' ? 0 : s.reserved >= 1 ? 2 : 1,
-      })),
-      'short',
-    );
+    const decided = short.map(async (s) => {
+      grants[s.index] = await this.askShared(s);
+    });
     // Leased tokens are credited before anyone waiting on `fetching` looks at the lease again.
-    const credited = call.then((answer) => {
-      const at = this.o.clock.now();
-      if (answer !== null) {
-        short.forEach((s, k) => this.credit(s.lease, s.rate, Number(answer[3 * k + 1] ?? 0), at));
-      }
-      return answer;
-    });
-    const settled = credited.then(() => undefined);
+    const settled = Promise.all(decided).then(() => undefined);
     for (const s of short) s.lease.fetching ??= settled;
-    const answer = await credited;
+    await settled;
     for (const s of short) if (s.lease.fetching === settled) s.lease.fetching = null;
-    if (answer === null) return this.viaInsurance(grants, short);
-    short.forEach((s, k) => {
-      const got = Number(answer[3 * k] ?? 0);
-      const waitMs = Number(answer[3 * k + 2] ?? 0);
-      if (s.ask.mode === 'whole' && got < s.ask.events - s.reserved) {
-        s.lease.tokens += s.reserved;
-        grants[s.index] = { granted: 0, retryAfterMs: waitMs, store: 'redis' };
-        return;
-      }
-      grants[s.index] = { granted: s.reserved + got, retryAfterMs: waitMs, store: 'redis' };
-    });
     return grants;
   }
 
-  /** The insurance decides what the reserved lease tokens do not cover. */
-  private viaInsurance(grants: LimitGrant[], short: readonly ShortAsk[]): LimitGrant[] {
-    if (!this.onInsurance) {
-      this.onInsurance = true;
-      this.o.metrics.fallbackActive.set(1);
+  /** One short ask: the shared budget decides what the reserved lease tokens do not cover. */
+  private async askShared(s: ShortAsk): Promise<LimitGrant> {
+    const { ask, rate, lease, reserved } = s;
+    const budget = this.budgetFor(rate);
+    const need = ask.events - reserved;
+    this.o.metrics.leaseFetches.inc({ trigger: 'short' });
+    if (ask.mode === 'whole') {
+      const whole = await budget.takeWhole(ask.subject.key, need, reserved >= 1);
+      this.answered(whole.store, 'short');
+      if (whole.granted) return { granted: ask.events, retryAfterMs: 0, store: whole.store };
+      lease.tokens += reserved;
+      return { granted: 0, retryAfterMs: whole.waitMs, store: whole.store };
     }
-    const decided = this.insurance.takeNow(
-      short.map((s) => ({ subject: s.ask.subject, events: s.ask.events - s.reserved, mode: s.ask.mode })),
-    );
-    short.forEach((s, k) => {
-      const g = decided[k] as LimitGrant;
-      if (s.ask.mode === 'whole' && g.granted === 0) {
-        s.lease.tokens += s.reserved;
-        grants[s.index] = g;
-        return;
-      }
-      grants[s.index] = { granted: s.reserved + g.granted, retryAfterMs: g.retryAfterMs, store: 'insurance' };
-    });
-    return grants;
+    // A new block for the lease rides along; the library grants it only once the need is met.
+    const taken = await budget.take(ask.subject.key, need + this.blockFor(rate));
+    this.answered(taken.store, 'short');
+    const forRequest = Math.min(need, taken.got);
+    this.credit(lease, rate, taken.got - forRequest, taken.store);
+    const retryAfterMs = forRequest < need ? taken.waitMs : 0;
+    return { granted: reserved + forRequest, retryAfterMs, store: taken.store };
   }
 
   /** Tops `lease` up in the background when it runs low or ages (tokensToFetchAhead). */
   private fetchAhead(lease: HeldLease, rate: number, now: number): void {
-    const block = this.blockFor(rate);
-    const wanted = tokensToFetchAhead(lease, block, now);
-    if (wanted <= 0 || !this.redisUsable(now)) return;
-    lease.fetching = this.callScript(
-      [{ key: lease.key, rate, need: 0, extra: wanted, mode: 0 }],
-      'ahead',
-    ).then((answer) => {
-      lease.fetching = null;
-      if (answer !== null) this.credit(lease, rate, Number(answer[1] ?? 0), this.o.clock.now());
-    });
+    const wanted = tokensToFetchAhead(lease, this.blockFor(rate), now);
+    if (wanted <= 0) return;
+    this.o.metrics.leaseFetches.inc({ trigger: 'ahead' });
+    lease.fetching = this.budgetFor(rate)
+      .take(lease.key, wanted)
+      .then(
+        (taken) => {
+          this.answered(taken.store, 'ahead');
+          this.credit(lease, rate, taken.got, taken.store);
+        },
+        (err: unknown) => this.o.logger.warn({ err }, 'rate-limit lease top-up failed'),
+      )
+      .finally(() => {
+        lease.fetching = null;
+      });
   }
 
-  private credit(lease: HeldLease, rate: number, tokens: number, now: number): void {
+  private credit(lease: HeldLease, rate: number, tokens: number, store: BudgetStore): void {
     if (tokens <= 0) return;
     this.o.metrics.leaseTokens.inc({ fate: 'leased' }, tokens);
-    const surplus = creditLease(lease, tokens, this.blockFor(rate), now);
-    if (surplus > 0) void this.giveBack(lease.key, rate, surplus);
+    const surplus = creditLease(lease, tokens, this.blockFor(rate), store, this.o.clock.now());
+    if (surplus > 0) {
+      this.budgetFor(rate).giveBack(lease.key, surplus, store);
+      this.o.metrics.leaseTokens.inc({ fate: 'returned' }, surplus);
+    }
   }
 
-  /** One script call; null when Redis failed (counted, logged once, Redis then rested for `retryMs`). */
-  private async callScript(asks: readonly ScriptAsk[], trigger: FetchTrigger): Promise<number[] | null> {
-    this.o.metrics.leaseFetches.inc({ trigger });
-    const keys = asks.map((a) => this.o.keyPrefix + a.key);
-    const args = asks.flatMap((a) => [a.rate, a.need, a.extra, a.mode]);
-    try {
-      const answer = await this.scripted.sluiceTakeBuckets(keys.length, ...keys, ...args);
-      this.backOnRedis();
-      return answer;
-    } catch (err) {
+  /** Counts who answered a call to the shared budget, and logs a change of store once. */
+  private answered(store: BudgetStore, trigger: FetchTrigger): void {
+    if (store === 'insurance') {
       this.o.metrics.redisErrors.inc();
       this.o.metrics.leaseFetchFailures.inc({ trigger });
-      this.redisBlockedUntil = this.o.clock.now() + this.o.retryMs;
-      if (!this.redisDown) {
-        this.redisDown = true;
-        this.o.logger.warn({ err }, 'Redis rate limiter failed; insurance limiter answers');
-      }
-      return null;
     }
+    if (store === this.answering) return;
+    this.answering = store;
+    this.o.metrics.fallbackActive.set(store === 'insurance' ? 1 : 0);
+    if (store === 'insurance')
+      this.o.logger.warn('Redis rate limiter failed or is away; insurance limiter answers');
+    else this.o.logger.info('Redis rate limiter answering again');
   }
 
-  /** Gives tokens back to the shared bucket; fire and forget (a lost return is budget unused, not excess). */
-  private async giveBack(key: string, rate: number, tokens: number): Promise<void> {
-    try {
-      await this.scripted.sluiceRefundBucket(this.o.keyPrefix + key, rate, tokens);
-      this.o.metrics.leaseTokens.inc({ fate: 'returned' }, tokens);
-    } catch {
-      // Redis away: the tokens are not returned; the bucket refills within a window anyway.
+  /** The shared budget of a limit (one `RateLimiterRedis` per distinct limit: the library's points are fixed). */
+  private budgetFor(rate: number): SharedBudget {
+    let budget = this.budgets.get(rate);
+    if (budget === undefined) {
+      budget = new SharedBudget({
+        redis: this.o.redis,
+        keyPrefix: this.o.keyPrefix,
+        perSecond: rate,
+        insurancePerSecond: Math.max(1, Math.floor(rate / this.o.expectedInstances)),
+      });
+      this.budgets.set(rate, budget);
     }
+    return budget;
   }
 
   /** The subject's lease (empty on first use), with tokens past their life dropped. */
@@ -304,7 +252,7 @@ export class RedisRateLimiter implements EventRateLimiter {
     let lease = this.leases.get(key);
     if (lease === undefined) {
       if (this.leases.size >= SWEEP_AT) this.sweep(now);
-      lease = { key, app, tokens: 0, toppedUpAt: now, fetching: null };
+      lease = { key, app, tokens: 0, toppedUpAt: now, fetching: null, store: 'redis' };
       this.leases.set(key, lease);
       return lease;
     }
@@ -327,20 +275,5 @@ export class RedisRateLimiter implements EventRateLimiter {
 
   private blockFor(rate: number): number {
     return leaseBlock(rate, this.o.leaseMs);
-  }
-
-  private redisUsable(now: number): boolean {
-    return this.o.redis.status === 'ready' && now >= this.redisBlockedUntil;
-  }
-
-  private backOnRedis(): void {
-    if (this.onInsurance) {
-      this.onInsurance = false;
-      this.o.metrics.fallbackActive.set(0);
-    }
-    if (this.redisDown) {
-      this.redisDown = false;
-      this.o.logger.info('Redis rate limiter answering again');
-    }
   }
 }

@@ -11,20 +11,49 @@ export interface WriteResult {
   readonly redoneForDuplicates?: boolean;
 }
 
-/** Filters of `GET /v1/events`. Times are epoch milliseconds; `from` inclusive, `to` exclusive. */
-export interface EventQuery {
+/**
+ * Equality on one attribute, compared as text: a string as it is, a number as JSON writes it
+ * (`500`, `1.5`), a boolean as `true` / `false`.
+ */
+export interface AttributeFilter {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** Filters of the event reads. Times are epoch milliseconds; `from` inclusive, `to` exclusive. */
+export interface EventFilters {
   readonly app?: string;
   readonly type?: EventType;
   readonly name?: string;
+  readonly env?: string;
+  readonly version?: string;
+  /** Every one must hold. */
+  readonly attributes?: readonly AttributeFilter[];
+  /** Case-insensitive substring of the message or the error message (SQLite: ASCII case only). */
+  readonly text?: string;
   readonly from?: number;
   readonly to?: number;
+}
+
+/** Filters of `GET /v1/events`. */
+export interface EventQuery extends EventFilters {
   /** Page size, already validated (1..1000). */
   readonly limit: number;
   /** Keyset position: return only events strictly older than this `(ts, id)`. */
   readonly before?: { readonly ts: number; readonly id: string };
+  /**
+   * Most rows of each table one page reads when a filter is not served by an index (the page's
+   * "scan bound"): the page then holds the matches among them, and `next` continues below them.
+   * Absent: no bound (every matching row may be read to fill the page).
+   */
+  readonly scanLimit?: number;
 }
 
-/** One page, newest first. `next` is the keyset position of the last row when more may follow. */
+/**
+ * One page, newest first. `next` is the keyset position to continue from when more may follow: the
+ * last event of a full page, or, on a page cut short by its scan bound, the oldest row it read
+ * (such a page may hold fewer than `limit` events, or none).
+ */
 export interface EventPage {
   readonly events: TelemetryEvent[];
   readonly next: { readonly ts: number; readonly id: string } | null;
@@ -32,18 +61,33 @@ export interface EventPage {
 
 export type MetricResolution = 'raw' | '1m' | '1h';
 
+/**
+ * A keyset position in a metric read, oldest first: raw points by `(ts, id)`, rolled-up points by
+ * `(bucket, app)`; `key` is the id or the app.
+ */
+export interface MetricPosition {
+  readonly ts: number;
+  readonly key: string;
+}
+
 /** Filters of `GET /v1/metrics`. */
 export interface MetricQuery {
-  readonly name: string;
+  /** Stored names read together (a metric and its SDK summaries: see src/read/metric-names.ts). */
+  readonly names: readonly string[];
   readonly app?: string;
   readonly from?: number;
   readonly to?: number;
   readonly resolution: MetricResolution;
   /** Maximum points returned, already validated. */
   readonly limit: number;
+  /** Return only points strictly after this position. */
+  readonly after?: MetricPosition;
 }
 
-/** A raw sample (count 1) or a summary, oldest first. */
+/**
+ * A raw sample (count 1) or a summary, or at 1m / 1h one bucket of one app (the names' rows merged),
+ * oldest first.
+ */
 export interface MetricPoint {
   readonly ts: number;
   readonly app: string;
@@ -52,6 +96,87 @@ export interface MetricPoint {
   readonly max: number;
   readonly sum: number;
   readonly avg: number;
+  /** Raw points only: a sample (a value) or a summary (count, min, max, sum), by the row's shape. */
+  readonly kind?: 'sample' | 'summary';
+}
+
+/** One page of points, oldest first; `next` is set when more may follow (the page is full). */
+export interface MetricPage {
+  readonly points: MetricPoint[];
+  readonly next: MetricPosition | null;
+}
+
+/** Filters of `GET /v1/apps`. */
+export interface AppsQuery {
+  readonly from: number;
+  readonly to: number;
+  /** Most non-metric events counted per app; a count that reaches it is reported as capped. */
+  readonly countLimit: number;
+  /** Most apps returned (in app order). */
+  readonly maxApps: number;
+}
+
+/** What storage knows of one app's activity in a window. */
+export interface AppActivityRow {
+  readonly app: string;
+  /** `ts` of the newest non-metric event before `to`; null when it has none in the window. */
+  readonly lastEventTs: number | null;
+  /** Non-metric events in the window, at most `countLimit`. */
+  readonly events: number;
+  readonly eventsCapped: boolean;
+  /** Start of the newest minute holding metric samples in the window; null when none. */
+  readonly lastMetricMinute: number | null;
+  /** Metric samples (a summary counts as its count) in the 1h rollups of the hours the window touches. */
+  readonly metricSamples: number;
+}
+
+/** Filters of `GET /v1/metrics/names`. */
+export interface MetricSeriesQuery {
+  readonly app?: string;
+  readonly from: number;
+  readonly to: number;
+  /** Most series returned (in name order). */
+  readonly maxSeries: number;
+}
+
+/** One stored (name, app) series seen in a window, with the shape of its newest rows. */
+export interface MetricSeriesRow {
+  readonly name: string;
+  readonly app: string;
+  /** Shape of the first row of its newest bucket; null when no raw row is left (purged). */
+  readonly kind: 'sample' | 'summary' | null;
+}
+
+/** Filters of `GET /v1/errors/groups`. */
+export interface ErrorScanQuery {
+  readonly app?: string;
+  readonly env?: string;
+  readonly version?: string;
+  readonly from?: number;
+  readonly to?: number;
+  /** Most error events read (newest first); older ones are left out and the scan says where it stopped. */
+  readonly scanLimit: number;
+}
+
+/** Error events of one app with one exact (kind, message), aggregated. */
+export interface ErrorMessageRow {
+  readonly app: string;
+  readonly kind: string | null;
+  readonly message: string;
+  readonly count: number;
+  readonly firstTs: number;
+  readonly lastTs: number;
+  /** Id of the newest of them (ties on `ts`: the highest id). */
+  readonly lastId: string;
+}
+
+export interface ErrorScan {
+  readonly rows: ErrorMessageRow[];
+  /**
+   * When the scan bound was reached: the `ts` of the oldest error read (the rows cover errors at
+   * or after it; older ones exist). Null when every error of the window was read.
+   */
+  readonly boundTs: number | null;
 }
 
 declare const storageRowBrand: unique symbol;
@@ -75,18 +200,22 @@ export interface Storage {
   readonly kind: 'postgres' | 'sqlite';
   /** Applies pending migrations; safe to call from many processes at once. */
   migrate(): Promise<void>;
-  /**
-   * Stores a batch in one transaction: all rows or none. `(id, ts)` already
-   * present is skipped, not an error. Rejects on any storage failure; the
-   * caller keeps the batch and retries.
-   */
-  writeBatch(events: readonly TelemetryEvent[]): Promise<WriteResult>;
   /** `event` as `writeRows` takes it. Pure; throws nothing for a validated event. */
   toRow(event: TelemetryEvent): StorageRow;
-  /** `writeBatch` of rows made by this storage's `toRow`, with the same guarantees. */
+  /**
+   * Stores a batch of rows made by this storage's `toRow` in one transaction: all rows or none.
+   * `(id, ts)` already present is skipped, not an error. Rejects on any storage failure; the
+   * caller keeps the batch and retries.
+   */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
   queryEvents(query: EventQuery): Promise<EventPage>;
-  queryMetrics(query: MetricQuery): Promise<MetricPoint[]>;
+  queryMetrics(query: MetricQuery): Promise<MetricPage>;
+  /** Apps seen in a window: events indexed by app, metrics through the rollups and the invalidation log. */
+  queryApps(query: AppsQuery): Promise<AppActivityRow[]>;
+  /** Metric series seen in a window (rollups and the invalidation log), in (name, app) order. */
+  queryMetricSeries(query: MetricSeriesQuery): Promise<MetricSeriesRow[]>;
+  /** The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message. */
+  scanErrors(query: ErrorScanQuery): Promise<ErrorScan>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Idempotent. Waits for queries in flight, then releases connections. */

@@ -2,7 +2,7 @@
 export interface WriterFigures {
   /** Batches written. */
   readonly flushes: number;
-  /** Mean `writeBatch` duration as the writer loop saw it (milliseconds). */
+  /** Mean batch write duration as the writer loop saw it (milliseconds). */
   readonly meanFlushMs: number;
   /** Mean events per batch. */
   readonly meanBatchEvents: number;

@@ -63,7 +63,7 @@ describe('the public front door (haproxy.cfg through `sluice cluster`)', () => {
     });
   });
 
-  it('answers 404 itself for the collectors’ /metrics, /readyz, /livez and any other path', async () => {
+  it('answers 404 itself for the collectors’ /metrics, /readyz, /livez, console, /pipeline and any other path', async () => {
     // HAProxy's 404 is a collector's own answer to an unknown route, body for body.
     const unknown = '/no-such-route/"quoted"';
     const fromCollector = await rawRequest(t.cluster.collectors[0]?.url ?? '', unknown);
@@ -78,6 +78,8 @@ describe('the public front door (haproxy.cfg through `sluice cluster`)', () => {
       '/readyz',
       '/livez',
       '/',
+      '/pipeline',
+      '/console/console.js',
       '/v1',
       '/V1/events',
       '/v1/../metrics',
@@ -92,9 +94,11 @@ describe('the public front door (haproxy.cfg through `sluice cluster`)', () => {
       });
       expect(JSON.parse(answer.body)).toEqual({ error: 'not_found', message: `No route for GET ${path}.` });
     }
-    // The collectors themselves still serve them, to HAProxy's checks and Prometheus.
-    const direct = await rawRequest(t.cluster.collectors[0]?.url ?? '', '/metrics');
-    expect(direct.status).toBe(200);
+    // The collectors themselves still serve them, to HAProxy's checks, Prometheus and operators.
+    for (const path of ['/metrics', '/pipeline', '/']) {
+      const direct = await rawRequest(t.cluster.collectors[0]?.url ?? '', path);
+      expect({ path, status: direct.status }).toEqual({ path, status: 200 });
+    }
   });
 
   it('answers an outer load balancer’s health check itself', async () => {

@@ -112,6 +112,46 @@ describe('API keys', () => {
     });
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('CORS for the read API: a dashboard on an allowed origin reads with a read token', async () => {
+    for (const path of ['/v1/events', '/v1/metrics', '/v1/metrics/names', '/v1/apps', '/v1/error-groups']) {
+      const pre = await fetch(`${c.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      expect({ path, status: pre.status }).toEqual({ path, status: 204 });
+      expect(pre.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+      expect(pre.headers.get('access-control-allow-methods')).toMatch(/\bGET\b/);
+      expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    }
+    const answer = await fetch(`${c.url}/v1/apps`, {
+      headers: { origin: 'https://shop.example', authorization: `Bearer ${grafana.secret}` },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    const evil = await fetch(`${c.url}/v1/apps`, {
+      headers: { origin: 'https://evil.example', authorization: `Bearer ${grafana.secret}` },
+    });
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('the read routes, GET /pipeline and the console data need a read token; the console page does not', async () => {
+    for (const path of ['/v1/apps', '/v1/metrics/names', '/v1/error-groups', '/pipeline']) {
+      expect({ path, status: (await fetch(`${c.url}${path}`)).status }).toEqual({ path, status: 401 });
+      const ingest = await fetch(`${c.url}${path}`, { headers: { 'x-api-key': shopNew.secret } });
+      expect({ path, status: ingest.status }).toEqual({ path, status: 401 });
+      const token = await fetch(`${c.url}${path}`, {
+        headers: { authorization: `Bearer ${grafana.secret}` },
+      });
+      expect({ path, status: token.status }).toEqual({ path, status: 200 });
+    }
+    // The page and its files hold no data: the console asks for the token before any is shown.
+    expect((await fetch(`${c.url}/`)).status).toBe(200);
+  });
 });
 
 describe('admission configuration files', () => {

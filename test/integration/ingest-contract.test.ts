@@ -244,8 +244,8 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
       return r.body.points?.length === 2 ? r : null;
     });
     expect(res.body.points).toEqual([
-      { ts: t + 1, app: mApp, count: 2, min: 1, max: 3, sum: 4, avg: 2 },
-      { ts: t + 2, app: mApp, count: 1, min: 5, max: 5, sum: 5, avg: 5 },
+      { ts: t + 1, app: mApp, count: 2, min: 1, max: 3, sum: 4, avg: 2, kind: 'summary' },
+      { ts: t + 2, app: mApp, count: 1, min: 5, max: 5, sum: 5, avg: 5, kind: 'sample' },
     ]);
   });
 

@@ -338,6 +338,24 @@ describe('OTLP/HTTP contract', () => {
     );
   });
 
+  it('text over the string limit is cut, never between the halves of a surrogate pair', async () => {
+    const app = uniqueApp('cut');
+    // With the default limit (1024) the cut keeps 1012 code units before the marker: the emoji
+    // sits on that line, its high half inside, its low half outside.
+    const body = `${'x'.repeat(1011)}😀${'y'.repeat(100)}`;
+    const res = await postOtlp(
+      otlpUrl,
+      'logs',
+      logsRequest(app, [logRecord(1, { body: { stringValue: body } })]),
+    );
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const [event] = await waitFor('the record', async () => {
+      const e = await storedEvents(c.url, app);
+      return e.length > 0 ? e : null;
+    });
+    expect(event.message).toBe(`${'x'.repeat(1011)}…[truncated]`);
+  });
+
   it('gzip of a protobuf body is taken', async () => {
     const app = uniqueApp('gzip-pb');
     const res = await postOtlp(otlpUrl, 'logs', logsRequest(app, [logRecord(7)]), {

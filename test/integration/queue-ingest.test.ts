@@ -132,12 +132,33 @@ describe('queue mode (JetStream + PostgreSQL)', () => {
       await metricValue(c.url, 'sluice_queue_publish_refused_total', { reason: 'stream_full' }),
     ).toBeGreaterThan(0);
 
+    // GET /pipeline of a tier-4 collector: no lanes and no writer in the process, the stream's
+    // backlog from the background check, NATS health; storage is the workers' business.
+    const backlog = await waitFor('the backlog in /pipeline', async () => {
+      const state = (await getJson(`${c.url}/pipeline`)).body;
+      return state.queue?.stream_messages > 0 ? state : null;
+    });
+    expect(backlog).toMatchObject({
+      mode: 'ingest',
+      lanes: [],
+      writer: null,
+      queue: { stream_max_bytes: 32 * 1024, drain_messages_per_s: 0 },
+      health: { ready: true, storage: 'not_checked', nats: 'up' },
+    });
+    expect(backlog.queue.stream_bytes).toBeGreaterThan(0);
+
     const w = await startWorkerProcess({ ...q.env, SLUICE_DATABASE_URL: db.url });
     processes.push(w);
     await waitFor(
       'the stream to take events again',
       async () => (await postEvents(c.url, [metric('full')])).status === 202,
       20_000,
+    );
+    // …and the rate the workers drain it.
+    await waitFor(
+      'the workers’ drain rate in /pipeline',
+      async () => (await getJson(`${c.url}/pipeline`)).body.queue.drain_messages_per_s > 0,
+      10_000,
     );
   });
 

@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { memoryFlagArgs } from '../../src/runtime/memory-flags';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -18,9 +17,8 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
 import { storedCounts } from '../support/pg-client';
+import { spawnSluice, waitUntilReady, type SluiceProcess } from '../support/sluice-process';
 import { NATS_SERVER_BIN, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
-
-const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
 
 export function sharedNatsUrl(): string {
   return process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -81,14 +79,9 @@ export async function createTestQueue(label: string, natsUrl = sharedNatsUrl()):
 }
 
 /** A `sluice worker` running as its own process (`node dist/src/cli.js worker`). */
-export interface WorkerProcess {
+export interface WorkerProcess extends SluiceProcess {
   /** Of its /livez, /readyz, /metrics. */
   readonly url: string;
-  readonly child: ChildProcess;
-  readonly output: string[];
-  readonly exited: Promise<number | null>;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
   /** SIGKILL (kill -9): no shutdown sequence at all. */
   kill(): Promise<void>;
 }
@@ -99,52 +92,15 @@ export async function startWorkerProcess(
   opts: { waitReady?: boolean } = {},
 ): Promise<WorkerProcess> {
   const port = await freePort();
-  // The memory flags given: the child is the worker itself (SIGKILL reaches it), not a relaunching parent.
-  const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, 'worker'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      SLUICE_HOST: '127.0.0.1',
-      SLUICE_LOG_LEVEL: 'warn',
-      ...env,
-      SLUICE_WORKER_PORT: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  for (const s of [child.stdout, child.stderr]) {
-    s?.setEncoding('utf8');
-    s?.on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
-  }
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let dead = false;
-  void exited.then(() => (dead = true));
+  const proc = spawnSluice('worker', { ...env, SLUICE_WORKER_PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
-  if (opts.waitReady !== false) {
-    await waitFor(
-      `worker on ${url} to be ready`,
-      async () => {
-        if (dead) throw new Error(`worker exited early:\n${output.join('\n')}`);
-        const res = await fetch(`${url}/readyz`).catch(() => null);
-        return res?.status === 200;
-      },
-      20_000,
-    ).catch((err: unknown) => {
-      child.kill('SIGKILL');
-      throw err;
-    });
-  }
+  if (opts.waitReady !== false) await waitUntilReady(proc, 'worker', url, 20_000);
   return {
+    ...proc,
     url,
-    child,
-    output,
-    exited,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      await proc.exited;
     },
   };
 }

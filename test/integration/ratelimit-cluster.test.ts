@@ -131,7 +131,6 @@ describe('cluster-wide rate limits (3 collector processes, real Redis)', () => {
           SLUICE_REDIS_KEY_PREFIX: uniquePrefix('frozen'),
           SLUICE_EXPECTED_INSTANCES: '2',
           SLUICE_REDIS_TIMEOUT_MS: '100',
-          SLUICE_REDIS_RETRY_MS: '500',
         }),
       ),
     );

@@ -8,11 +8,13 @@ import { createLogger } from '../../src/log/logger';
 import type { Job } from '../../src/scheduler/job';
 import { downsampleJob } from '../../src/scheduler/jobs/downsample';
 import { purgeJob } from '../../src/scheduler/jobs/purge';
-import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
+import { createPostgresMaintenanceRunner } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { MetricPoint, Storage } from '../../src/storage/port';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -52,15 +54,7 @@ const ORDER = (a: Bucket, b: Bucket) =>
 async function postgresHarness(): Promise<Harness> {
   const db = await createTestDatabase('sched_downsample');
   let now = T0;
-  const storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 4,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 2 * DAY,
-    clock: { now: () => T0 },
-    logger,
-  });
+  const storage = openPostgresStorage(db.url, { retentionRawMs: 2 * DAY, clock: { now: () => T0 } });
   await storage.migrate();
   const backend: RunBackend = createPostgresMaintenanceRunner({
     connectionString: db.url,
@@ -144,26 +138,17 @@ function generator(random: () => number) {
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)] as T;
   return (ts: number): TelemetryEvent => {
-    const base = {
-      id: crypto.randomUUID(),
-      type: 'metric' as const,
-      ts,
-      app: pick(APPS),
-      version: null,
-      env: null,
-      error: null,
-      message: null,
-      attributes: Object.create(null),
-    };
+    const app = pick(APPS);
     if (random() < 0.3) {
       const count = int(1, 20);
       const min = int(-400, 400) / 4;
       const max = min + int(0, 400) / 4;
       const sum = count * min + int(0, count * (max - min) * 4) / 4;
       const name = random() < 0.5 ? SUMMARY_NAME : pick(NAMES);
-      return { ...base, name, value: null, summary: { count, min, max, sum, avg: sum / count } };
+      const summary = { count, min, max, sum, avg: sum / count };
+      return telemetryEvent('metric', { name, ts, app, value: null, summary });
     }
-    return { ...base, name: pick(NAMES), value: int(-4000, 4000) / 4, summary: null };
+    return telemetryEvent('metric', { name: pick(NAMES), ts, app, value: int(-4000, 4000) / 4 });
   };
 }
 
@@ -220,7 +205,7 @@ describe.each([
   /** Every distinct (id, ts) stored so far: what the raw tables hold. */
   const stored = new Map<string, TelemetryEvent>();
   const write = async (batch: TelemetryEvent[]) => {
-    await h.storage.writeBatch(batch);
+    await writeEvents(h.storage, batch);
     for (const e of batch) stored.set(`${e.id}/${e.ts}`, e);
   };
 
@@ -282,9 +267,76 @@ describe.each([
       ['1m', SUMMARY_NAME, undefined],
       ['1h', 'render.frame_drop', undefined],
     ] as const) {
-      const points = await h.storage.queryMetrics({ name, app, resolution, limit: 10_000 });
+      const { points } = await h.storage.queryMetrics({ names: [name], app, resolution, limit: 10_000 });
       expect(points).toEqual(asPoints(expected[resolution], name, app));
     }
+  });
+
+  it('reads a metric with its summaries at 1m and 1h, merged per bucket and paged; lists its app and series', async () => {
+    const minute = Math.floor((T0 - 30 * MIN) / MIN) * MIN;
+    const at = (ms: number, over: Partial<TelemetryEvent>): TelemetryEvent => ({
+      ...generator(prng(11))(ms),
+      app: 'merge-app',
+      version: null,
+      env: null,
+      message: null,
+      error: null,
+      ...over,
+    });
+    await write([
+      at(minute + 1000, { name: 'fps', value: 4, summary: null }),
+      at(minute + 2000, {
+        name: 'fps_summary',
+        value: null,
+        summary: { count: 3, min: 1, max: 9, sum: 12, avg: 4 },
+      }),
+      at(minute + MIN + 5, { name: 'fps', value: 7, summary: null }),
+    ]);
+    // Found through the invalidation log before any run, with each series' kind.
+    const window = { from: minute - HOUR, to: T0 };
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toEqual([
+      { name: 'fps', app: 'merge-app', kind: 'sample' },
+      { name: 'fps_summary', app: 'merge-app', kind: 'summary' },
+    ]);
+    // A window of the job no other test claimed.
+    expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), T0 + 20 * MIN)).kind).toBe('ran');
+    const names = ['fps', 'fps_summary'];
+    const read = (resolution: '1m' | '1h', limit: number, after?: { ts: number; key: string }) =>
+      h.storage.queryMetrics({ names, app: 'merge-app', resolution, limit, after });
+    const minutes = await read('1m', 10);
+    expect(minutes.points).toEqual([
+      { ts: minute, app: 'merge-app', count: 4, min: 1, max: 9, sum: 16, avg: 4 },
+      { ts: minute + MIN, app: 'merge-app', count: 1, min: 7, max: 7, sum: 7, avg: 7 },
+    ]);
+    const first = await read('1m', 1);
+    expect(first.points).toEqual(minutes.points.slice(0, 1));
+    expect(first.next).toEqual({ ts: minute, key: 'merge-app' });
+    expect(await read('1m', 1, first.next ?? undefined)).toEqual({
+      points: minutes.points.slice(1),
+      next: null,
+    });
+    expect((await read('1h', 10)).points).toEqual([
+      {
+        ts: Math.floor(minute / HOUR) * HOUR,
+        app: 'merge-app',
+        count: 5,
+        min: 1,
+        max: 9,
+        sum: 23,
+        avg: 23 / 5,
+      },
+    ]);
+    // Still listed once folded (the log is empty now), with its samples counted from the 1h rollups.
+    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toHaveLength(2);
+    const apps = await h.storage.queryApps({ ...window, countLimit: 10, maxApps: 100 });
+    expect(apps.find((a) => a.app === 'merge-app')).toEqual({
+      app: 'merge-app',
+      lastEventTs: null,
+      events: 0,
+      eventsCapped: false,
+      lastMetricMinute: minute + MIN,
+      metricSamples: 5,
+    });
   });
 
   it('a sample older than the 1m retention still reaches its 1h bucket, whose 1m rows are purged', async () => {

@@ -1,15 +1,12 @@
-import crypto from 'node:crypto';
 import pg from 'pg';
 import type { TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import { partitionsJob } from '../../src/scheduler/jobs/partitions';
 import type { MaintenanceRunner } from '../../src/storage/maintenance';
-import {
-  createPostgresMaintenanceRunner,
-  createPostgresStorage,
-  type PostgresStorage,
-} from '../../src/storage/postgres';
+import { createPostgresMaintenanceRunner, type PostgresStorage } from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const DAY = 86_400_000;
 /** 2026-12-02T12:00:00Z */
@@ -23,20 +20,7 @@ let backend: MaintenanceRunner;
 let now = NOW;
 
 function metric(ts: number): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type: 'metric',
-    name: 'm',
-    ts,
-    app: 'a',
-    version: null,
-    env: null,
-    value: 1,
-    summary: null,
-    error: null,
-    message: null,
-    attributes: Object.create(null),
-  };
+  return telemetryEvent('metric', { name: 'm', ts, app: 'a' });
 }
 
 async function partitionOf(id: string): Promise<string | undefined> {
@@ -49,15 +33,7 @@ async function partitionOf(id: string): Promise<string | undefined> {
 
 beforeAll(async () => {
   db = await createTestDatabase('sched_partitions');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 2,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: DAY,
-    clock: { now: () => NOW },
-    logger,
-  });
+  storage = openPostgresStorage(db.url, { retentionRawMs: DAY, clock: { now: () => NOW } });
   await storage.migrate();
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
@@ -83,7 +59,7 @@ afterAll(async () => {
 it('creates the coming days ahead on the database clock; inserts never wait for it', async () => {
   // Days without a partition yet: the inserts land in the default partition and succeed.
   const early = [metric(NOW + 5 * DAY), metric(NOW + 6 * DAY + 1), metric(NOW + 30 * DAY)];
-  expect(await storage.writeBatch(early)).toEqual({ inserted: 3 });
+  expect(await writeEvents(storage, early)).toEqual({ inserted: 3 });
   expect(await partitionOf(early[0]!.id)).toBe('metric_samples_default');
 
   now = NOW + 4 * DAY;

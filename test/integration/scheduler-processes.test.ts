@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { TelemetryEvent } from '../../src/events/types';
-import { createLogger } from '../../src/log/logger';
 import { JOB_LOCK_KEYS, JOB_NAMES } from '../../src/scheduler/lock-keys';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
+import type { PostgresStorage } from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 /**
  * Several scheduler instances as separate processes (test/support/processes/scheduler-instance.ts,
@@ -156,20 +156,8 @@ async function runs(job?: string): Promise<RunRow[]> {
 function sampleData(now: number): { events: TelemetryEvent[]; foldRows: number } {
   const events: TelemetryEvent[] = [];
   for (let i = 0; i < 60; i++) {
-    events.push({
-      id: crypto.randomUUID(),
-      type: 'metric',
-      name: i % 2 === 0 ? 'm.a' : 'm.b',
-      ts: now - 30 * MIN + i * 10_000,
-      app: 'app',
-      version: null,
-      env: null,
-      value: i,
-      summary: null,
-      error: null,
-      message: null,
-      attributes: Object.create(null),
-    });
+    const name = i % 2 === 0 ? 'm.a' : 'm.b';
+    events.push(telemetryEvent('metric', { name, ts: now - 30 * MIN + i * 10_000, app: 'app', value: i }));
   }
   const buckets = (width: number) => new Set(events.map((e) => `${e.name}/${Math.floor(e.ts / width)}`)).size;
   return { events, foldRows: buckets(MIN) + buckets(60 * MIN) };
@@ -185,15 +173,7 @@ beforeAll(async () => {
     throw new Error(`${INSTANCE} is missing: run \`npm run build\` first (npm test does).`);
   }
   db = await createTestDatabase('sched_processes');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 2,
-    timeoutMs: 5000,
-    partitionsAheadDays: 3,
-    retentionRawMs: 7 * 24 * 60 * MIN,
-    clock: { now: () => Date.now() },
-    logger: createLogger('silent'),
-  });
+  storage = openPostgresStorage(db.url, { partitionsAheadDays: 3 });
   await storage.migrate();
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
@@ -304,7 +284,7 @@ describe('a lock holder that dies mid-run', () => {
   async function insertSamples(): Promise<number> {
     await admin.query('TRUNCATE metric_samples, metric_rollup_invalidations');
     const { events, foldRows } = sampleData(Date.now());
-    await storage.writeBatch(events);
+    await writeEvents(storage, events);
     return foldRows;
   }
 
@@ -437,6 +417,6 @@ describe('advisory locks leave nothing behind', () => {
 
   async function insertSamplesOnce(): Promise<void> {
     const { events } = sampleData(Date.now());
-    await storage.writeBatch(events);
+    await writeEvents(storage, events);
   }
 });

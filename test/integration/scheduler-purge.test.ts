@@ -5,12 +5,13 @@ import pg from 'pg';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import { purgeJob } from '../../src/scheduler/jobs/purge';
-import { createPostgresMaintenanceRunner, createPostgresStorage } from '../../src/storage/postgres';
+import { createPostgresMaintenanceRunner } from '../../src/storage/postgres';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import type { Storage } from '../../src/storage/port';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 import { telemetryEvent } from '../support/telemetry-events';
+import { openPostgresStorage, writeEvents } from '../support/storage';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -46,14 +47,10 @@ const job = purgeJob({ ...RETENTION, limits: LIMITS });
 async function postgresHarness(): Promise<Harness> {
   const db = await createTestDatabase('sched_purge');
   const open = (clockMs: number) =>
-    createPostgresStorage({
-      connectionString: db.url,
-      poolSize: 2,
-      timeoutMs: 5000,
+    openPostgresStorage(db.url, {
       partitionsAheadDays: 2,
       retentionRawMs: RETENTION.retentionRawMs,
       clock: { now: () => clockMs },
-      logger,
     });
   // Partitions for Dec 7–12 (an instance ten days ago) and Dec 20–22 (now); the days between
   // have none, so their rows sit in the default partition.
@@ -172,7 +169,7 @@ describe.each([
         raw.push(event('metric', ts), event(raw.length % 3 === 0 ? 'error' : 'log', ts));
       }
     }
-    await h.storage.writeBatch(raw);
+    await writeEvents(h.storage, raw);
     // Rollups: a run of buckets on each side of the cutoff; a bucket goes once it ends by the cutoff.
     const cut1m = NOW - RETENTION.retention1mMs; // Dec 18 15:30:20
     const cut1h = NOW - RETENTION.retention1hMs; // Dec 10 15:30:20

@@ -6,11 +6,12 @@ import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
 import { createSchedulerMetrics } from '../../src/metrics/scheduler-instruments';
 import { schedulerConfigFrom } from '../../src/scheduler';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
+import type { PostgresStorage } from '../../src/storage/postgres';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage } from '../support/storage';
 import {
   createTestQueue,
   exactlyOnce,
@@ -37,15 +38,7 @@ const processes: Array<CollectorProcess | WorkerProcess> = [];
 beforeAll(async () => {
   db = await createTestDatabase('queue_backlog');
   q = await createTestQueue('backlog');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 1,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 7 * 86_400_000,
-    clock: { now: () => Date.now() },
-    logger,
-  });
+  storage = openPostgresStorage(db.url, { poolSize: 1 });
   await storage.migrate();
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
@@ -102,7 +95,7 @@ it('a stream backlog drained 10 minutes late is in the 1m and 1h rollups after t
     'a downsample run while the backlog waits',
     async () => (await downsampleRuns()) > runsBefore,
   );
-  expect(await storage.queryMetrics({ name, resolution: '1m', limit: 100 })).toEqual([]);
+  expect((await storage.queryMetrics({ names: [name], resolution: '1m', limit: 100 })).points).toEqual([]);
 
   // The worker drains the backlog ten minutes after the events' ts.
   processes.push(await startWorkerProcess({ ...q.env, SLUICE_DATABASE_URL: db.url }));
@@ -135,7 +128,7 @@ it('a stream backlog drained 10 minutes late is in the 1m and 1h rollups after t
     await waitFor(
       `${resolution} rollups of the drained backlog`,
       async () =>
-        JSON.stringify(await storage.queryMetrics({ name, resolution, limit: 100 })) ===
+        JSON.stringify((await storage.queryMetrics({ names: [name], resolution, limit: 100 })).points) ===
         JSON.stringify(
           want.map((p) => ({
             ts: p.ts,

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -11,11 +10,12 @@ import type { MaintenanceRunner } from '../../src/storage/maintenance';
 import {
   createPostgresMaintenanceRunner,
   type PostgresMaintenanceOptions,
-  createPostgresStorage,
   type PostgresStorage,
 } from '../../src/storage/postgres';
 import { createSqliteMaintenanceRunner, createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { telemetryEvent } from '../support/telemetry-events';
 
 const DAY = 86_400_000;
 const INTERVAL = 1000;
@@ -44,20 +44,7 @@ function backend(over: Partial<PostgresMaintenanceOptions> = {}): MaintenanceRun
 }
 
 function sample(ts: number): TelemetryEvent {
-  return {
-    id: crypto.randomUUID(),
-    type: 'metric',
-    name: 'm',
-    ts,
-    app: 'a',
-    version: null,
-    env: null,
-    value: 1,
-    summary: null,
-    error: null,
-    message: null,
-    attributes: Object.create(null),
-  };
+  return telemetryEvent('metric', { name: 'm', ts, app: 'a' });
 }
 
 async function runsOf(job: string) {
@@ -80,17 +67,9 @@ async function rollupCount(): Promise<number> {
 
 beforeAll(async () => {
   db = await createTestDatabase('sched_runner');
-  storage = createPostgresStorage({
-    connectionString: db.url,
-    poolSize: 2,
-    timeoutMs: 5000,
-    partitionsAheadDays: 1,
-    retentionRawMs: 2 * DAY,
-    clock: { now: () => NOW },
-    logger,
-  });
+  storage = openPostgresStorage(db.url, { retentionRawMs: 2 * DAY, clock: { now: () => NOW } });
   await storage.migrate();
-  await storage.writeBatch([sample(NOW - 120_000), sample(NOW - 60_000)]);
+  await writeEvents(storage, [sample(NOW - 120_000), sample(NOW - 60_000)]);
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
 });
@@ -247,7 +226,7 @@ describe('SQLite runner: claim without a lock', () => {
     const sqlite = createSqliteStorage({ path: file, clock: { now: () => NOW }, logger });
     try {
       await sqlite.migrate();
-      await sqlite.writeBatch([sample(NOW - 60_000)]);
+      await writeEvents(sqlite, [sample(NOW - 60_000)]);
       let now = NOW;
       const b = createSqliteMaintenanceRunner({
         maintenance: sqlite.maintenance,
@@ -262,7 +241,7 @@ describe('SQLite runner: claim without a lock', () => {
       expect(second.kind === 'ran' && second.outcome.rows).toBe(0);
       const failing: Job = { name: 'purge', run: async () => Promise.reject(new Error('nope')) };
       expect((await b.attempt(failing, INTERVAL)).kind).toBe('job_failed');
-      expect(await sqlite.queryMetrics({ name: 'm', resolution: '1m', limit: 10 })).toEqual([
+      expect((await sqlite.queryMetrics({ names: ['m'], resolution: '1m', limit: 10 })).points).toEqual([
         { ts: NOW - 60_250, app: 'a', count: 1, min: 1, max: 1, sum: 1, avg: 1 },
       ]);
     } finally {

@@ -5,10 +5,10 @@ import pg from 'pg';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger } from '../../src/log/logger';
 import type { EventQuery, MetricQuery, Storage } from '../../src/storage/port';
-import { createPostgresStorage } from '../../src/storage/postgres';
 import { createSqliteStorage } from '../../src/storage/sqlite';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 import { attrs, telemetryEvent } from '../support/telemetry-events';
+import { openPostgresStorage, writeEvents } from '../support/storage';
 
 const DAY_MS = 86_400_000;
 /** 2026-12-02T12:00:00Z: every event below sits within the partitions migrate creates around it. */
@@ -28,10 +28,8 @@ interface Harness {
 async function postgresHarness(writeMethod: 'unnest' | 'copy'): Promise<Harness> {
   const db = await createTestDatabase(`conformance_${writeMethod}`);
   const open = (): Storage =>
-    createPostgresStorage({
-      connectionString: db.url,
+    openPostgresStorage(db.url, {
       poolSize: 4,
-      timeoutMs: 5000,
       partitionsAheadDays: 2,
       retentionRawMs: 2 * DAY_MS,
       writeMethod,
@@ -148,7 +146,7 @@ describe.each([
       }),
     ];
 
-    expect(await storage.writeBatch(batch)).toEqual({ inserted: batch.length });
+    expect(await writeEvents(storage, batch)).toEqual({ inserted: batch.length });
     const { events, next } = await page({});
 
     expect(events).toEqual([...batch].sort(newestFirst));
@@ -169,7 +167,7 @@ describe.each([
       error: { message: 'lone \ud800 high', kind: 'K\udc00', stack: 'at\u0000x' },
       attributes: attrs({ 'k\u0000': 'v\ud83d', pair: '🚀' }),
     });
-    await storage.writeBatch([e]);
+    await writeEvents(storage, [e]);
     const [read] = (await page({})).events;
 
     expect(read?.message).toBe('nul\uFFFDhere');
@@ -180,9 +178,9 @@ describe.each([
   it('stores a batch written three times once', async () => {
     const batch = TYPES.map((t, i) => event(t, { ts: NOW - i }));
 
-    expect((await storage.writeBatch(batch)).inserted).toBe(4);
-    expect((await storage.writeBatch(batch)).inserted).toBe(0);
-    expect((await storage.writeBatch(batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(4);
+    expect((await writeEvents(storage, batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(0);
     expect((await page({})).events).toHaveLength(4);
   });
 
@@ -190,16 +188,16 @@ describe.each([
     const a = event('log');
     const m = event('metric');
 
-    expect(await storage.writeBatch([a, m, a, m, a])).toEqual({ inserted: 2 });
-    expect(await storage.writeBatch([])).toEqual({ inserted: 0 });
+    expect(await writeEvents(storage, [a, m, a, m, a])).toEqual({ inserted: 2 });
+    expect(await writeEvents(storage, [])).toEqual({ inserted: 0 });
     expect((await page({})).events).toHaveLength(2);
   });
 
   it('treats the same id at another ts as another event', async () => {
     const a = event('log');
-    await storage.writeBatch([a]);
+    await writeEvents(storage, [a]);
 
-    expect(await storage.writeBatch([{ ...a, ts: a.ts + 1 }])).toEqual({ inserted: 1 });
+    expect(await writeEvents(storage, [{ ...a, ts: a.ts + 1 }])).toEqual({ inserted: 1 });
   });
 
   describe('queryEvents filters', () => {
@@ -242,7 +240,7 @@ describe.each([
     ];
 
     it.each(cases)('filter: %s', async (_label, query, keep) => {
-      await storage.writeBatch(all);
+      await writeEvents(storage, all);
       const expected = all.filter(keep).sort(newestFirst);
 
       const { events, next } = await page(query);
@@ -259,7 +257,7 @@ describe.each([
       event('log', { ts }),
       event('metric', { ts }),
     ]);
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const { events } = await page({ from, to });
 
@@ -284,7 +282,7 @@ describe.each([
     const batch = Array.from({ length: 25 }, (_, i) =>
       event(TYPES[i % 4] as EventType, { ts: NOW - 100_000 + Math.floor(i / 3) * 1000 }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({}, 7);
 
@@ -296,7 +294,7 @@ describe.each([
     const batch = Array.from({ length: 14 }, (_, i) =>
       event(i % 2 ? 'metric' : 'lifecycle', { ts: NOW - (i % 5) }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({ app: 'web-shop' }, 7);
 
@@ -311,7 +309,7 @@ describe.each([
         ts: NOW - Math.floor(i / 4) * 10,
       }),
     );
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
 
     const pages = await allPages({ name: 'keep.me' }, 3);
 
@@ -319,9 +317,128 @@ describe.each([
     expect(pages.flat().map((e) => e.id)).toEqual(expected.map((e) => e.id));
   });
 
+  it('filters on env, version, attributes and text the same way on every storage', async () => {
+    const batch = [
+      event('log', {
+        env: 'prod',
+        version: '1',
+        message: 'Cart SAVED',
+        attributes: attrs({ n: 1.5, ok: true }),
+      }),
+      event('error', {
+        env: 'prod',
+        error: { message: 'card 50% off_ok', kind: 'X', stack: null },
+        attributes: attrs({ route: '/a' }),
+      }),
+      event('metric', {
+        env: 'dev',
+        version: '1',
+        message: 'saved',
+        attributes: attrs({ route: '/a', n: 2 }),
+      }),
+      event('lifecycle', { attributes: attrs({ ok: false, big: 10_000_000_000 }) }),
+    ].map((e, i) => ({ ...e, ts: NOW - 1000 + i }));
+    await writeEvents(storage, batch);
+    const ids = async (q: Omit<EventQuery, 'limit'>) => (await page(q)).events.map((e) => e.id).sort();
+    const of = (...i: number[]) => i.map((n) => batch[n]?.id).sort();
+    expect(await ids({ env: 'prod' })).toEqual(of(0, 1));
+    expect(await ids({ version: '1' })).toEqual(of(0, 2));
+    expect(await ids({ attributes: [{ key: 'route', value: '/a' }] })).toEqual(of(1, 2));
+    expect(await ids({ attributes: [{ key: 'n', value: '1.5' }] })).toEqual(of(0));
+    expect(await ids({ attributes: [{ key: 'ok', value: 'true' }] })).toEqual(of(0));
+    expect(await ids({ attributes: [{ key: 'ok', value: 'false' }] })).toEqual(of(3));
+    expect(await ids({ attributes: [{ key: 'big', value: '10000000000' }] })).toEqual(of(3));
+    expect(
+      await ids({
+        attributes: [
+          { key: 'route', value: '/a' },
+          { key: 'n', value: '2' },
+        ],
+      }),
+    ).toEqual(of(2));
+    expect(await ids({ text: 'saved' })).toEqual(of(0, 2));
+    expect(await ids({ text: '50% off_' })).toEqual(of(1));
+    expect(await ids({ text: '5_%' })).toEqual([]);
+    expect(await ids({ text: 'saved', type: 'log', version: '1', env: 'prod' })).toEqual(of(0));
+  });
+
+  it('reads at most scanLimit rows per table for filters no index serves, and continues below them', async () => {
+    // 40 events of two apps in both tables; a filter on env matches one in four.
+    const batch = Array.from({ length: 40 }, (_, i) =>
+      event(i % 2 ? 'metric' : 'log', {
+        app: i % 4 < 2 ? 'a' : 'b',
+        env: i % 4 === 0 ? 'x' : 'y',
+        ts: NOW - i * 10,
+      }),
+    );
+    await writeEvents(storage, batch);
+    const expected = batch.filter((e) => e.env === 'x').sort(newestFirst);
+    const seen: TelemetryEvent[] = [];
+    let before: EventQuery['before'];
+    let pages = 0;
+    for (;;) {
+      const r = await storage.queryEvents({
+        env: 'x',
+        limit: 3,
+        scanLimit: 4,
+        ...(before ? { before } : {}),
+      });
+      pages++;
+      // Each page stops at the newer of both tables' fourth row: a page is never longer than that.
+      expect(r.events.length).toBeLessThanOrEqual(3);
+      seen.push(...r.events);
+      if (r.next === null) break;
+      before = r.next;
+    }
+    expect(seen.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+    expect(pages).toBeGreaterThan(expected.length / 3);
+    // An indexed filter alone reads as before, unbounded by the scan limit.
+    const byName = await storage.queryEvents({ name: batch[0]?.name, limit: 100, scanLimit: 4 });
+    expect(byName.events).toHaveLength(20);
+  });
+
   describe('queryMetrics', () => {
-    const metrics = (q: Omit<MetricQuery, 'resolution' | 'limit'> & { limit?: number }) =>
-      storage.queryMetrics({ resolution: 'raw', limit: 1000, ...q });
+    it('reads several stored names together and pages raw points with a cursor', async () => {
+      const t = NOW - 60_000;
+      const batch = [
+        event('metric', { name: 'fps', ts: t + 3, value: 3 }),
+        event('metric', {
+          name: 'fps_summary',
+          ts: t + 1,
+          value: null,
+          summary: { count: 2, min: 1, max: 2, sum: 3, avg: 1.5 },
+        }),
+        event('metric', { name: 'fps', ts: t + 2, value: 2 }),
+        event('metric', { name: 'fps', ts: t + 2, value: 9 }),
+        event('metric', { name: 'other', ts: t + 2, value: 7 }),
+      ];
+      await writeEvents(storage, batch);
+      const all = await storage.queryMetrics({ names: ['fps', 'fps_summary'], resolution: 'raw', limit: 10 });
+      expect(all.points.map((p) => [p.ts, p.kind])).toEqual([
+        [t + 1, 'summary'],
+        [t + 2, 'sample'],
+        [t + 2, 'sample'],
+        [t + 3, 'sample'],
+      ]);
+      expect(all.next).toBeNull();
+      const sums: number[] = [];
+      let after: MetricQuery['after'];
+      for (let i = 0; i < 10; i++) {
+        const p = await storage.queryMetrics({
+          names: ['fps', 'fps_summary'],
+          resolution: 'raw',
+          limit: 1,
+          after,
+        });
+        sums.push(...p.points.map((x) => x.sum));
+        if (p.next === null) break;
+        after = p.next;
+      }
+      expect(sums).toEqual(all.points.map((p) => p.sum));
+    });
+
+    const metrics = async (q: Omit<MetricQuery, 'resolution' | 'limit'> & { limit?: number }) =>
+      (await storage.queryMetrics({ resolution: 'raw', limit: 1000, ...q })).points;
 
     it('returns raw samples and summaries oldest first, mapped to points', async () => {
       const t = NOW - 30_000;
@@ -338,24 +455,27 @@ describe.each([
         event('metric', { name: 'other', ts: t + 500, value: 1 }),
         event('log', { name: 'latency', ts: t + 1500 }),
       ];
-      await storage.writeBatch(batch);
+      await writeEvents(storage, batch);
 
-      expect(await metrics({ name: 'latency' })).toEqual([
-        { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3 },
-        { ts: t + 1000, app: 'blog', count: 3, min: 1, max: 5, sum: 9, avg: 3 },
-        { ts: t + 2000, app: 'web-shop', count: 1, min: 7.5, max: 7.5, sum: 7.5, avg: 7.5 },
+      expect(await metrics({ names: ['latency'] })).toEqual([
+        { ts: t, app: 'web-shop', count: 1, min: -3, max: -3, sum: -3, avg: -3, kind: 'sample' },
+        { ts: t + 1000, app: 'blog', count: 3, min: 1, max: 5, sum: 9, avg: 3, kind: 'summary' },
+        { ts: t + 2000, app: 'web-shop', count: 1, min: 7.5, max: 7.5, sum: 7.5, avg: 7.5, kind: 'sample' },
       ]);
-      expect((await metrics({ name: 'latency', app: 'blog' })).map((p) => p.ts)).toEqual([t + 1000]);
-      expect((await metrics({ name: 'latency', from: t + 1000, to: t + 2000 })).map((p) => p.ts)).toEqual([
+      expect((await metrics({ names: ['latency'], app: 'blog' })).map((p) => p.ts)).toEqual([t + 1000]);
+      expect((await metrics({ names: ['latency'], from: t + 1000, to: t + 2000 })).map((p) => p.ts)).toEqual([
         t + 1000,
       ]);
-      expect((await metrics({ name: 'latency', limit: 2 })).map((p) => p.ts)).toEqual([t, t + 1000]);
-      expect(await metrics({ name: 'nothing' })).toEqual([]);
+      expect((await metrics({ names: ['latency'], limit: 2 })).map((p) => p.ts)).toEqual([t, t + 1000]);
+      expect(await metrics({ names: ['nothing'] })).toEqual([]);
     });
 
     it('1m and 1h return no points before any downsample run', async () => {
       for (const resolution of ['1m', '1h'] as const) {
-        await expect(storage.queryMetrics({ name: 'latency', resolution, limit: 10 })).resolves.toEqual([]);
+        await expect(storage.queryMetrics({ names: ['latency'], resolution, limit: 10 })).resolves.toEqual({
+          points: [],
+          next: null,
+        });
       }
     });
   });
@@ -368,7 +488,7 @@ describe.each([
     await other.close();
 
     await expect(other.ping()).rejects.toThrow();
-    await expect(other.writeBatch([event('log')])).rejects.toThrow();
+    await expect(writeEvents(other, [event('log')])).rejects.toThrow();
     await expect(other.queryEvents({ limit: 1 })).rejects.toThrow();
   });
 });

@@ -3,13 +3,10 @@ import pg from 'pg';
 import type { Clock } from '../../src/clock';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger, type Logger } from '../../src/log/logger';
-import {
-  createPostgresStorage,
-  type PostgresStorage,
-  type PostgresStorageOptions,
-} from '../../src/storage/postgres';
+import { type PostgresStorage, type PostgresStorageOptions } from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { attrs, telemetryEvent } from '../support/telemetry-events';
+import { openPostgresStorage, writeEvents } from '../support/storage';
 
 const DAY_MS = 86_400_000;
 /** 2026-12-02T12:00:00Z */
@@ -55,14 +52,11 @@ let admin: pg.Client;
 const opened: PostgresStorage[] = [];
 
 function open(over: Partial<PostgresStorageOptions> = {}): PostgresStorage {
-  const storage = createPostgresStorage({
-    connectionString: db.url,
+  const storage = openPostgresStorage(db.url, {
     poolSize: 4,
-    timeoutMs: 5000,
     partitionsAheadDays: 3,
     retentionRawMs: 2 * DAY_MS,
     clock: { now: () => NOW },
-    logger: createLogger('silent'),
     ...over,
   });
   opened.push(storage);
@@ -135,7 +129,7 @@ describe('partitions', () => {
     const old = event('log', { ts: Date.UTC(2020, 0, 1) });
     const far = event('metric', { ts: Date.UTC(2031, 5, 1) });
 
-    expect(await storage.writeBatch([old, far])).toEqual({ inserted: 2 });
+    expect(await writeEvents(storage, [old, far])).toEqual({ inserted: 2 });
 
     expect(await tableOf('events', old.id)).toBe('events_default');
     expect(await tableOf('metric_samples', far.id)).toBe('metric_samples_default');
@@ -153,7 +147,7 @@ describe('partitions', () => {
       event('metric', { ts: day + 1 }),
       event('lifecycle', { ts: day + 2 }),
     ];
-    await storage.writeBatch(batch);
+    await writeEvents(storage, batch);
     expect(await tableOf('events', batch[0]?.id ?? '')).toBe('events_default');
 
     now = day - 2 * DAY_MS;
@@ -164,7 +158,7 @@ describe('partitions', () => {
     expect(
       lines().filter((l) => l.level === 'warn' && /default partition held rows/.test(l.msg)),
     ).toHaveLength(2);
-    expect((await storage.writeBatch(batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(0);
     const { events } = await storage.queryEvents({ app: 'pg-only', from: day, to: day + 3, limit: 10 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
@@ -218,12 +212,12 @@ describe('migrate', () => {
 });
 
 describe('timeouts', () => {
-  it('rejects ping and writeBatch against a closed port within timeoutMs', async () => {
+  it('rejects ping and writeRows against a closed port within timeoutMs', async () => {
     const storage = open({ connectionString: 'postgres://postgres@127.0.0.1:1/postgres', timeoutMs: 500 });
 
     const calls = [
       () => storage.ping(),
-      () => storage.writeBatch([event('log')]),
+      () => writeEvents(storage, [event('log')]),
       () => storage.queryEvents({ limit: 1 }),
     ];
     for (const call of calls) {
@@ -233,7 +227,7 @@ describe('timeouts', () => {
     }
   });
 
-  it('rejects ping and writeBatch against a server that accepts but never answers within timeoutMs', async () => {
+  it('rejects ping and writeRows against a server that accepts but never answers within timeoutMs', async () => {
     const sockets = new Set<net.Socket>();
     const server = net.createServer((socket) => {
       sockets.add(socket);
@@ -246,7 +240,7 @@ describe('timeouts', () => {
       timeoutMs: 400,
     });
     try {
-      for (const call of [() => storage.ping(), () => storage.writeBatch([event('metric')])]) {
+      for (const call of [() => storage.ping(), () => writeEvents(storage, [event('metric')])]) {
         const { ms, error } = await elapsed(call);
         expect(error).toMatch(/timeout/);
         expect(ms).toBeGreaterThanOrEqual(350);
@@ -267,7 +261,7 @@ describe('timeouts', () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
 
-      const { ms, error } = await elapsed(() => storage.writeBatch(batch));
+      const { ms, error } = await elapsed(() => writeEvents(storage, batch));
 
       expect(error).toMatch(/statement timeout|Query read timeout/);
       expect(ms).toBeLessThan(400 + MARGIN_MS);
@@ -276,7 +270,7 @@ describe('timeouts', () => {
       await locker.end();
     }
     expect(await tableOf('metric_samples', batch[0]?.id ?? '')).toBeUndefined();
-    expect(await storage.writeBatch(batch)).toEqual({ inserted: 2 });
+    expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
   });
 });
 
@@ -335,11 +329,11 @@ describe('write methods', () => {
     const unnest = open({ writeMethod: 'unnest' });
     const batch = tricky().map((e) => ({ ...e, app: 'methods' }));
 
-    expect(await copy.writeBatch(batch)).toEqual({ inserted: batch.length });
+    expect(await writeEvents(copy, batch)).toEqual({ inserted: batch.length });
     const viaCopy = await dump();
     await admin.query(`DELETE FROM metric_samples WHERE app = 'methods'`);
     await admin.query(`DELETE FROM events WHERE app = 'methods'`);
-    expect(await unnest.writeBatch(batch)).toEqual({ inserted: batch.length });
+    expect(await writeEvents(unnest, batch)).toEqual({ inserted: batch.length });
     const viaUnnest = await dump();
 
     expect(viaCopy).toHaveLength(batch.length);
@@ -348,9 +342,9 @@ describe('write methods', () => {
       `SELECT attributes FROM metric_samples WHERE app = 'methods' AND name = 'a.order'`,
     );
     expect(ordered.rows).toEqual([{ attributes: '{"10":"x","2":"y","a":true,"z":1}' }]);
-    expect(await copy.writeBatch(batch)).toEqual({ inserted: 0, redoneForDuplicates: true });
-    expect(await copy.writeBatch([...batch, ...batch])).toEqual({ inserted: 0 });
-    expect(await unnest.writeBatch(batch)).toEqual({ inserted: 0 });
+    expect(await writeEvents(copy, batch)).toEqual({ inserted: 0, redoneForDuplicates: true });
+    expect(await writeEvents(copy, [...batch, ...batch])).toEqual({ inserted: 0 });
+    expect(await writeEvents(unnest, batch)).toEqual({ inserted: 0 });
     const { events } = await copy.queryEvents({ app: 'methods', limit: 100 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
@@ -358,17 +352,17 @@ describe('write methods', () => {
   it('copy: a batch meeting a stored row is written again through the deduplicating path, which the next batches take straight away', async () => {
     const copy = open({ writeMethod: 'copy' });
     const stored = event('metric', { app: 'redo' });
-    expect(await copy.writeBatch([stored])).toEqual({ inserted: 1 });
+    expect(await writeEvents(copy, [stored])).toEqual({ inserted: 1 });
 
     const mixed = [event('metric', { app: 'redo' }), stored, event('log', { app: 'redo' })];
-    expect(await copy.writeBatch(mixed)).toEqual({ inserted: 2, redoneForDuplicates: true });
+    expect(await writeEvents(copy, mixed)).toEqual({ inserted: 2, redoneForDuplicates: true });
     // The next 8 batches skip the fast path: a duplicate among them is no second failed COPY.
     for (let i = 0; i < 8; i++) {
-      expect(await copy.writeBatch([event('metric', { app: 'redo' }), stored])).toEqual({ inserted: 1 });
+      expect(await writeEvents(copy, [event('metric', { app: 'redo' }), stored])).toEqual({ inserted: 1 });
     }
     // Then the fast path is tried again.
-    expect(await copy.writeBatch([stored])).toEqual({ inserted: 0, redoneForDuplicates: true });
-    expect(await copy.writeBatch([event('log', { app: 'redo' })])).toEqual({ inserted: 1 });
+    expect(await writeEvents(copy, [stored])).toEqual({ inserted: 0, redoneForDuplicates: true });
+    expect(await writeEvents(copy, [event('log', { app: 'redo' })])).toEqual({ inserted: 1 });
     const { events } = await copy.queryEvents({ app: 'redo', limit: 100 });
     expect(events).toHaveLength(12);
   });

@@ -1,24 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { memoryFlagArgs } from '../../src/runtime/memory-flags';
-import { waitFor } from './http';
-
-const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
+import { spawnSluice, waitUntilReady, type SluiceProcess } from './sluice-process';
 
 export { freePort } from '../../src/cluster/free-port';
 import { freePort } from '../../src/cluster/free-port';
 
 /** A collector running as its own process (`node dist/src/cli.js serve`), as in production. */
-export interface CollectorProcess {
+export interface CollectorProcess extends SluiceProcess {
   readonly url: string;
   readonly port: number;
-  readonly child: ChildProcess;
-  /** stdout + stderr lines so far. */
-  readonly output: string[];
-  /** Resolves with the exit code once the process has ended. */
-  readonly exited: Promise<number | null>;
-  /** Sends SIGTERM and waits for the exit code. */
-  stop(): Promise<number | null>;
 }
 
 /**
@@ -38,7 +26,7 @@ export async function startCollectorProcess(
   } = {},
 ): Promise<CollectorProcess> {
   const port = env.SLUICE_PORT ? Number(env.SLUICE_PORT) : await freePort();
-  const harness =
+  const harness: Record<string, string> =
     opts.defaults === 'user'
       ? {}
       : {
@@ -48,55 +36,16 @@ export async function startCollectorProcess(
           // So is load shedding: jest workers share two cores (see in-process.ts).
           SLUICE_SHED_LAG_MS: '0',
         };
-  // The flags `npm start` passes: the child is the collector itself, not a relaunching parent.
-  const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      SLUICE_HOST: '127.0.0.1',
-      SLUICE_LOG_LEVEL: 'warn',
-      ...harness,
-      // The OTLP receiver is off unless a test gives it a port: its default (4318) is one per machine.
-      SLUICE_OTLP_PORT: '0',
-      ...env,
-      SLUICE_PORT: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const proc = spawnSluice('serve', {
+    ...harness,
+    // The OTLP receiver is off unless a test gives it a port: its default (4318) is one per machine.
+    SLUICE_OTLP_PORT: '0',
+    ...env,
+    SLUICE_PORT: String(port),
   });
-  const output: string[] = [];
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
-  }
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const proc: CollectorProcess = {
-    url,
-    port,
-    child,
-    output,
-    exited,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
-  if (opts.waitReady !== false) {
-    let dead = false;
-    void exited.then(() => (dead = true));
-    await waitFor(
-      `collector on ${url} to be ready`,
-      async () => {
-        if (dead) throw new Error(`collector exited early:\n${output.join('\n')}`);
-        const res = await fetch(`${url}/readyz`).catch(() => null);
-        return res?.status === 200;
-      },
-      opts.readyTimeoutMs ?? 15_000,
-    ).catch(async (err: unknown) => {
-      child.kill('SIGKILL');
-      throw err;
-    });
-  }
-  return proc;
+  if (opts.waitReady !== false) await waitUntilReady(proc, 'collector', url, opts.readyTimeoutMs ?? 15_000);
+  return { ...proc, url, port };
 }
 
 /** Peak resident memory of a process (KiB), from /proc. */

@@ -11,18 +11,31 @@ export interface InProcessCollector {
   stop(): Promise<number>;
 }
 
-/** A collector in the test process, from the same assembly as `sluice serve`, on a free port. */
-export async function startInProcess(env: Record<string, string>): Promise<InProcessCollector> {
+/**
+ * A collector in the test process, from the same assembly as `sluice serve`, on a free port.
+ * `defaults: 'user'`: only `env` on top of the defaults a user gets (rate limit and shedding on);
+ * default `harness`: rate limits and shedding off unless `env` sets them.
+ */
+export async function startInProcess(
+  env: Record<string, string>,
+  opts: { defaults?: 'user' | 'harness' } = {},
+): Promise<InProcessCollector> {
+  const harness =
+    opts.defaults === 'user'
+      ? {}
+      : {
+          // Limits are off unless a test sets them.
+          SLUICE_RATE_LIMIT: '0',
+          // So is load shedding: jest workers share two cores, and a request refused because another
+          // worker held the CPU is a flake, not a finding (the shedding tests set it).
+          SLUICE_SHED_LAG_MS: '0',
+        };
   const config = loadConfig({
     SLUICE_HOST: '127.0.0.1',
     SLUICE_PORT: '0',
     SLUICE_DRAIN_DELAY_MS: '0',
     SLUICE_LOG_LEVEL: 'silent',
-    // Limits are off unless a test sets them.
-    SLUICE_RATE_LIMIT: '0',
-    // So is load shedding: jest workers share two cores, and a request refused because another
-    // worker held the CPU is a flake, not a finding (the shedding tests set it).
-    SLUICE_SHED_LAG_MS: '0',
+    ...harness,
     // The OTLP receiver is off unless a test gives it a port: its default (4318) is one port for all.
     SLUICE_OTLP_PORT: '0',
     ...env,

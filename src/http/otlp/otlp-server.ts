@@ -1,21 +1,18 @@
 import type { Server } from 'node:http';
-import type { Clock } from '../../clock';
 import type { Config } from '../../config/load';
-import type { EventLimits } from '../../events/limits';
-import type { IntakeService } from '../../intake/intake-service';
 import type { ShedRule } from '../../intake/shed-rule';
 import type { Logger } from '../../log/logger';
 import type { AdmissionMetrics } from '../../metrics/admission-instruments';
 import type { Metrics } from '../../metrics/instruments';
-import { createOtlpMetrics } from '../../metrics/otlp-instruments';
-import { OtlpExportService } from '../../otlp/export-service';
+import type { OtlpMetrics } from '../../metrics/otlp-instruments';
+import type { OtlpExportService } from '../../otlp/export-service';
 import type { ApiKeyRing } from '../../auth/api-keys';
 import { listen } from '../server';
 import type { TurnQueue } from '../../intake/turn-queue';
 import { createOtlpListener } from './otlp-listener';
 import { withOtlpOverloadGate } from './otlp-overload-gate';
 
-/** What the OTLP receiver is wired to: the collector's own intake, admission and instruments. */
+/** What the OTLP receiver is wired to: its export service, the collector's admission and instruments. */
 export interface OtlpServerDeps {
   readonly config: Pick<
     Config,
@@ -23,24 +20,21 @@ export interface OtlpServerDeps {
     | 'otlpPort'
     | 'otlpMaxBodyBytes'
     | 'otlpMaxJsonDepth'
-    | 'otlpRetryAfterMaxMs'
-    | 'maxEventsPerRequest'
     | 'keepAliveTimeoutMs'
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
   >;
-  /** The intake `POST /v1/events` uses. */
-  readonly ingest: Pick<IntakeService, 'ingest'>;
+  /** Maps an export and hands it to the intake. */
+  readonly exports: Pick<OtlpExportService, 'export'>;
   /** The shed rule `POST /v1/events` uses. */
   readonly shed: Pick<ShedRule, 'refuseUnread' | 'hold'>;
-  readonly limits: EventLimits;
   readonly keyRing: ApiKeyRing | null;
   readonly admissionMetrics: AdmissionMetrics;
   readonly metrics: Metrics;
+  readonly otlpMetrics: OtlpMetrics;
   readonly turns: Pick<TurnQueue, 'take'>;
   /** True once shutdown began. */
   readonly draining: () => boolean;
-  readonly clock: Clock;
   readonly logger: Logger;
 }
 
@@ -58,18 +52,9 @@ export interface RunningOtlpServer {
  * second listener in front of the same intake, behind the same overload gate decision.
  */
 export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlpServer> {
-  const { config } = deps;
-  const otlpMetrics = createOtlpMetrics(deps.metrics.registry);
-  const exports = new OtlpExportService({
-    ingest: deps.ingest,
-    limits: deps.limits,
-    maxEventsPerCall: config.maxEventsPerRequest,
-    retryAfterMaxSeconds: Math.max(1, Math.floor(config.otlpRetryAfterMaxMs / 1000)),
-    clock: deps.clock,
-    metrics: otlpMetrics,
-  });
+  const { config, otlpMetrics } = deps;
   const listener = createOtlpListener({
-    exports,
+    exports: deps.exports,
     keyRing: deps.keyRing,
     admissionMetrics: deps.admissionMetrics,
     metrics: deps.metrics,

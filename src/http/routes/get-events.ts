@@ -1,35 +1,39 @@
 import type { Request, Response } from 'express';
 import { EVENT_TYPES } from '../../events/types';
+import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { encodeCursor } from '../event-cursor';
 import { QueryParams } from '../query-params';
 import { toWire } from '../wire';
 
-/** Largest page of `GET /v1/events`. */
-export const MAX_EVENTS_PAGE = 1000;
-const MAX_TS = 8.64e15;
+const ATTRIBUTE_PREFIX = 'attr.';
 
-/** `GET /v1/events`: newest first, keyset pagination through `cursor`. */
+/**
+ * `GET /v1/events`: newest first, keyset pagination through `cursor`. A page whose filters no index
+ * serves reads at most `READ_LIMITS.eventsScanRows` rows of each table: it may hold fewer than
+ * `limit` events (or none) with a `next_cursor` that continues below what it read.
+ */
 export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
   return async (req: Request, res: Response): Promise<void> => {
-    const q = new QueryParams(req.query as Record<string, unknown>, [
-      'app',
-      'type',
-      'name',
-      'from',
-      'to',
-      'limit',
-      'cursor',
-    ]);
-    const before = q.cursor('cursor');
+    const q = new QueryParams(
+      req.query as Record<string, unknown>,
+      ['app', 'type', 'name', 'env', 'version', 'text', 'from', 'to', 'limit', 'cursor'],
+      [ATTRIBUTE_PREFIX],
+    );
+    const L = READ_LIMITS;
     const page = await storage.queryEvents({
-      app: q.string('app', 128),
+      app: q.string('app', L.maxTextLength),
       type: q.oneOf('type', EVENT_TYPES),
-      name: q.string('name', 128),
-      from: q.integer('from', 0, MAX_TS),
-      to: q.integer('to', 0, MAX_TS),
-      limit: q.integer('limit', 1, MAX_EVENTS_PAGE) ?? 100,
-      before,
+      name: q.string('name', L.maxTextLength),
+      env: q.string('env', L.maxTextLength),
+      version: q.string('version', L.maxTextLength),
+      attributes: q.prefixed(ATTRIBUTE_PREFIX, L.maxAttributeFilters, L.maxAttributeKeyLength),
+      text: q.string('text', L.maxSearchLength),
+      from: q.time('from'),
+      to: q.time('to'),
+      limit: q.integer('limit', 1, L.maxEventsPage) ?? L.defaultEventsPage,
+      before: q.cursor('cursor'),
+      scanLimit: L.eventsScanRows,
     });
     res.json({ events: page.events.map(toWire), next_cursor: page.next ? encodeCursor(page.next) : null });
   };

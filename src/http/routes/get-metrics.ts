@@ -1,14 +1,17 @@
 import type { Request, Response } from 'express';
 import { SluiceError } from '../../errors/catalogue';
+import { storedNames } from '../../read/metric-names';
+import { READ_LIMITS } from '../../read/read-limits';
 import type { MetricResolution, Storage } from '../../storage/port';
-import { QueryParams } from '../query-params';
+import { decodeMetricCursor, encodeMetricCursor } from '../metric-cursor';
+import { QueryParams, invalid } from '../query-params';
 
 const RESOLUTIONS: readonly MetricResolution[] = ['raw', '1m', '1h'];
-/** Most points in one `GET /v1/metrics` answer. */
-export const MAX_METRIC_POINTS = 10_000;
-const MAX_TS = 8.64e15;
 
-/** `GET /v1/metrics`: raw samples and SDK summaries of one metric, oldest first. */
+/**
+ * `GET /v1/metrics`: a metric read back by the name the app wrote, its raw samples and SDK
+ * summaries (`<name>_summary`) together, oldest first, paged with `cursor`.
+ */
 export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: readonly MetricResolution[]) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, [
@@ -18,6 +21,7 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
       'to',
       'resolution',
       'limit',
+      'cursor',
     ]);
     const resolution = q.oneOf('resolution', RESOLUTIONS) ?? 'raw';
     if (!resolutions.includes(resolution)) {
@@ -26,15 +30,25 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
         `Query parameter "resolution" ${resolution} is not available on this collector; available: ${resolutions.join(', ')}.`,
       );
     }
-    const name = q.requiredString('name', 128);
-    const points = await storage.queryMetrics({
-      name,
-      app: q.string('app', 128),
-      from: q.integer('from', 0, MAX_TS),
-      to: q.integer('to', 0, MAX_TS),
+    const name = q.requiredString('name', READ_LIMITS.maxTextLength);
+    const cursor = q.string('cursor', 256);
+    const after = cursor === undefined ? undefined : decodeMetricCursor(resolution, cursor);
+    if (after === null)
+      throw invalid('cursor', `is not a cursor this API returned for resolution ${resolution}`);
+    const page = await storage.queryMetrics({
+      names: storedNames(name),
+      app: q.string('app', READ_LIMITS.maxTextLength),
+      from: q.time('from'),
+      to: q.time('to'),
       resolution,
-      limit: q.integer('limit', 1, MAX_METRIC_POINTS) ?? 1000,
+      limit: q.integer('limit', 1, READ_LIMITS.maxMetricPoints) ?? READ_LIMITS.defaultMetricPoints,
+      after,
     });
-    res.json({ name, resolution, points });
+    res.json({
+      name,
+      resolution,
+      points: page.points,
+      next_cursor: page.next === null ? null : encodeMetricCursor(resolution, page.next),
+    });
   };
 }

@@ -174,9 +174,9 @@ function summaryOf(
 /** A `metric_samples` row as read by `queryMetrics`. */
 export type MetricPointRow = Pick<StoredRow, 'ts' | 'app' | 'value' | 'count' | 'min' | 'max' | 'sum'>;
 
-/** A raw sample becomes a point of count 1; a summary keeps its own figures. */
+/** A raw sample becomes a point of count 1; a summary keeps its own figures. Each says which it is. */
 export function toMetricPoint(row: MetricPointRow): MetricPoint {
-  if (row.count !== null) return { ts: row.ts, app: row.app, ...summaryOf(row.count, row) };
+  if (row.count !== null) return { ts: row.ts, app: row.app, ...summaryOf(row.count, row), kind: 'summary' };
   const v = row.value ?? 0;
-  return { ts: row.ts, app: row.app, count: 1, min: v, max: v, sum: v, avg: v };
+  return { ts: row.ts, app: row.app, count: 1, min: v, max: v, sum: v, avg: v, kind: 'sample' };
 }

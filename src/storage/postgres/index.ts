@@ -9,8 +9,13 @@ import { ensureDailyPartitions } from './partitions';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { createPool, withClient } from './pool';
 import { createReadPool } from './read-pool';
-import { queryEvents } from './query-events';
+import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { scanErrorsWith } from '../layout/error-scan-sql';
+import { queryEventsWith } from '../layout/events-sql';
+import { PG_ERROR_SCAN_DIALECT } from './query-errors';
+import { PG_EVENTS_DIALECT } from './query-events';
 import { queryMetrics } from './query-metrics';
+import { pgReadRunner } from './read-runner';
 import { createCopyWrite } from './write-copy';
 import { writeUnnest } from './write-unnest';
 
@@ -73,6 +78,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     logger,
   );
   const pools = { writer, read: reads.pool, health, maintenance };
+  const run = pgReadRunner(reads.query);
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
   const codec = rowCodec(options.writeMethod ?? 'copy');
@@ -99,12 +105,14 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
     ensurePartitions: () => partitions(options.clock.now()),
 
-    writeBatch: (events) => writeRows(events.map(codec.toRow)),
     toRow: codec.toRow,
     writeRows,
 
-    queryEvents: (query) => queryEvents(reads.query, query),
+    queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),
     queryMetrics: (query) => queryMetrics(reads.query, query),
+    queryApps: (query) => queryAppsWith(run, query),
+    queryMetricSeries: (query) => queryMetricSeriesWith(run, query),
+    scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
 
     async ping(): Promise<void> {
       await health.query('SELECT 1');

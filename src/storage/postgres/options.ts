@@ -3,14 +3,14 @@ import type { Logger } from '../../log/logger';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
 import type { Storage } from '../port';
 
-/** How `writeBatch` sends rows; both store an `(id, ts)` once (see write-copy.ts and write-unnest.ts). */
+/** How `writeRows` sends rows; both store an `(id, ts)` once (see write-copy.ts and write-unnest.ts). */
 export type WriteMethod = 'unnest' | 'copy';
 
 export interface PostgresStorageOptions {
   /** `postgres://` URL of the database. */
   readonly connectionString: string;
   /**
-   * The writer's own connections (`writeRows`, `writeBatch`): no read, health check or job uses
+   * The writer's own connections (`writeRows`): no read, health check or job uses
    * them. Config: `SLUICE_WRITE_CONCURRENCY` (default 3), one per batch in flight.
    */
   readonly poolSize: number;

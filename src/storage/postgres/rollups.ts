@@ -1,12 +1,11 @@
 import type pg from 'pg';
-import type { MetricPoint, MetricQuery } from '../port';
 import { foldSources } from '../layout/rollup-folds';
-import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
+import { ROLLUP_TABLE } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
-import type { ReadQuery } from './read-pool';
 
 /*
- * Rollup SQL for the downsample job (run on the job's transaction client) and the read side.
+ * Rollup SQL for the downsample job (run on the job's transaction client); the read side is
+ * query-metrics.ts.
  * The job folds exactly the buckets the invalidation log names (see
  * migrations/003_rollup_invalidations.ts): each is recomputed whole from its source and replaces
  * what is stored, so folding a bucket twice changes nothing and a duplicate, stored once, is
@@ -64,33 +63,4 @@ export async function foldInvalidatedBuckets(
     ((await client.query(FOLD_1H_FROM_1M, [rawSourceBeforeMs])).rowCount ?? 0) +
     ((await client.query(FOLD_1H_FROM_RAW, [rawSourceBeforeMs])).rowCount ?? 0);
   return { entries, buckets, rows1m, rows1h };
-}
-
-interface PgRollupRow {
-  readonly bucket: string;
-  readonly app: string;
-  readonly count: string;
-  readonly min: number;
-  readonly max: number;
-  readonly sum: number;
-}
-
-/** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
-export async function queryRollups(
-  read: ReadQuery,
-  resolution: RollupResolution,
-  q: MetricQuery,
-): Promise<MetricPoint[]> {
-  const values: unknown[] = [q.name];
-  const where = ['name = $1'];
-  if (q.app !== undefined) where.push(`app = $${values.push(q.app)}`);
-  if (q.from !== undefined) where.push(`bucket >= $${values.push(q.from)}`);
-  if (q.to !== undefined) where.push(`bucket < $${values.push(q.to)}`);
-  const limit = `$${values.push(q.limit)}`;
-  const { rows } = await read<PgRollupRow>(
-    `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
-      WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT ${limit}`,
-    values,
-  );
-  return rows.map((r) => toRollupPoint({ ...r, bucket: Number(r.bucket), count: Number(r.count) }));
 }

@@ -4,7 +4,7 @@ import type { WriteResult } from '../port';
 /**
  * Writes one non-empty batch of rows (in the form its write method encodes events) on a
  * checked-out connection, in one transaction of its own: all rows or none. Resolves to what
- * `Storage.writeBatch` returns; rejects with the database's error, and the caller then destroys
+ * `Storage.writeRows` returns; rejects with the database's error, and the caller then destroys
  * the connection.
  */
 export type RowsWrite<Row> = (client: pg.PoolClient, rows: readonly Row[]) => Promise<WriteResult>;

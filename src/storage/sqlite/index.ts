@@ -7,7 +7,12 @@ import type { TelemetryEvent } from '../../events/types';
 import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
-import { queryEvents } from './query-events';
+import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { scanErrorsWith } from '../layout/error-scan-sql';
+import { queryEventsWith } from '../layout/events-sql';
+import { SQLITE_ERROR_SCAN_DIALECT } from './query-errors';
+import { SQLITE_EVENTS_DIALECT } from './query-events';
+import { sqliteReadRunner } from './read-runner';
 import { queryMetrics } from './query-metrics';
 import { statementCache } from './statements';
 import { batchWriter } from './write';
@@ -48,19 +53,22 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
   const prepare = statementCache(db);
   const write = batchWriter(db, prepare);
+  const run = sqliteReadRunner(prepare);
 
   return {
     kind: 'sqlite',
     maintenance: sqliteMaintenance(db, prepare),
     migrate: async () => applySqliteMigrations(db, logger),
-    writeBatch: async (events) => ({ inserted: events.length === 0 ? 0 : write(events) }),
     // Statements bind the event's fields at write time: the row is the event itself.
     toRow: (event) => event as unknown as StorageRow,
     writeRows: async (rows) => ({
       inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
     }),
-    queryEvents: async (query) => queryEvents(prepare, query),
+    queryEvents: (query) => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT),
     queryMetrics: async (query) => queryMetrics(prepare, query),
+    queryApps: (query) => queryAppsWith(run, query),
+    queryMetricSeries: (query) => queryMetricSeriesWith(run, query),
+    scanErrors: (query) => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

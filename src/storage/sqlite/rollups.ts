@@ -1,9 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { MetricPoint, MetricQuery } from '../port';
 import { foldSources } from '../layout/rollup-folds';
-import { ROLLUP_TABLE, toRollupPoint, type RollupResolution, type RollupRow } from '../layout/rollups';
+import { ROLLUP_TABLE } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
-import { whereFilters } from './filters';
 
 type Prepare = (sql: string) => Database.Statement;
 
@@ -55,15 +53,4 @@ export function foldInvalidatedBuckets(
     prepare(FOLD_1H_FROM_1M).run({ rawBefore }).changes +
     prepare(FOLD_1H_FROM_RAW).run({ rawBefore }).changes;
   return { entries, buckets: entries, rows1m, rows1h };
-}
-
-/** Buckets of one metric at a rolled-up resolution, oldest first; `from`/`to` bound the bucket start. */
-export function queryRollups(prepare: Prepare, resolution: RollupResolution, q: MetricQuery): MetricPoint[] {
-  const params: Record<string, unknown> = { limit: q.limit };
-  const where = whereFilters(q, 'bucket', params);
-  const rows = prepare(
-    `SELECT bucket, app, count, min, max, sum FROM ${ROLLUP_TABLE[resolution]}
-      WHERE ${where.join(' AND ')} ORDER BY bucket ASC, app ASC LIMIT @limit`,
-  ).all(params) as RollupRow[];
-  return rows.map(toRollupPoint);
 }

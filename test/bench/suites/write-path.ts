@@ -9,13 +9,14 @@ import { figure, round, versus } from '../rows';
 import { telemetryEvents } from '../telemetry-events';
 import type { BenchRow } from '../types';
 import { RAW_COPY_EVENTS_PER_TRANSACTION, STORAGE_SEED } from './limits';
+import { writeEvents } from '../../support/storage';
 
 const SUITE = 'write-path';
 /** The collector's default batch size, as the writer loop takes them. */
 const BATCH_EVENTS = RAW_COPY_EVENTS_PER_TRANSACTION;
 
 /**
- * `writeBatch` of default-size batches, one after another, with `method`; `schema` runs after the
+ * `writeRows` of default-size batches, one after another, with `method`; `schema` runs after the
  * migrations (to measure the schema as it was before a change).
  */
 async function measure(
@@ -39,12 +40,12 @@ async function measure(
     }
     // One batch outside the clock: connects, prepares statements, creates the staging tables.
     const [first, ...rest] = batches;
-    if (first) await storage.writeBatch(first);
+    if (first) await writeEvents(storage, first);
     let events = 0;
     const started = performance.now();
     for (const batch of rest) {
       if (performance.now() - started > ctx.options.copyMaxMs) break;
-      const { inserted } = await storage.writeBatch(batch);
+      const { inserted } = await writeEvents(storage, batch);
       if (inserted !== batch.length)
         throw new Error(`${method}: ${inserted} of ${batch.length} rows inserted`);
       events += batch.length;
@@ -78,12 +79,12 @@ export async function runWritePath(ctx: BenchContext, rawCopy: BenchRow | null):
   const c = runs.copy.best.eventsPerSecond;
   // Against raw COPY: the ceiling of the storage layer alone, with no HTTP in front of it.
   const unnestRow = rawCopy
-    ? versus(SUITE, 'writeBatch, unnest', u, 'events/s', rawCopy, undefined, extra('unnest'))
-    : figure(SUITE, 'writeBatch, unnest', u, 'events/s', extra('unnest'));
+    ? versus(SUITE, 'writeRows, unnest', u, 'events/s', rawCopy, undefined, extra('unnest'))
+    : figure(SUITE, 'writeRows, unnest', u, 'events/s', extra('unnest'));
   return [
     ...(await runWriteCosts(ctx)),
     unnestRow,
-    versus(SUITE, 'writeBatch, copy', c, 'events/s', unnestRow, undefined, {
+    versus(SUITE, 'writeRows, copy', c, 'events/s', unnestRow, undefined, {
       ...extra('copy'),
       faster: c > u ? `copy by ${round(c / u)}×` : `unnest by ${round(u / c)}×`,
     }),
@@ -115,14 +116,14 @@ export async function runWriteCosts(ctx: BenchContext): Promise<BenchRow[]> {
   });
   const before = figure(
     SUITE,
-    'writeBatch, copy, no invalidation log, no read indexes',
+    'writeRows, copy, no invalidation log, no read indexes',
     runs.before.best.eventsPerSecond,
     'events/s',
     extra('before'),
   );
   const log = versus(
     SUITE,
-    'writeBatch, copy + rollup invalidation log',
+    'writeRows, copy + rollup invalidation log',
     runs.log.best.eventsPerSecond,
     'events/s',
     before,
@@ -131,7 +132,7 @@ export async function runWriteCosts(ctx: BenchContext): Promise<BenchRow[]> {
   );
   const both = versus(
     SUITE,
-    'writeBatch, copy + invalidation log + read indexes (default)',
+    'writeRows, copy + invalidation log + read indexes (default)',
     runs.both.best.eventsPerSecond,
     'events/s',
     log,

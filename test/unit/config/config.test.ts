@@ -35,6 +35,7 @@ describe('loadConfig', () => {
     ['SLUICE_DATABASE_URL', 'mysql://x'],
     ['SLUICE_LOG_LEVEL', 'loud'],
     ['SLUICE_FLUSH_INTERVAL_MS', '-5'],
+    ['SLUICE_CONSOLE', 'yes'],
   ])('rejects %s=%s naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}=`));
@@ -49,6 +50,12 @@ describe('loadConfig', () => {
         /^SLUICE_NATS_REPLICAS=.* must be 1, 3 or 5 \(a replicated stream needs a majority/,
       );
     }
+  });
+
+  it('serves the console by default; SLUICE_CONSOLE=off turns it off', () => {
+    expect(loadConfig({}).console).toBe('on');
+    expect(loadConfig({ SLUICE_CONSOLE: 'off' }).console).toBe('off');
+    expect(loadConfig({}, ['--console', 'off']).console).toBe('off');
   });
 
   it('fits the default batch to a smaller queue', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { cutText, isStorableText } from '../../../src/events/cut-text';
+import { cutText, isStorableText, storableText } from '../../../src/events/cut-text';
 
 const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
@@ -33,5 +33,23 @@ describe('isStorableText', () => {
     ['U+FFFD itself', '\uFFFD', true],
   ])('%s', (_label, text, storable) => {
     expect(isStorableText(text)).toBe(storable);
+  });
+});
+
+describe('storableText', () => {
+  it('replaces what storage cannot hold and cuts with the marker, keeping surrogate pairs whole', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 60 }),
+        fc.integer({ min: 16, max: 40 }),
+        (text, max) => {
+          const out = storableText(text, max);
+          expect(isStorableText(out)).toBe(true);
+          expect(out.length).toBeLessThanOrEqual(max);
+        },
+      ),
+    );
+    expect(storableText(`${'x'.repeat(7)}😀yyyyyyyyyyyyyyyy`, 20)).toBe('xxxxxxx…[truncated]');
+    expect(storableText('a\u0000b\ud800', 20)).toBe('a\uFFFDb\uFFFD');
   });
 });

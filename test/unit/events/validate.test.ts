@@ -1,4 +1,5 @@
 import type { EventLimits } from '../../../src/events/limits';
+import { eventBytes } from '../../../src/events/event-size';
 import { validateEvent } from '../../../src/events/validate';
 
 const NOW = 1_764_590_400_000;
@@ -37,6 +38,8 @@ describe('validateEvent', () => {
     expect(v.event.env).toBeNull();
     expect(Object.getPrototypeOf(v.event.attributes)).toBeNull();
     expect(v.bytes).toBeGreaterThan(0);
+    // The estimate of an event built typed (the OTLP front) is the one validation makes.
+    expect(eventBytes(v.event)).toBe(v.bytes);
   });
 
   it.each<[string, unknown, string]>([

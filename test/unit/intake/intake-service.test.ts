@@ -8,6 +8,7 @@ import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
+import { telemetryEvent } from '../../support/telemetry-events';
 
 function setup(standardCapacity = 3, rateLimit = 0) {
   const clock = { now: () => Date.now() };
@@ -113,5 +114,25 @@ describe('IntakeService', () => {
     });
     expect(errorLane.heldEvents).toBe(0);
     expect(standardLane.heldEvents).toBe(5);
+  });
+
+  it('ingestValidated admits typed events as built (no second validation), with the same key and lane rules', async () => {
+    const { service, standardLane } = setup(2);
+    // A name validation would refuse: proof that it is not validated again.
+    const unchecked = telemetryEvent('metric', { name: 'not a dotted name' });
+    const key = { kind: 'ingest', keyId: 'k1', app: 'web-shop' } as const;
+    expect(await service.ingestValidated([unchecked, telemetryEvent('log', { app: 'other' })], key)).toEqual({
+      kind: 'taken',
+      accepted: 1,
+      rejected: [{ index: 1, reason: 'app_mismatch', field: 'source.app' }],
+    });
+    expect(standardLane.heldEvents).toBe(1);
+    const more = [telemetryEvent('error'), telemetryEvent('metric'), telemetryEvent('metric')];
+    expect(await service.ingestValidated(more, key)).toMatchObject({
+      kind: 'throttled',
+      accepted: 1,
+      throttled: [1, 2],
+      reason: 'queue_full',
+    });
   });
 });

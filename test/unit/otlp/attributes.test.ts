@@ -42,11 +42,15 @@ describe('attribute rule', () => {
     expect(Object.getPrototypeOf(bag.toObject())).toBeNull();
   });
 
-  it('cuts long strings, replaces U+0000, drops bad keys and non-finite numbers, and stops at the count limit', () => {
-    const bag = new AttributeBag(bounds);
+  it('cuts long strings, makes text storable, drops bad keys and non-finite numbers, and stops at the count limit', () => {
+    const bag = new AttributeBag({ ...bounds, maxAttributes: 7 });
     bag.addKeyValues([
       kv('long', { stringValue: 'y'.repeat(50) }),
       kv('nul', { stringValue: 'a\u0000b' }),
+      // The cut falls inside the emoji: it goes whole; a lone surrogate becomes U+FFFD.
+      kv('pair', { stringValue: `${'p'.repeat(7)}😀${'q'.repeat(20)}` }),
+      kv('lone', { stringValue: 'a\ud800b' }),
+      kv('k\udc00', { stringValue: 'key not text' }),
       kv('k'.repeat(17), { stringValue: 'key too long' }),
       kv('__proto__', { stringValue: 'reserved' }),
       kv('', { stringValue: 'empty key' }),
@@ -61,9 +65,12 @@ describe('attribute rule', () => {
     expect(values.long).toHaveLength(20);
     expect(values.long).toMatch(/…\[truncated\]$/);
     expect(values.nul).toBe('a\uFFFDb');
-    expect(Object.keys(values)).toEqual(['long', 'nul', 'a', 'b', 'c', 'd']);
-    // key too long, __proto__, empty key, NaN, and 'e' past the limit
-    expect(bag.dropped).toBe(5);
+    expect(values.pair).toBe('ppppppp…[truncated]');
+    expect(values.lone).toBe('a\uFFFDb');
+    // In code-unit order, as validation holds them.
+    expect(Object.keys(values)).toEqual(['a', 'b', 'c', 'lone', 'long', 'nul', 'pair']);
+    // key not text, key too long, __proto__, empty key, NaN, and 'd', 'e' past the limit
+    expect(bag.dropped).toBe(7);
   });
 
   it('maps nested deeper than 4 levels are kept as JSON text', () => {

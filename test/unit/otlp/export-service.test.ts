@@ -23,7 +23,7 @@ function service(answers: IntakeOutcome[], maxEventsPerCall = 1000) {
   const registry = new Registry();
   const s = new OtlpExportService({
     ingest: {
-      ingest: async (events, _principal, options) => {
+      ingestValidated: async (events, _principal, options) => {
         calls.push({ events, options });
         return answers.shift() ?? { kind: 'taken', accepted: events.length, rejected: [] };
       },

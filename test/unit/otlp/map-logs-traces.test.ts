@@ -1,8 +1,7 @@
-import { validateEvent } from '../../../src/events/validate';
 import { mapLogs } from '../../../src/otlp/map-logs';
 import { mapTraces } from '../../../src/otlp/map-traces';
 import { otlpTypes } from '../../../src/otlp/proto/otlp-types';
-import { ctx, kv, LIMITS, nanos, NOW, RESOURCE } from './fixtures';
+import { ctx, expectValidAsBuilt, kv, nanos, NOW, RESOURCE } from './fixtures';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const SPAN = 'b7ad6b7169203331';
@@ -44,7 +43,12 @@ describe('logs mapping', () => {
         type: 'log',
         name: 'checkout',
         ts: NOW,
-        source: { app: 'web-shop', version: '1.4.2', env: 'prod' },
+        app: 'web-shop',
+        version: '1.4.2',
+        env: 'prod',
+        value: null,
+        summary: null,
+        error: null,
         message: 'cart updated',
         attributes: expect.objectContaining({
           items: 3,
@@ -85,15 +89,21 @@ describe('logs mapping', () => {
     expect(Object.keys(out.events[1]?.attributes as object).sort()).toEqual(
       ['attempt', 'log.severity', 'span_id', 'trace_id'].sort(),
     );
-    for (const e of out.events) expect(validateEvent(e, LIMITS, NOW).ok).toBe(true);
+    out.events.forEach(expectValidAsBuilt);
   });
 
   it('no time → observed time → now; no service.name → the key’s app, else unknown_service', () => {
     const noTime = { ...record, timeUnixNano: '0' };
+    const ancient = mapLogs(logs([{ ...record, timeUnixNano: '1000000000000000' }]), ctx());
+    expect([ancient.events, ancient.unmapped]).toEqual([[], new Map([['ts_out_of_range', 1]])]);
     expect(mapLogs(logs([noTime]), ctx()).events[0]?.ts).toBe(NOW + 5);
     expect(mapLogs(logs([{ body: { stringValue: 'x' } }]), ctx()).events[0]?.ts).toBe(NOW);
-    expect(mapLogs(logs([record], {}), ctx({ keyApp: 'shop' })).events[0]?.source).toEqual({ app: 'shop' });
-    expect(mapLogs(logs([record], {}), ctx()).events[0]?.source).toEqual({ app: 'unknown_service' });
+    expect(mapLogs(logs([record], {}), ctx({ keyApp: 'shop' })).events[0]).toMatchObject({
+      app: 'shop',
+      version: null,
+      env: null,
+    });
+    expect(mapLogs(logs([record], {}), ctx()).events[0]?.app).toBe('unknown_service');
   });
 
   it('hostile values stay within the intake’s limits', () => {
@@ -112,7 +122,7 @@ describe('logs mapping', () => {
       ),
       ctx(),
     );
-    expect(validateEvent(out.events[0], LIMITS, NOW)).toMatchObject({ ok: true });
+    expectValidAsBuilt(out.events[0]!);
     expect(out.droppedAttributes).toBe(100 - 32 + 3);
   });
 });
@@ -169,7 +179,7 @@ describe('traces mapping', () => {
         type: 'error',
         name: 'POST.checkout',
         ts: NOW - 10,
-        error: { message: 'declined', kind: 'PaymentError' },
+        error: { message: 'declined', kind: 'PaymentError', stack: null },
         attributes: expect.objectContaining({
           trace_id: TRACE,
           span_id: '1111111111111111',
@@ -178,7 +188,7 @@ describe('traces mapping', () => {
           'http.route': '/checkout',
         }),
       }),
-      expect.objectContaining({ ts: NOW, error: { message: 'boom' } }),
+      expect.objectContaining({ ts: NOW, error: { message: 'boom', kind: null, stack: null } }),
     ]);
     const other = mapTraces(
       {

@@ -1,6 +1,5 @@
-import { validateEvent } from '../../../src/events/validate';
 import { mapMetrics } from '../../../src/otlp/map-metrics';
-import { ctx, kv, LIMITS, nanos, NOW, RESOURCE } from './fixtures';
+import { ctx, expectValidAsBuilt, kv, nanos, NOW, RESOURCE } from './fixtures';
 
 const DELTA = 1;
 const CUMULATIVE = 2;
@@ -40,10 +39,12 @@ describe('metrics mapping', () => {
     expect(out.events[0]).toMatchObject({
       type: 'metric',
       ts: NOW,
-      source: { app: 'web-shop', version: '1.4.2', env: 'prod' },
+      app: 'web-shop',
+      version: '1.4.2',
+      env: 'prod',
       attributes: { 'otel.unit': '{item}', region: 'eu' },
     });
-    for (const e of out.events) expect(validateEvent(e, LIMITS, NOW).ok).toBe(true);
+    out.events.forEach(expectValidAsBuilt);
   });
 
   it('cumulative: monotonic sums and histograms become _cumulative readings with otel.start_ts; up-down sums are levels', () => {

@@ -5,10 +5,10 @@ import { CoalescingPublisher } from '../../../src/queue/coalescing-publisher';
 import { decodeEvents } from '../../../src/queue/event-codec';
 import { encodeEvents, PAYLOAD_ENVELOPE_BYTES } from '../../../src/queue/event-batches';
 import type { TelemetryEvent } from '../../../src/events/types';
-import { telemetryEvent } from './telemetry-event';
+import { telemetryEvent } from '../../support/telemetry-events';
 
 function events(count: number): TelemetryEvent[] {
-  return Array.from({ length: count }, () => telemetryEvent());
+  return Array.from({ length: count }, () => telemetryEvent('metric'));
 }
 
 /** A publisher whose acks the test gives, one call (one set of messages) at a time. */

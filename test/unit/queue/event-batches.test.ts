@@ -1,5 +1,4 @@
 import type { TelemetryEvent } from '../../../src/events/types';
-import { telemetryEvent } from './telemetry-event';
 import { eventMessages } from '../../../src/queue/event-batches';
 import { COMPACT_FORMAT } from '../../../src/queue/compact-payload';
 import {
@@ -9,9 +8,19 @@ import {
   payloadElement,
   unreadableDetail,
 } from '../../../src/queue/event-codec';
+import { attrs, telemetryEvent } from '../../support/telemetry-events';
 
+let n = 0;
 function event(overrides: Partial<TelemetryEvent> = {}): TelemetryEvent {
-  return telemetryEvent({ attributes: { route: '/checkout', π: 'ünïcode' }, ...overrides });
+  n++;
+  return telemetryEvent('metric', {
+    id: `0190f3c2-0000-7000-8000-${String(n).padStart(12, '0')}`,
+    name: 'render.frame_drop',
+    ts: 1_764_590_400_000 + n,
+    value: n,
+    attributes: attrs({ route: '/checkout', π: 'ünïcode' }),
+    ...overrides,
+  });
 }
 
 describe('eventMessages', () => {

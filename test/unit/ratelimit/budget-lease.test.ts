@@ -8,7 +8,12 @@ import {
   type BudgetLease,
 } from '../../../src/ratelimit/budget-lease';
 
-const lease = (tokens: number, toppedUpAt = 0): BudgetLease => ({ tokens, toppedUpAt, fetching: null });
+const lease = (tokens: number, toppedUpAt = 0): BudgetLease => ({
+  tokens,
+  toppedUpAt,
+  fetching: null,
+  store: 'redis',
+});
 
 describe('budget lease', () => {
   it('a block is leaseMs of the limit, at least one event; 0 turns leasing off', () => {
@@ -29,12 +34,12 @@ describe('budget lease', () => {
     expect(tokensToFetchAhead(lease(0), 0, 0)).toBe(0);
   });
 
-  it('holds at most one block: what would go above it is handed back', () => {
+  it('holds at most one block: what would go above it is handed back; it takes the store of its last top-up', () => {
     const l = lease(30);
-    expect(creditLease(l, 50, 100, 7)).toBe(0);
-    expect(l).toMatchObject({ tokens: 80, toppedUpAt: 7 });
-    expect(creditLease(l, 50, 100, 9)).toBe(30);
-    expect(l.tokens).toBe(100);
+    expect(creditLease(l, 50, 100, 'redis', 7)).toBe(0);
+    expect(l).toMatchObject({ tokens: 80, toppedUpAt: 7, store: 'redis' });
+    expect(creditLease(l, 50, 100, 'insurance', 9)).toBe(30);
+    expect(l).toMatchObject({ tokens: 100, store: 'insurance' });
   });
 
   it('drops what it holds one window after its last top-up', () => {

@@ -8,9 +8,9 @@ const ask = (app: string, events: number, mode: LimitAsk['mode'] = 'partial'): L
   mode,
 });
 
-function limiter(limits: RateLimits, divisor = 1) {
+function limiter(limits: RateLimits) {
   const clock = { t: 0, now: () => clock.t };
-  const l = new MemoryRateLimiter(limits, clock, divisor === 1 ? 'memory' : 'insurance', divisor);
+  const l = new MemoryRateLimiter(limits, clock);
   const take = async (a: LimitAsk): Promise<LimitGrant> => {
     const [grant] = await l.take([a]);
     if (grant === undefined) throw new Error('no grant');
@@ -75,11 +75,6 @@ describe('MemoryRateLimiter', () => {
     );
     const grants = await l.take([ask('small', 3), ask('big', 100), ask('free', 1_000_000)]);
     expect(grants.map((g) => g.granted)).toEqual([2, 100, 1_000_000]);
-  });
-
-  it('splits a limit across instances (the insurance of the Redis limiter)', async () => {
-    const { take } = limiter(new RateLimits(90), 3);
-    expect(await take(ask('a', 31))).toMatchObject({ granted: 30, store: 'insurance' });
   });
 
   it('refund gives budget back, never above one window', async () => {

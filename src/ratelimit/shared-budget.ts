@@ -1,0 +1,176 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** Which store answered a call: Redis, or the in-memory insurance while Redis failed or was not ready. */
+export type BudgetStore = 'redis' | 'insurance';
+
+export interface BudgetTake {
+  /** Events taken, 0..asked. */
+  readonly got: number;
+  /** When fewer than asked: milliseconds until the window that refused them ends (a new one holds the limit). */
+  readonly waitMs: number;
+  readonly store: BudgetStore;
+}
+
+export interface WholeTake {
+  readonly granted: boolean;
+  /** When refused: milliseconds until the app's budget is positive again. */
+  readonly waitMs: number;
+  readonly store: BudgetStore;
+}
+
+/** Answers the insurance gave: `RateLimiterRedis` resolves (and rejects) with them as with its own. */
+const fromInsurance = new WeakSet<object>();
+
+function marked(answer: Promise<RateLimiterRes>): Promise<RateLimiterRes> {
+  return answer.then(
+    (res) => {
+      fromInsurance.add(res);
+      return res;
+    },
+    (res: unknown) => {
+      if (typeof res === 'object' && res !== null) fromInsurance.add(res);
+      throw res;
+    },
+  );
+}
+
+/** The insurance limiter, whose answers are marked so a caller can count and label them. */
+class InsuranceLimiter extends RateLimiterMemory {
+  override consume(key: string | number, points?: number, options?: object): Promise<RateLimiterRes> {
+    return marked(super.consume(key, points, options));
+  }
+
+  override penalty(key: string | number, points?: number, options?: object): Promise<RateLimiterRes> {
+    return marked(super.penalty(key, points, options));
+  }
+}
+
+export interface SharedBudgetOptions {
+  /** ioredis client made with `enableOfflineQueue: false` and a `commandTimeout`: a call fails fast, never queues. */
+  readonly redis: Redis;
+  /** Prefix of the budget keys (rate-limiter-flexible adds `:` and the key). */
+  readonly keyPrefix: string;
+  /** Events per one-second window, cluster-wide. */
+  readonly perSecond: number;
+  /** Events per window while the insurance answers: the limit ÷ the collectors expected to share it. */
+  readonly insurancePerSecond: number;
+}
+
+/**
+ * One limit's shared budget: rate-limiter-flexible's `RateLimiterRedis`, a counter per key in
+ * one-second fixed windows (its Lua script: `INCRBY` and the window's `PTTL` in one call), with a
+ * `RateLimiterMemory` as its `insuranceLimiter`. The library sends a call to the insurance when
+ * Redis fails, times out (the client's `commandTimeout`) or is not connected
+ * (`rejectIfRedisNotReady`), so no call waits longer than the command timeout.
+ *
+ * What the library does not do is decided here: a take over the window's remainder is granted in
+ * part, `points − (consumedPoints − asked)`, and the rest handed back with `reward` (the library
+ * counts a refused consume in full); a `whole` take leaves a debt that `block` carries past the
+ * window for as long as the limit needs to repay it. Returns and blocks go to the store that
+ * granted, through a second `RateLimiterRedis` without insurance, so a failed one is lost (budget
+ * unused until the window ends) rather than moved to the insurance.
+ *
+ * `inMemoryBlockOnConsumed` is the limit: once a window is spent, this process refuses its key
+ * without a round trip until the window ends (the library then rejects with `consumedPoints` 0:
+ * nothing was counted), so an app in a loop costs Redis one call per window and collector. The
+ * price: budget handed back to a spent window (a refund after a full lane) serves the other
+ * collectors at once and this one from the next window. `execEvenly` stays off: it delays
+ * answers, and no request may wait here.
+ */
+export class SharedBudget {
+  readonly perSecond: number;
+  private readonly insured: RateLimiterRedis;
+  private readonly direct: RateLimiterRedis;
+  private readonly insurance: InsuranceLimiter;
+
+  constructor(o: SharedBudgetOptions) {
+    this.perSecond = o.perSecond;
+    this.insurance = new InsuranceLimiter({
+      points: o.insurancePerSecond,
+      duration: 1,
+      keyPrefix: o.keyPrefix,
+    });
+    const redisOptions = {
+      storeClient: o.redis,
+      points: o.perSecond,
+      duration: 1,
+      keyPrefix: o.keyPrefix,
+      rejectIfRedisNotReady: true,
+    };
+    this.insured = new RateLimiterRedis({
+      ...redisOptions,
+      inMemoryBlockOnConsumed: o.perSecond,
+      insuranceLimiter: this.insurance,
+    });
+    this.direct = new RateLimiterRedis(redisOptions);
+  }
+
+  /** Takes up to `asked` events from `key`'s window; what the window cannot grant is handed back. */
+  async take(key: string, asked: number): Promise<BudgetTake> {
+    const { res, refused } = await answer(this.insured.consume(key, asked));
+    const store = storeOf(res);
+    const points = this.pointsOf(store);
+    if (!refused) return { got: asked, waitMs: 0, store };
+    // A refusal counts what it asked for, so it always leaves more than the limit counted; one
+    // that does not is the in-process block (see the class comment): nothing to hand back.
+    if (res.consumedPoints <= points) return { got: 0, waitMs: res.msBeforeNext, store };
+    const got = Math.max(0, Math.min(asked, points - (res.consumedPoints - asked)));
+    this.giveBack(key, asked - got, store);
+    return { got, waitMs: res.msBeforeNext, store };
+  }
+
+  /**
+   * Takes `events` whole while `key`'s window is not spent, or in any case when `forced` (the
+   * caller held budget already, so the budget was positive). A take past the window's limit leaves
+   * a debt: the key is blocked until the limit has repaid it (whole seconds, rounded up, as `block`
+   * sets them). Refused, nothing is taken.
+   */
+  async takeWhole(key: string, events: number, forced: boolean): Promise<WholeTake> {
+    const call = forced ? this.insured.penalty(key, events) : this.insured.consume(key, events);
+    const { res, refused } = await answer(call);
+    const store = storeOf(res);
+    const points = this.pointsOf(store);
+    const spentBefore = res.consumedPoints - events >= points;
+    if (refused && (res.consumedPoints <= points || spentBefore)) {
+      if (res.consumedPoints > points) this.giveBack(key, events, store);
+      return { granted: false, waitMs: res.msBeforeNext, store };
+    }
+    const debt = res.consumedPoints - points;
+    if (debt > 0) {
+      const seconds = Math.ceil((Math.max(0, res.msBeforeNext) + (debt * 1000) / points) / 1000);
+      const blocked =
+        store === 'insurance' ? this.insurance.block(key, seconds) : this.direct.block(key, seconds);
+      // Redis away: the debt is not carried; the window still ends spent.
+      blocked.catch(() => undefined);
+    }
+    return { granted: true, waitMs: 0, store };
+  }
+
+  /** Hands `events` back to `key`'s window in `store`; fire and forget (a lost return is budget unused, not excess). */
+  giveBack(key: string, events: number, store: BudgetStore): void {
+    if (events <= 0) return;
+    const given =
+      store === 'insurance' ? this.insurance.reward(key, events) : this.direct.reward(key, events);
+    given.catch(() => undefined);
+  }
+
+  private pointsOf(store: BudgetStore): number {
+    return store === 'insurance' ? this.insurance.points : this.perSecond;
+  }
+}
+
+/** The library's answer and whether it refused (a refusal rejects with a `RateLimiterRes`). */
+async function answer(call: Promise<RateLimiterRes>): Promise<{ res: RateLimiterRes; refused: boolean }> {
+  try {
+    return { res: await call, refused: false };
+  } catch (err) {
+    // With an insurance limiter, nothing else rejects: a Redis error goes to the insurance.
+    if (err instanceof RateLimiterRes) return { res: err, refused: true };
+    throw err;
+  }
+}
+
+function storeOf(res: RateLimiterRes): BudgetStore {
+  return fromInsurance.has(res) ? 'insurance' : 'redis';
+}

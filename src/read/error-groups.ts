@@ -1,0 +1,70 @@
+import type { ErrorMessageRow } from '../storage/port';
+import { errorFingerprint, messageTemplate } from './error-fingerprint';
+
+/** Errors of one kind whose messages share a template, over the apps and time scanned. */
+export interface ErrorGroup {
+  readonly fingerprint: string;
+  readonly kind: string | null;
+  /** The message with its varying parts replaced (see error-fingerprint.ts). */
+  readonly template: string;
+  /** The newest occurrence's message as it was sent. */
+  readonly message: string;
+  readonly count: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  /** The newest occurrence: read it with `GET /v1/events?type=error&from=<ts>&to=<ts+1>`. */
+  readonly lastId: string;
+  readonly apps: string[];
+}
+
+interface Accumulator {
+  readonly fingerprint: string;
+  readonly kind: string | null;
+  readonly template: string;
+  message: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+  lastId: string;
+  readonly apps: Set<string>;
+}
+
+/** Groups rows by (kind, template): most recent group first, then larger, then by fingerprint. */
+export function groupErrors(rows: readonly ErrorMessageRow[]): ErrorGroup[] {
+  const groups = new Map<string, Accumulator>();
+  for (const r of rows) {
+    const template = messageTemplate(r.message);
+    const key = `${r.kind ?? ''}\u0000${template}`;
+    const g = groups.get(key);
+    if (g === undefined) {
+      groups.set(key, {
+        fingerprint: errorFingerprint(r.kind, template),
+        kind: r.kind,
+        template,
+        message: r.message,
+        count: r.count,
+        firstSeen: r.firstTs,
+        lastSeen: r.lastTs,
+        lastId: r.lastId,
+        apps: new Set([r.app]),
+      });
+      continue;
+    }
+    g.count += r.count;
+    g.firstSeen = Math.min(g.firstSeen, r.firstTs);
+    if (r.lastTs > g.lastSeen || (r.lastTs === g.lastSeen && r.lastId > g.lastId)) {
+      g.lastSeen = r.lastTs;
+      g.lastId = r.lastId;
+      g.message = r.message;
+    }
+    g.apps.add(r.app);
+  }
+  return [...groups.values()]
+    .map((g) => ({ ...g, apps: [...g.apps].sort() }))
+    .sort(
+      (a, b) =>
+        b.lastSeen - a.lastSeen ||
+        b.count - a.count ||
+        (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0),
+    );
+}

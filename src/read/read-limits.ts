@@ -1,0 +1,32 @@
+/**
+ * The bounds of the read API: what one request may ask for and read. Each read is bounded by an
+ * index range or by one of these (docs/ARCHITECTURE.md, "The read side").
+ */
+export const READ_LIMITS = {
+  /** `GET /v1/events`: largest page, and the page when `limit` is absent. */
+  maxEventsPage: 1000,
+  defaultEventsPage: 100,
+  /**
+   * `GET /v1/events`: most rows of each table a page reads when a filter is not served by an
+   * index (env, version, attributes, text, a second equality, an app on metrics).
+   */
+  eventsScanRows: 10_000,
+  /** `GET /v1/events`: most `attr.<key>` filters, and the longest key (the wire contract's). */
+  maxAttributeFilters: 4,
+  maxAttributeKeyLength: 64,
+  /** `GET /v1/metrics`: most points in one page, and the page when `limit` is absent. */
+  maxMetricPoints: 10_000,
+  defaultMetricPoints: 1000,
+  /** `GET /v1/apps`, `GET /v1/metrics/names`, `GET /v1/errors/groups`: window when `from` is absent (ms). */
+  defaultWindowMs: 24 * 3_600_000,
+  /** `GET /v1/apps`: most apps listed, and most non-metric events counted per app. */
+  maxApps: 1000,
+  appEventCountLimit: 10_000,
+  /** `GET /v1/metrics/names`: most (name, app) series read. */
+  maxMetricSeries: 5000,
+  /** `GET /v1/errors/groups`: most error events read (the newest). */
+  errorScanRows: 20_000,
+  /** Longest text parameter (an app, a name, a value). */
+  maxTextLength: 128,
+  maxSearchLength: 256,
+} as const;

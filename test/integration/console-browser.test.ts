@@ -1,0 +1,333 @@
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core), against collector
+ * processes as `npm start` runs them (default settings; `npm run build` makes dist/ and the console
+ * bundle): SQLite with API keys off, PostgreSQL with API keys on. Each holds an hour of generated
+ * telemetry of two apps, written to its storage. Every view is opened, filters are applied, the
+ * chart's points are compared with what the read API answers, and no page error or unexpected
+ * console error may appear. With SLUICE_CONSOLE_SCREENSHOTS=<folder>, a screenshot of each view is
+ * written there (docs/console/ holds the committed ones).
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
+import { generateKey } from '../../src/auth/api-keys';
+import { systemClock } from '../../src/clock';
+import { createLogger } from '../../src/log/logger';
+import type { Storage } from '../../src/storage/port';
+import { createSqliteStorage } from '../../src/storage/sqlite';
+import { launchChromium } from '../support/chromium';
+import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { appHour } from '../support/console-data';
+import { log } from '../support/events';
+import { postEvents, waitFor } from '../support/http';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+
+const SCREENSHOTS = process.env.SLUICE_CONSOLE_SCREENSHOTS;
+const APPS = ['web-shop', 'checkout-api'] as const;
+const logger = createLogger('silent');
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Setup {
+  readonly collector: CollectorProcess;
+  /** The read key the console is given (null: API keys off). */
+  readonly readKey: string | null;
+  /** The ingest key of `web-shop` (null: API keys off). */
+  readonly ingestKey: string | null;
+  close(): Promise<void>;
+}
+
+async function sqliteSetup(dir: string): Promise<Setup> {
+  const file = path.join(dir, 'sluice.db');
+  const collector = await startCollectorProcess({ SLUICE_SQLITE_PATH: file }, { defaults: 'user' });
+  await fill(createSqliteStorage({ path: file, clock: systemClock, logger }));
+  return { collector, readKey: null, ingestKey: null, close: async () => void (await collector.stop()) };
+}
+
+async function postgresSetup(dir: string): Promise<Setup> {
+  const db: TestDatabase = await createTestDatabase('console');
+  const read = generateKey('read', 'console');
+  const ingest = generateKey('ingest', 'shop', 'web-shop');
+  const keys = path.join(dir, 'keys.json');
+  writeFileSync(keys, JSON.stringify({ keys: [read.entry, ingest.entry] }));
+  const collector = await startCollectorProcess(
+    { SLUICE_DATABASE_URL: db.url, SLUICE_AUTH_KEYS_FILE: keys },
+    { defaults: 'user' },
+  );
+  await fill(openPostgresStorage(db.url));
+  return {
+    collector,
+    readKey: read.secret,
+    ingestKey: ingest.secret,
+    close: async () => {
+      await collector.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** An hour of both apps' telemetry, written to the collector's storage as its writer would. */
+async function fill(storage: Storage): Promise<void> {
+  const now = Date.now();
+  try {
+    for (const [i, app] of APPS.entries()) await writeEvents(storage, appHour(app, now, 20_000, i + 1));
+  } finally {
+    await storage.close();
+  }
+}
+
+describe.each([
+  ['SQLite, API keys off', sqliteSetup],
+  ['PostgreSQL, API keys on', postgresSetup],
+])('the console (%s)', (_name, setup) => {
+  let dir: string;
+  let s: Setup;
+  let page: Page;
+  const errors: string[] = [];
+  const apiRequests: Request[] = [];
+  const origins = new Set<string>();
+
+  /** The read API as a script reads it, with the same key as the console. */
+  async function api(pathAndQuery: string): Promise<any> {
+    const res = await fetch(`${s.collector.url}${pathAndQuery}`, {
+      headers: s.readKey === null ? {} : { authorization: `Bearer ${s.readKey}` },
+    });
+    expect(res.status).toBe(200);
+    return res.json();
+  }
+
+  async function open(hash: string, ready: string): Promise<void> {
+    await page.goto(`${s.collector.url}/${hash}`);
+    await page.waitForSelector(ready);
+  }
+
+  /** Pictures of the views come from the run with keys off; the key form from the other. */
+  async function screenshot(name: string): Promise<void> {
+    if (SCREENSHOTS === undefined || (s.readKey === null) === (name === 'key')) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  }
+
+  /** Network answers the console expects: the loss map's 404 probe and 401s before a key is given. */
+  function expected(msg: ConsoleMessage): boolean {
+    const text = msg.text();
+    const url = msg.location().url;
+    if (!text.startsWith('Failed to load resource')) return false;
+    if (/status of 404/.test(text)) return new URL(url).pathname === '/v1/outcomes';
+    return /status of 401/.test(text) && s.readKey !== null;
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-console-'));
+    s = await setup(dir);
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !expected(msg))
+        errors.push(`console: ${msg.text()} (${msg.location().url})`);
+    });
+    page.on('request', (r) => {
+      origins.add(new URL(r.url()).origin);
+      const p = new URL(r.url()).pathname;
+      if (p.startsWith('/v1/') || p === '/pipeline') apiRequests.push(r);
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await page?.close();
+    await s?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    expect(errors).toEqual([]);
+    // No third-party request: everything the page loads or calls is on the collector's origin.
+    const own = new URL(s.collector.url).origin;
+    expect([...origins].filter((o) => o !== own && o !== 'null')).toEqual([]);
+  });
+
+  it('is one page with a strict Content-Security-Policy, at most 150 KiB to download (gzip)', async () => {
+    const pageAnswer = await fetch(`${s.collector.url}/`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(pageAnswer.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    const html = await pageAnswer.text();
+    const files = [...html.matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)].map((m) => m[1] as string);
+    expect(files).toHaveLength(2);
+    let bytes = Number(pageAnswer.headers.get('content-length'));
+    for (const f of files) {
+      const res = await fetch(`${s.collector.url}${f}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(res.headers.get('content-encoding')).toBe('gzip');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      bytes += Number(res.headers.get('content-length'));
+    }
+    expect(bytes).toBeLessThanOrEqual(150 * 1024);
+  });
+
+  it('shows no data before a read key is given when keys are on, then sends it on every call', async () => {
+    await page.goto(`${s.collector.url}/`);
+    if (s.readKey === null) {
+      await page.waitForSelector('[data-figure="accepted"]');
+      expect(await page.locator('.key-form').count()).toBe(0);
+      return;
+    }
+    await page.waitForSelector('.key-form');
+    expect(await page.locator('[data-figure]').count()).toBe(0);
+    await screenshot('key');
+    await page.fill('.key-form input[name="key"]', 'sk_rd_not-a-key');
+    await page.click('.key-form button[type="submit"]');
+    await page.waitForSelector('.key-form');
+    expect(await page.locator('[data-figure]').count()).toBe(0);
+    const keyGivenAt = apiRequests.length;
+    await page.fill('.key-form input[name="key"]', s.readKey);
+    await page.click('.key-form button[type="submit"]');
+    await page.waitForSelector('[data-figure="accepted"]');
+    const sent = apiRequests.slice(keyGivenAt);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const r of sent) expect(r.headers().authorization).toBe(`Bearer ${s.readKey}`);
+  });
+
+  it('draws the pipeline, live, from GET /pipeline', async () => {
+    // A little traffic through the API, so the busiest apps have a row.
+    const headers: Record<string, string> = s.ingestKey === null ? {} : { 'x-api-key': s.ingestKey };
+    expect((await postEvents(s.collector.url, [log('web-shop'), log('web-shop')], { headers })).status).toBe(
+      202,
+    );
+    await open('#/pipeline', '[data-figure="accepted"]');
+    const state = await api('/pipeline');
+    await page.waitForSelector('[data-health="storage"]');
+    expect(await page.textContent('[data-health="storage"]')).toBe('storage: up');
+    expect(await page.textContent('[data-health="ready"]')).toBe('ready: yes');
+    for (const lane of state.lanes) {
+      expect(await page.textContent('[data-view="pipeline"]')).toContain(
+        `/ ${lane.capacity.toLocaleString('en-US')} events`,
+      );
+    }
+    // Redrawn every second from a new sample.
+    const first = await page.getAttribute('[data-view="pipeline"]', 'data-sampled-at');
+    await page.waitForFunction(
+      (before) =>
+        document.querySelector('[data-view="pipeline"]')?.getAttribute('data-sampled-at') !== before,
+      first,
+    );
+    await page.waitForSelector('text=web-shop', { timeout: 10_000 });
+    if (SCREENSHOTS !== undefined) {
+      // For the picture: a few seconds of traffic, one app above its rate limit (100/s).
+      for (let second = 0; second < 8; second++) {
+        const started = Date.now();
+        await postEvents(
+          s.collector.url,
+          Array.from({ length: 150 }, () => log('web-shop')),
+          { headers },
+        );
+        await postEvents(
+          s.collector.url,
+          Array.from({ length: 40 }, () => log('checkout-api')),
+        );
+        await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
+      }
+    }
+    await screenshot('pipeline');
+  });
+
+  it('lists events, applies filters, opens one in full and groups the errors', async () => {
+    await open('#/events?app=web-shop', 'table.events tbody tr');
+    const ids = async () =>
+      page.$$eval('table.events tbody tr', (rows) => rows.map((r) => r.getAttribute('data-id')));
+    const first = await api('/v1/events?app=web-shop&limit=50');
+    expect(await ids()).toEqual(first.events.map((e: any) => e.id));
+
+    // Filters through the form, as a person applies them.
+    await page.waitForSelector('form.filters button[type="submit"]');
+    await page.selectOption('form.filters select[name="type"]', 'error');
+    await page.fill('form.filters input[name="env"]', 'prod');
+    await page.fill('form.filters input[name="attr"]', 'status=500');
+    await page.fill('form.filters input[name="text"]', 'DECLINED');
+    await page.click('form.filters button[type="submit"]');
+    await page.waitForFunction(() => location.hash.includes('text=DECLINED'));
+    const filtered = await api(
+      '/v1/events?app=web-shop&type=error&env=prod&attr.status=500&text=DECLINED&limit=50',
+    );
+    expect(filtered.events.length).toBeGreaterThan(0);
+    await waitFor('the filtered rows', async () => (await ids()).length === filtered.events.length);
+    expect(await ids()).toEqual(filtered.events.map((e: any) => e.id));
+
+    // One event in full: attributes and stack.
+    await page.click('table.events tbody tr');
+    const shown = filtered.events[0];
+    await page.waitForSelector(`.detail[data-event="${shown.id}"]`);
+    expect(await page.textContent('.detail pre.stack')).toBe(shown.error.stack);
+    expect(await page.textContent('.detail')).toContain('status');
+
+    // Errors grouped by kind and fingerprint, as GET /v1/error-groups answers for the view's filters.
+    expect((await api('/v1/error-groups?app=web-shop')).groups.map((g: any) => g.kind).sort()).toEqual([
+      'NotFound',
+      'PaymentError',
+      'TypeError',
+    ]);
+    const groups = await api('/v1/error-groups?app=web-shop&env=prod');
+    await page.waitForSelector('.groups tbody tr');
+    expect(
+      await page.$$eval('.groups tbody tr', (rows) => rows.map((r) => r.getAttribute('data-fingerprint'))),
+    ).toEqual(groups.groups.map((g: any) => g.fingerprint));
+    await screenshot('events');
+    await page.click('.groups tbody tr');
+    await page.waitForSelector(`.detail[data-event="${groups.groups[0].last_id}"]`);
+  });
+
+  it('charts a metric with the values the read API returns, by the name the app wrote', async () => {
+    for (const [name, stat] of [
+      ['http.latency_ms', 'avg'],
+      // Stored as render.frame_drop_summary by the SDK: read back as written.
+      ['render.frame_drop', 'max'],
+    ] as const) {
+      await open(`#/metrics?app=web-shop&name=${name}&resolution=raw&stat=${stat}&range=1h`, '.chart canvas');
+      const answer = await api(
+        `/v1/metrics?app=web-shop&name=${name}&resolution=raw&from=${Date.now() - 3_700_000}&limit=10000`,
+      );
+      const drawn = await page.$$eval('table.points tbody tr', (rows) =>
+        rows.map((r) => [Number(r.getAttribute('data-ts')), Number(r.getAttribute('data-value'))]),
+      );
+      const fromApi = answer.points.map((p: any) => [p.ts, p[stat]]);
+      // The console asked for the last hour a moment later: its points are the API's, less any that left the window.
+      expect(drawn.length).toBeGreaterThan(20);
+      expect(fromApi.slice(fromApi.length - drawn.length)).toEqual(drawn);
+      // The canvas holds a drawn line: pixels of the series' colour.
+      const coloured = await page.$eval('.chart canvas', (c) => {
+        const canvas = c as HTMLCanvasElement;
+        const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+        let n = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 2]! > 200 && data[i]! < 80) n++;
+        return n;
+      });
+      expect(coloured).toBeGreaterThan(100);
+      if (name === 'http.latency_ms') await screenshot('metrics');
+    }
+    // The names listed for the app are the API's, by written name, with their kinds.
+    const names = await api('/v1/metrics/names?app=web-shop');
+    expect(names.names.map((n: any) => [n.name, n.kinds])).toEqual([
+      ['http.latency_ms', ['sample']],
+      ['render.frame_drop', ['summary']],
+    ]);
+    const options = await page.$$eval('select[name="name"] option', (o) =>
+      o.map((x) => (x as HTMLOptionElement).value),
+    );
+    expect(options).toEqual(['', 'http.latency_ms', 'render.frame_drop']);
+  });
+
+  it('shows the loss map as a placeholder until GET /v1/outcomes exists', async () => {
+    await open('#/loss', '[data-placeholder="outcomes"]');
+    expect(await page.textContent('[data-placeholder="outcomes"]')).toContain(
+      'does not serve /v1/outcomes yet',
+    );
+    await screenshot('loss-map');
+  });
+});
