@@ -31,7 +31,7 @@ import { JetStreamSink } from '../queue/jetstream-sink';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
 import { ensureStreams } from '../queue/topology';
 import type { Storage } from '../storage/port';
-import { startJetStream } from './jetstream';
+import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
@@ -166,39 +166,49 @@ const MESSAGE_HEADERS_ROOM_BYTES = 1024;
  * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
  * them. No lanes, no writer, no migrations here (workers migrate); readiness follows NATS, not
  * the database, so intake keeps answering while PostgreSQL is away. Storage is still opened for
- * the read API, which reads the database the workers write (see `queueConfig`).
+ * the read API, which reads the database the workers write (see `queueConfig`). The link to
+ * JetStream comes up in the background: the collector listens at once and answers 503 (and
+ * `/readyz` 503) until the stream is usable.
  */
-async function startQueueIntake(
+function startQueueIntake(
   config: Config,
   queue: QueueConfig,
   readiness: Readiness,
   metrics: Metrics,
   clock: Clock,
   logger: Logger,
-): Promise<Intake> {
+  exit: (code: number) => void,
+): Intake {
   if (config.ack === 'stored') {
     logger.warn('SLUICE_ACK=stored has no effect with SLUICE_MODE=ingest: 202 means persisted by JetStream');
   }
   const queueMetrics = createQueueMetrics(metrics.registry);
-  const { nc, monitor } = await startJetStream(config, queue, {
+  let publisher: AsyncPublisher | null = null;
+  let parts: JetStreamParts | null = null;
+  const link = startJetStream(config, queue, {
     name: 'sluice-collector',
     ensure: (jsm) => ensureStreams(jsm, queue.topology, queue.streamLimits),
     watchConsumers: false,
+    onReady: (ready) => {
+      parts = ready;
+      publisher = new AsyncPublisher(ready.nc);
+    },
+    onFatal: exitOnConfigError(logger, exit),
     readiness,
     metrics: queueMetrics,
     clock,
     logger,
   });
-  const publisher = new AsyncPublisher(nc);
   const sink = new JetStreamSink({
-    publisher,
+    publisher: () => publisher,
     topology: queue.topology,
     maxPendingAcks: config.natsMaxPendingAcks,
     // Room for the headers (message id, event count) under the server's limit.
-    maxPayloadBytes: () => (nc.info?.max_payload ?? 1024 * 1024) - MESSAGE_HEADERS_ROOM_BYTES,
+    maxPayloadBytes: () => (parts?.nc.info?.max_payload ?? 1024 * 1024) - MESSAGE_HEADERS_ROOM_BYTES,
     publishTimeoutMs: config.natsPublishTimeoutMs,
-    up: () => monitor.up,
-    drainPerSecond: () => monitor.drainRate.perSecond(),
+    up: () => readiness.dependencyUp,
+    onUnavailable: () => parts?.monitor.checkNow(),
+    drainPerSecond: () => parts?.monitor.drainRate.perSecond() ?? 0,
     metrics: queueMetrics,
   });
   return {
@@ -206,18 +216,18 @@ async function startQueueIntake(
     // Requests in flight already waited for their acks; nothing is held in this process.
     flusher: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
     closers: [
-      { name: 'jetstream monitor', close: () => monitor.stop() },
-      { name: 'publisher', close: () => publisher.close() },
-      { name: 'nats', close: () => nc.drain() },
+      { name: 'publisher', close: () => publisher?.close() },
+      { name: 'jetstream', close: () => link.close() },
     ],
     state: {
       lanes: () => [],
       writer: null,
+      // Zeros until the link to JetStream is up.
       queue: () => ({
-        streamMessages: monitor.streamState.messages,
-        streamBytes: monitor.streamState.bytes,
-        streamMaxBytes: monitor.streamState.maxBytes,
-        drainMessagesPerSecond: monitor.drainRate.perSecond(),
+        streamMessages: parts?.monitor.streamState.messages ?? 0,
+        streamBytes: parts?.monitor.streamState.bytes ?? 0,
+        streamMaxBytes: parts?.monitor.streamState.maxBytes ?? 0,
+        drainMessagesPerSecond: parts?.monitor.drainRate.perSecond() ?? 0,
         pendingAcks: sink.pendingAcks,
       }),
     },
@@ -243,6 +253,7 @@ function openConsole(logger: Logger): { files: ConsoleFile[]; missing?: string }
 export async function startCollector(config: Config, deps: CollectorDeps): Promise<RunningCollector> {
   const { logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const exit = deps.exit ?? ((code: number) => process.exit(code));
   // Checked before anything is opened: ingest mode without NATS or PostgreSQL is a ConfigError.
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
@@ -251,7 +262,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   const intake =
     queue !== null
-      ? await startQueueIntake(config, queue, readiness, metrics, clock, logger)
+      ? startQueueIntake(config, queue, readiness, metrics, clock, logger, exit)
       : await startLaneIntake(config, storage, readiness, metrics, clock, logger);
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
@@ -351,7 +362,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     graceMs: config.shutdownGraceMs,
     timeoutMs: config.shutdownTimeoutMs,
     logger,
-    exit: deps.exit ?? ((code) => process.exit(code)),
+    exit,
   });
   logger.info(
     {

@@ -5,7 +5,7 @@
  */
 import express from 'express';
 import { systemClock, type Clock } from '../clock';
-import { startJetStream } from './jetstream';
+import { exitOnConfigError, startJetStream } from './jetstream';
 import { startJobs } from './scheduler';
 import { openStorage } from './storage';
 import type { Config } from '../config/load';
@@ -52,37 +52,44 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   await retryUntil('migrate', () => storage.migrate(), startupMs, logger);
 
   const readiness = new Readiness(metrics, 'jetstream');
-  const { nc, monitor } = await startJetStream(config, queue, {
+  const exit = deps.exit ?? ((code: number) => process.exit(code));
+  let worker: QueueWorker | null = null;
+  // The link comes up in the background: /livez answers at once, /readyz 503 until the stream and
+  // consumers are usable; the worker pulls from then on.
+  const link = startJetStream(config, queue, {
     name: 'sluice-worker',
     ensure: async (jsm) => {
-      await ensureStreams(jsm, queue.topology, queue.streamLimits);
+      const reports = await ensureStreams(jsm, queue.topology, queue.streamLimits);
       await ensureConsumers(jsm, queue.topology, queue.consumerLimits);
+      return reports;
     },
     watchConsumers: true,
+    onReady: ({ nc }) => {
+      if (readiness.draining) return;
+      worker = new QueueWorker({
+        nc,
+        js: jetstream(nc, { timeout: config.natsPublishTimeoutMs }),
+        topology: queue.topology,
+        storage,
+        batchSize: config.workerBatchSize,
+        concurrency: config.writeConcurrency,
+        fetchExpiresMs: config.workerFetchExpiresMs,
+        requestTimeoutMs: config.natsPublishTimeoutMs,
+        ackWaitMs: config.workerAckWaitMs,
+        maxDeliveries: config.workerMaxDeliveries,
+        backoff: DEFAULT_BACKOFF,
+        metrics,
+        queueMetrics,
+        logger: logger.child({ component: 'worker' }),
+      });
+      worker.start();
+    },
+    onFatal: exitOnConfigError(logger, exit),
     readiness,
     metrics: queueMetrics,
     clock,
     logger,
   });
-  const js = jetstream(nc, { timeout: config.natsPublishTimeoutMs });
-
-  const worker = new QueueWorker({
-    nc,
-    js,
-    topology: queue.topology,
-    storage,
-    batchSize: config.workerBatchSize,
-    concurrency: config.writeConcurrency,
-    fetchExpiresMs: config.workerFetchExpiresMs,
-    requestTimeoutMs: config.natsPublishTimeoutMs,
-    ackWaitMs: config.workerAckWaitMs,
-    maxDeliveries: config.workerMaxDeliveries,
-    backoff: DEFAULT_BACKOFF,
-    metrics,
-    queueMetrics,
-    logger: logger.child({ component: 'worker' }),
-  });
-  worker.start();
 
   // In tier 4 the workers are the writers: they run the jobs (each once per interval cluster-wide).
   const jobs = startJobs(config, storage, clock, logger, metrics.registry);
@@ -98,12 +105,15 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     readiness,
     servers: [server],
     // "Flushing" a worker: the batch in hand is written and acked; nothing more is fetched.
-    flusher: worker,
+    flusher: {
+      stop: async () => worker?.stop(),
+      abort: () => worker?.abort(),
+      held: () => worker?.held() ?? 0,
+    },
     closers: [
-      { name: 'jetstream monitor', close: () => monitor.stop() },
       ...jobs,
-      // drain: every ack sent has reached the server before the connection closes.
-      { name: 'nats', close: () => nc.drain() },
+      // Stops the bring-up or the monitor, then drains: every ack sent reaches the server first.
+      { name: 'jetstream', close: () => link.close() },
       { name: 'storage', close: () => storage.close() },
     ],
     // No load balancer sends work to a worker: nothing to wait for before stopping.
@@ -111,7 +121,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
     graceMs: config.shutdownGraceMs,
     timeoutMs: config.shutdownTimeoutMs,
     logger,
-    exit: deps.exit ?? ((code) => process.exit(code)),
+    exit,
   });
   logger.info(
     { url, stream: queue.topology.stream, batchSize: config.workerBatchSize },

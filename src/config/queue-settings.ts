@@ -50,6 +50,22 @@ function subjectPrefix() {
   };
 }
 
+/**
+ * Copies JetStream keeps of each message: 1, 3 or 5. RAFT needs a majority, so 2 copies survive
+ * no more failures than 1 and 4 no more than 3; JetStream allows at most 5.
+ */
+function replicaCount() {
+  return (raw: string): 1 | 3 | 5 => {
+    const v = raw.trim();
+    if (v !== '1' && v !== '3' && v !== '5') {
+      throw new Error(
+        'must be 1, 3 or 5 (a replicated stream needs a majority of its copies: 3 survive the loss of 1 server, 5 of 2; 2 or 4 survive no more than 1 or 3)',
+      );
+    }
+    return Number(v) as 1 | 3 | 5;
+  };
+}
+
 const MiB = 1024 * 1024;
 
 /**
@@ -57,7 +73,8 @@ const MiB = 1024 * 1024;
  * `sluice worker` that drains it into PostgreSQL. The stream holds two subjects,
  * `<prefix>.error` and `<prefix>.standard`, each with its own durable pull consumer (errors are
  * drained first); messages that keep failing move to `<prefix>.dead` in the stream `<stream>_DEAD`.
- * The stream and consumers are created, or updated to these values, when a collector or worker starts.
+ * The stream and consumers are created, or updated to these values, when a collector or worker starts
+ * (except an existing stream's replicas, which only its operator changes).
  */
 export const QUEUE_SETTINGS = {
   mode: setting({
@@ -68,7 +85,7 @@ export const QUEUE_SETTINGS = {
   }),
   natsUrl: setting({
     env: 'SLUICE_NATS_URL',
-    doc: 'NATS server(s) with JetStream, comma-separated (nats://host:4222). Required with SLUICE_MODE=ingest and by `sluice worker`.',
+    doc: 'NATS server(s) with JetStream, comma-separated (nats://host:4222); list every server of a cluster: the client moves to another when its server fails. Required with SLUICE_MODE=ingest and by `sluice worker`.',
     parse: natsUrls(),
   }),
   natsStream: setting({
@@ -82,6 +99,12 @@ export const QUEUE_SETTINGS = {
     default: 'sluice.events',
     doc: 'Subjects of the stream: <prefix>.error, <prefix>.standard; dead letters go to <prefix>.dead.',
     parse: subjectPrefix(),
+  }),
+  natsReplicas: setting({
+    env: 'SLUICE_NATS_REPLICAS',
+    default: '1',
+    doc: 'Copies of each message (1, 3 or 5) when the stream and its dead-letter stream are created; consumers follow their stream. 3 or 5 need a JetStream cluster of at least that many servers: a 202 then means a majority of them stored the events. An existing stream keeps its replicas: a difference is reported at start, not changed.',
+    parse: replicaCount(),
   }),
   natsMaxBytes: setting({
     env: 'SLUICE_NATS_MAX_BYTES',
@@ -98,7 +121,7 @@ export const QUEUE_SETTINGS = {
   natsDuplicateWindowMs: setting({
     env: 'SLUICE_NATS_DUPLICATE_WINDOW',
     default: '2m',
-    doc: 'JetStream drops a message whose id (a digest of its events’ id and ts) it saw within this window (a resent request costs nothing); past it, the database’s (id, ts) dedupe stores each event once.',
+    doc: 'JetStream drops a message whose id (a digest of its events’ id and ts) it saw within this window (a request resent alone costs nothing); past it, or in a message shared with other requests, the database’s (id, ts) dedupe stores each event once.',
     parse: duration(100, 86_400_000, 's'),
   }),
   natsDeadLetterMaxAgeMs: setting({
@@ -122,7 +145,7 @@ export const QUEUE_SETTINGS = {
   workerBatchSize: setting({
     env: 'SLUICE_WORKER_BATCH_SIZE',
     default: '2000',
-    doc: 'sluice worker: events per transaction; messages (one per request and lane) are pulled until their events reach it.',
+    doc: 'sluice worker: events per transaction; messages (each one or more requests’ events of one lane) are pulled until their events reach it.',
     parse: integer(1, 10_000),
   }),
   workerFetchExpiresMs: setting({

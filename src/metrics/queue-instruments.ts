@@ -35,6 +35,13 @@ export function createQueueMetrics(registry: Registry) {
         for (const hook of collectHooks) hook();
       },
     }),
+    publishRequestsPerMessage: histogram(
+      registry,
+      'sluice_queue_publish_requests_per_message',
+      'Requests whose events of one lane one published message carries (requests arriving while earlier messages await their acks share the next one).',
+      [],
+      [1, 2, 4, 8, 16, 32, 64, 128],
+    ),
     publishDuplicates: counter(
       registry,
       'sluice_queue_publish_duplicates_total',
@@ -56,6 +63,21 @@ export function createQueueMetrics(registry: Registry) {
       registry,
       'sluice_queue_stream_max_bytes',
       'Configured size limit of the stream (SLUICE_NATS_MAX_BYTES).',
+    ),
+    streamReplicas: gauge(
+      registry,
+      'sluice_queue_stream_replicas',
+      'Copies the stream keeps of each message (its num_replicas; SLUICE_NATS_REPLICAS when Sluice created it), at the last check.',
+    ),
+    streamReplicasCurrent: gauge(
+      registry,
+      'sluice_queue_stream_replicas_current',
+      'Servers holding an up-to-date copy of the stream, its leader included, at the last check: below sluice_queue_stream_replicas while a server is down or catching up.',
+    ),
+    streamLeaderChanges: counter(
+      registry,
+      'sluice_queue_stream_leader_changes_total',
+      'Times the stream’s leader was seen to move to another server (an election: publishes wait or fail meanwhile).',
     ),
     consumerPending: gauge(
       registry,

@@ -21,11 +21,54 @@ export interface EventMessage {
   readonly events: number;
 }
 
-function messageOf(lane: LaneName, events: readonly TelemetryEvent[], data: Buffer): EventMessage {
+/**
+ * One request's events of a lane, encoded once when it is offered: the pieces a message is made of
+ * (`coalescedMessage` joins those of several requests).
+ */
+export interface EncodedEvents {
+  readonly events: readonly TelemetryEvent[];
+  /** The events' format-2 arrays joined by commas: a message's payload without `[2,` and `]`. */
+  readonly json: string;
+  /** UTF-8 bytes of `json`. */
+  readonly bytes: number;
+  /** Every event's `id/ts;`, in order: what the message id digests. */
+  readonly identity: string;
+}
+
+/** Bytes a payload adds around its events: `[2,` and `]`. */
+export const PAYLOAD_ENVELOPE_BYTES = `[${COMPACT_FORMAT},]`.length;
+
+export function encodeEvents(events: readonly TelemetryEvent[]): EncodedEvents {
+  const arrays: unknown[] = [];
   let identity = '';
-  for (const e of events) identity += `${e.id}/${e.ts};`;
+  for (const e of events) {
+    arrays.push(compactEvent(e));
+    identity += `${e.id}/${e.ts};`;
+  }
+  const json = JSON.stringify(arrays).slice(1, -1);
+  return { events, json, bytes: Buffer.byteLength(json), identity };
+}
+
+function messageOf(lane: LaneName, identity: string, events: number, data: Buffer): EventMessage {
   const digest = createHash('sha256').update(lane).update(identity).digest('base64url');
-  return { data, msgId: `${lane}-${digest}`, events: events.length };
+  return { data, msgId: `${lane}-${digest}`, events };
+}
+
+/**
+ * One message holding the events of `parts` in order (requests of one lane that arrived while
+ * earlier messages awaited their acks). Its id digests all of them: the events of one request
+ * published alone make the id `eventMessages` gives them.
+ */
+export function coalescedMessage(lane: LaneName, parts: readonly EncodedEvents[]): EventMessage {
+  let identity = '';
+  let events = 0;
+  const json: string[] = [];
+  for (const p of parts) {
+    identity += p.identity;
+    events += p.events.length;
+    if (p.json.length > 0) json.push(p.json);
+  }
+  return messageOf(lane, identity, events, Buffer.from(`[${COMPACT_FORMAT},${json.join(',')}]`, 'utf8'));
 }
 
 /**
@@ -40,10 +83,10 @@ export function eventMessages(
   maxPayloadBytes: number,
 ): EventMessage[] {
   if (events.length === 0) return [];
-  const doc: unknown[] = [COMPACT_FORMAT];
-  for (const e of events) doc.push(compactEvent(e));
-  const whole = Buffer.from(JSON.stringify(doc), 'utf8');
-  if (whole.length <= maxPayloadBytes || events.length === 1) return [messageOf(lane, events, whole)];
+  const whole = encodeEvents(events);
+  if (whole.bytes + PAYLOAD_ENVELOPE_BYTES <= maxPayloadBytes || events.length === 1) {
+    return [coalescedMessage(lane, [whole])];
+  }
   return split(lane, events, maxPayloadBytes);
 }
 
@@ -57,7 +100,7 @@ function split(lane: LaneName, events: readonly TelemetryEvent[], maxPayloadByte
     const json = JSON.stringify(compactEvent(e));
     const size = Buffer.byteLength(json) + 1; // and its comma
     if (parts.length > 0 && bytes + size > maxPayloadBytes) {
-      messages.push(messageOf(lane, events.slice(from, i), Buffer.from(`${head},${parts.join(',')}]`)));
+      messages.push(splitMessage(lane, events.slice(from, i), `${head},${parts.join(',')}]`));
       parts = [];
       from = i;
       bytes = head.length + 1;
@@ -65,6 +108,12 @@ function split(lane: LaneName, events: readonly TelemetryEvent[], maxPayloadByte
     parts.push(json);
     bytes += size;
   });
-  messages.push(messageOf(lane, events.slice(from), Buffer.from(`${head},${parts.join(',')}]`)));
+  messages.push(splitMessage(lane, events.slice(from), `${head},${parts.join(',')}]`));
   return messages;
+}
+
+function splitMessage(lane: LaneName, events: readonly TelemetryEvent[], payload: string): EventMessage {
+  let identity = '';
+  for (const e of events) identity += `${e.id}/${e.ts};`;
+  return messageOf(lane, identity, events.length, Buffer.from(payload));
 }

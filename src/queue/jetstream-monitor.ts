@@ -1,4 +1,4 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager, StreamInfo } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
@@ -20,14 +20,22 @@ export interface JetStreamMonitorOptions {
   readonly recreate: () => Promise<void>;
   /** Told every change of reachability (`Readiness.setDependencyUp`). */
   readonly onChange: (up: boolean) => void;
-  /** Interval between checks (milliseconds). */
+  /** Interval between checks while JetStream answers (milliseconds); at most `DOWN_RECHECK_MS` while not. */
   readonly intervalMs: number;
-  /** A check slower than this counts as failed (milliseconds). */
+  /** A check slower than this counts as failed (milliseconds); at most `DOWN_TIMEOUT_MS` while down. */
   readonly timeoutMs: number;
   readonly clock: Clock;
   readonly metrics: QueueMetrics;
   readonly logger: Logger;
 }
+
+/**
+ * While the stream is unusable (e.g. its servers electing a new leader) checks run this often
+ * (milliseconds) and give up after `DOWN_TIMEOUT_MS`: readiness returns within a fraction of a
+ * second of the election, not a whole interval plus a timeout later.
+ */
+const DOWN_RECHECK_MS = 250;
+const DOWN_TIMEOUT_MS = 1000;
 
 /**
  * Checks JetStream in the background (one stream-info request per interval), so that admission
@@ -43,6 +51,7 @@ export class JetStreamMonitor {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private last: { seq: number; messages: number } | null = null;
+  private leader: string | null = null;
   private stream = { messages: 0, bytes: 0, maxBytes: 0 };
 
   constructor(private readonly o: JetStreamMonitorOptions) {
@@ -84,12 +93,21 @@ export class JetStreamMonitor {
     }
   }
 
+  /**
+   * Checks now (coalesced with a check in flight): a publish that failed while the stream seemed
+   * usable says it may not be, and readiness should know before the next interval.
+   */
+  checkNow(): void {
+    if (!this.stopped) void this.runCheck();
+  }
+
   private runCheck(): Promise<void> {
     this.checking ??= this.check().finally(() => {
       this.checking = null;
       if (this.stopped) return;
       if (this.timer) clearTimeout(this.timer);
-      this.timer = setTimeout(() => void this.runCheck(), this.o.intervalMs);
+      const interval = this.reachable ? this.o.intervalMs : Math.min(this.o.intervalMs, DOWN_RECHECK_MS);
+      this.timer = setTimeout(() => void this.runCheck(), interval);
       this.timer.unref();
     });
     return this.checking;
@@ -102,11 +120,13 @@ export class JetStreamMonitor {
       return;
     }
     try {
-      const info = await withTimeout(jsm.streams.info(topology.stream), this.o.timeoutMs, this.noAnswer());
+      const timeoutMs = this.checkTimeoutMs();
+      const info = await withTimeout(jsm.streams.info(topology.stream), timeoutMs, this.noAnswer(timeoutMs));
       const { messages, bytes, last_seq: seq } = info.state;
       metrics.streamMessages.set(messages);
       metrics.streamBytes.set(bytes);
       metrics.streamMaxBytes.set(info.config.max_bytes);
+      this.watchReplicas(info);
       this.stream = { messages, bytes, maxBytes: info.config.max_bytes };
       if (this.last !== null) {
         // Removed since the last check = published (sequence advance) − growth of the backlog.
@@ -118,8 +138,8 @@ export class JetStreamMonitor {
         for (const lane of ['error', 'standard'] as const) {
           const c = await withTimeout(
             jsm.consumers.info(topology.stream, topology.consumers[lane]),
-            this.o.timeoutMs,
-            this.noAnswer(),
+            timeoutMs,
+            this.noAnswer(timeoutMs),
           );
           metrics.consumerPending.set({ consumer: lane }, c.num_pending);
           metrics.consumerAckPending.set({ consumer: lane }, c.num_ack_pending);
@@ -137,8 +157,34 @@ export class JetStreamMonitor {
     }
   }
 
-  private noAnswer(): string {
-    return `JetStream did not answer within ${this.o.timeoutMs} ms`;
+  /**
+   * Replica gauges and leader moves. A stream on a single server has no cluster section: one copy,
+   * current. On a cluster, the leader's copy counts as current while it leads.
+   */
+  private watchReplicas(info: StreamInfo): void {
+    const { metrics, logger, topology } = this.o;
+    metrics.streamReplicas.set(info.config.num_replicas || 1);
+    const cluster = info.cluster;
+    if (!cluster) {
+      metrics.streamReplicasCurrent.set(1);
+      return;
+    }
+    const followers = (cluster.replicas ?? []).filter((r) => r.current && !r.offline).length;
+    metrics.streamReplicasCurrent.set((cluster.leader ? 1 : 0) + followers);
+    const leader = cluster.leader ?? null;
+    if (leader !== null && this.leader !== null && leader !== this.leader) {
+      metrics.streamLeaderChanges.inc();
+      logger.info({ stream: topology.stream, from: this.leader, to: leader }, 'stream leader moved');
+    }
+    if (leader !== null) this.leader = leader;
+  }
+
+  private checkTimeoutMs(): number {
+    return this.reachable ? this.o.timeoutMs : Math.min(this.o.timeoutMs, DOWN_TIMEOUT_MS);
+  }
+
+  private noAnswer(timeoutMs: number): string {
+    return `JetStream did not answer within ${timeoutMs} ms`;
   }
 
   private set(up: boolean, err: unknown): void {

@@ -6,11 +6,12 @@ import {
   retryAfterToDrain,
 } from '../intake/retry-after';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
-import { EVENT_COUNT_HEADER, eventMessages } from './event-batches';
+import { CoalescingPublisher } from './coalescing-publisher';
 import type { QueueTopology } from './topology';
 
 export interface JetStreamSinkOptions {
-  readonly publisher: Pick<AsyncPublisher, 'publishAll'>;
+  /** Null until the link to JetStream is up (the collector listens before): offers answer unavailable. */
+  readonly publisher: () => Pick<AsyncPublisher, 'publishAll'> | null;
   readonly topology: QueueTopology;
   /** Most events awaiting their publish ack at once in this process; past it, `offer` answers queue_full. */
   readonly maxPendingAcks: number;
@@ -20,10 +21,29 @@ export interface JetStreamSinkOptions {
   readonly publishTimeoutMs: number;
   /** Whether the background check last reached JetStream (`JetStreamMonitor.up`). */
   readonly up: () => boolean;
+  /**
+   * Told when a publish got no ack, or no stream answered it, while the stream seemed usable
+   * (`JetStreamMonitor.checkNow`): e.g. its leader just died, and the next requests should get
+   * their 503 from memory rather than each after the publish timeout.
+   */
+  readonly onUnavailable: () => void;
   /** Messages the workers remove from the stream per second (`JetStreamMonitor.drainRate`). */
   readonly drainPerSecond: () => number;
   readonly metrics: QueueMetrics;
 }
+
+/**
+ * Messages of one lane awaiting their acks at once, per collector: one with whatever waited, more
+ * only when full ones wait (see `CoalescingPublisher`), so that a lane is never capped at one
+ * message per ack round trip.
+ */
+const MESSAGES_IN_FLIGHT_PER_LANE = 4;
+/**
+ * Payload at which a shared message takes no further request (bytes): JetStream's CPU per event
+ * falls with the message's size, most of all on a replicated stream (docs/CAPACITY.md). A request
+ * larger than this still goes in one message, up to the server's `max_payload`.
+ */
+const MESSAGE_TARGET_BYTES = 256 * 1024;
 
 /** JetStream's "maximum bytes/messages exceeded" (a discard-new stream at its limit). */
 const STREAM_STORE_FAILED = 10077;
@@ -48,12 +68,14 @@ function failureOf(o: PublishOutcome): Failure | null {
 }
 
 /**
- * The tier-4 sink: a request's events of one lane are published to the lane's subject as one
- * message (more only past the server's payload limit, see `eventMessages`) whose `Nats-Msg-Id`
- * digests the events' `(id, ts)` (JetStream drops a repeat inside the duplicate window, so a
- * retried request costs nothing; past it the database's dedupe stores each event once), and the
- * answer is `taken` only after every ack arrived: a 202 then means "persisted by JetStream" (see
- * docs/cluster.md, "What 202 means", for what that means on power loss).
+ * The tier-4 sink: a request's events of one lane go to the lane's subject through its
+ * `CoalescingPublisher` (alone when the lane is idle; with the other requests that arrived while
+ * earlier messages awaited their acks, under load), in messages whose `Nats-Msg-Id` digests the
+ * events' `(id, ts)` (JetStream drops a repeat inside the duplicate window; the database's dedupe
+ * stores each event once in any case), and the answer is `taken` only after the ack of every
+ * message holding its events: a 202 then means "persisted by JetStream", on a replicated stream
+ * by a majority of its servers (JetStream's leader acks once its RAFT group committed the
+ * message; see docs/cluster.md, "What 202 means", for what that means on power loss).
  *
  * Never waits for room: past `maxPendingAcks` events in flight, a full stream, or JetStream
  * unreachable, it answers at once; a publish that gets no ack is bounded by `publishTimeoutMs`.
@@ -63,6 +85,7 @@ function failureOf(o: PublishOutcome): Failure | null {
 export class JetStreamSink implements EventSink {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
+  private lanes: Record<LaneName, CoalescingPublisher> | null = null;
 
   constructor(private readonly o: JetStreamSinkOptions) {
     o.metrics.onCollect(() => o.metrics.pendingAcks.set(this.pending));
@@ -80,7 +103,8 @@ export class JetStreamSink implements EventSink {
   async offer(lane: LaneName, items: readonly SinkItem[], _now: number): Promise<SinkAnswer> {
     const { o } = this;
     const n = items.length;
-    if (!o.up()) {
+    const publisher = o.publisher();
+    if (!o.up() || publisher === null) {
       o.metrics.publishRefused.inc({ reason: 'unavailable' }, n);
       return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
@@ -88,39 +112,25 @@ export class JetStreamSink implements EventSink {
       o.metrics.publishRefused.inc({ reason: 'pending_acks' }, n);
       return { taken: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_AFTER_S };
     }
-    const subject = o.topology.subjects[lane];
+    this.lanes ??= {
+      error: this.coalescer('error', publisher),
+      standard: this.coalescer('standard', publisher),
+    };
     const started = process.hrtime.bigint();
-    const messages = eventMessages(
-      lane,
-      items.map((i) => i.event),
-      o.maxPayloadBytes(),
-    );
     this.pending += n;
     let outcomes: PublishOutcome[];
     try {
-      outcomes = await o.publisher.publishAll(
-        subject,
-        messages.map((m) => ({
-          data: m.data,
-          msgId: m.msgId,
-          headers: { [EVENT_COUNT_HEADER]: String(m.events) },
-        })),
-        o.publishTimeoutMs,
-      );
+      outcomes = await this.lanes[lane].publish(items.map((i) => i.event));
     } finally {
       this.pending -= n;
       if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
     let failure: Failure | null = null;
-    let failed = 0;
-    for (let i = 0; i < outcomes.length; i++) {
-      const outcome = outcomes[i] as PublishOutcome;
+    let messagesFailed = 0;
+    for (const outcome of outcomes) {
       const kind = failureOf(outcome);
-      if (kind === null) {
-        if (outcome.kind === 'stored' && outcome.duplicate) o.metrics.publishDuplicates.inc();
-        continue;
-      }
-      failed += messages[i]?.events ?? 0;
+      if (kind === null) continue;
+      messagesFailed++;
       // A full stream wins: the client should slow down, not fail over.
       if (failure === null || kind === 'stream_full') failure = kind;
     }
@@ -129,10 +139,12 @@ export class JetStreamSink implements EventSink {
       Number(process.hrtime.bigint() - started) / 1e9,
     );
     if (failure === null) return { taken: true };
-    o.metrics.publishRefused.inc({ reason: failure }, failed);
+    // Not taken: the client resends every event of the request.
+    o.metrics.publishRefused.inc({ reason: failure }, n);
     if (failure === 'stream_full') {
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messages.length) };
+      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messagesFailed) };
     }
+    o.onUnavailable();
     return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
   }
 
@@ -140,6 +152,20 @@ export class JetStreamSink implements EventSink {
   drained(): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private coalescer(lane: LaneName, publisher: Pick<AsyncPublisher, 'publishAll'>): CoalescingPublisher {
+    const { o } = this;
+    return new CoalescingPublisher({
+      lane,
+      subject: o.topology.subjects[lane],
+      publisher,
+      maxPayloadBytes: o.maxPayloadBytes,
+      publishTimeoutMs: o.publishTimeoutMs,
+      maxInFlight: MESSAGES_IN_FLIGHT_PER_LANE,
+      targetBytes: MESSAGE_TARGET_BYTES,
+      metrics: o.metrics,
+    });
   }
 
   /** Seconds until the workers have removed `needed` messages at their recent rate: [1, 30]. */

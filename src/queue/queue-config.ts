@@ -47,6 +47,7 @@ export function queueConfig(config: Config, role: 'collector' | 'worker'): Queue
       maxAgeMs: config.natsMaxAgeMs,
       duplicateWindowMs: config.natsDuplicateWindowMs,
       deadLetterMaxAgeMs: config.natsDeadLetterMaxAgeMs,
+      replicas: config.natsReplicas,
     },
     consumerLimits: { ackWaitMs: config.workerAckWaitMs, maxAckPending: config.workerMaxAckPending },
   };

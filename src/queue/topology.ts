@@ -11,6 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { LaneName } from '../pipeline/lane';
+import { streamDifferences, type ManagedStreamConfig, type StreamDifference } from './stream-differences';
 
 /** Names of the stream, subjects and consumers, all derived from two settings. */
 export interface QueueTopology {
@@ -45,6 +46,8 @@ export interface StreamLimits {
   readonly duplicateWindowMs: number;
   /** How long dead letters are kept (milliseconds). */
   readonly deadLetterMaxAgeMs: number;
+  /** Copies of each message when a stream is created (1, 3 or 5); an existing stream keeps its own. */
+  readonly replicas: number;
 }
 
 export interface ConsumerLimits {
@@ -58,6 +61,11 @@ export interface ConsumerLimits {
 const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
 const CONSUMER_NOT_FOUND = 10014;
+/** "replicas > 1 not supported in non-clustered mode". */
+const REPLICAS_NOT_CLUSTERED = 10074;
+/** "no suitable peers for placement" / "insufficient resources": too few servers for the replicas. */
+const NO_SUITABLE_PEERS = 10005;
+const INSUFFICIENT_RESOURCES = 10023;
 
 export function apiErrorCode(err: unknown): number | null {
   return err instanceof JetStreamApiError ? err.code : null;
@@ -68,22 +76,82 @@ export function isStreamNotFound(err: unknown): boolean {
 }
 
 /**
- * Creates `config.name`, or updates it to `config` when it exists. Two processes starting at once
- * may both try to create it: the loser updates instead. A change JetStream cannot make in place
+ * JetStream cannot place a stream on `replicas` servers: `not_clustered`, the server is a single
+ * node (no retry can help); `too_few_servers`, fewer servers with JetStream are up than replicas
+ * (more may come up).
+ */
+export class StreamPlacementError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly replicas: number,
+    readonly kind: 'not_clustered' | 'too_few_servers',
+    cause: unknown,
+  ) {
+    super(
+      `JetStream cannot place stream ${stream} on ${replicas} servers: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = 'StreamPlacementError';
+  }
+}
+
+/** What `ensureStreams` found and did for one stream. */
+export interface StreamReport {
+  readonly stream: string;
+  readonly created: boolean;
+  /** Replicas of the stream now, and the configured value. */
+  readonly replicas: { readonly stream: number; readonly setting: number };
+  /** Settings the existing stream differed in, now updated to the configured values. */
+  readonly updated: Readonly<Record<string, StreamDifference>>;
+}
+
+/**
+ * Creates `wanted.name`, or brings the existing stream's settings to `wanted` except its replicas
+ * (see `streamDifferences`); updates only when something differs. Two processes starting at once
+ * may both try to create it: the loser reads it instead. A change JetStream cannot make in place
  * (e.g. another retention policy) rejects with JetStream's own message.
  */
-async function upsertStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+async function ensureStream(jsm: JetStreamManager, wanted: ManagedStreamConfig): Promise<StreamReport> {
   for (let attempt = 0; ; attempt++) {
+    let existing: Partial<StreamConfig> | null = null;
     try {
-      await jsm.streams.info(config.name);
-      return await jsm.streams.update(config.name, config);
+      existing = (await jsm.streams.info(wanted.name)).config;
     } catch (err) {
       if (!isStreamNotFound(err)) throw err;
     }
+    if (existing !== null) {
+      const { update, kept } = streamDifferences(existing, wanted);
+      if (Object.keys(update).length > 0) {
+        const { num_replicas: _kept, ...settings } = wanted;
+        await jsm.streams.update(wanted.name, settings);
+      }
+      return {
+        stream: wanted.name,
+        created: false,
+        replicas: {
+          stream: (kept.num_replicas?.stream as number | undefined) ?? wanted.num_replicas,
+          setting: wanted.num_replicas,
+        },
+        updated: update,
+      };
+    }
     try {
-      return await jsm.streams.add(config);
+      await jsm.streams.add(wanted);
+      return {
+        stream: wanted.name,
+        created: true,
+        replicas: { stream: wanted.num_replicas, setting: wanted.num_replicas },
+        updated: {},
+      };
     } catch (err) {
-      if (apiErrorCode(err) !== STREAM_NAME_IN_USE || attempt >= 2) throw err;
+      const code = apiErrorCode(err);
+      if (code === REPLICAS_NOT_CLUSTERED) {
+        throw new StreamPlacementError(wanted.name, wanted.num_replicas, 'not_clustered', err);
+      }
+      if (code === NO_SUITABLE_PEERS || code === INSUFFICIENT_RESOURCES) {
+        throw new StreamPlacementError(wanted.name, wanted.num_replicas, 'too_few_servers', err);
+      }
+      if (code !== STREAM_NAME_IN_USE || attempt >= 2) throw err;
     }
   }
 }
@@ -92,14 +160,15 @@ async function upsertStream(jsm: JetStreamManager, config: Partial<StreamConfig>
  * The event stream: work-queue retention (a message leaves when a worker acks it, so the size
  * limit measures the backlog, not history), file storage, discard new (a full stream refuses
  * publishes, which collectors turn into 429) and the duplicate window that makes retried
- * publishes free. Plus the dead-letter stream, limits retention, discard old.
+ * publishes free. Plus the dead-letter stream, limits retention, discard old. Both with
+ * `limits.replicas` copies when created; their consumers follow.
  */
 export async function ensureStreams(
   jsm: JetStreamManager,
   topology: QueueTopology,
   limits: StreamLimits,
-): Promise<void> {
-  await upsertStream(jsm, {
+): Promise<StreamReport[]> {
+  const events = await ensureStream(jsm, {
     name: topology.stream,
     subjects: [topology.subjects.error, topology.subjects.standard],
     retention: RetentionPolicy.Workqueue,
@@ -109,9 +178,9 @@ export async function ensureStreams(
     max_age: nanos(limits.maxAgeMs),
     // The duplicate window may not exceed the stream's max age.
     duplicate_window: nanos(Math.min(limits.duplicateWindowMs, limits.maxAgeMs)),
-    num_replicas: 1,
+    num_replicas: limits.replicas,
   });
-  await upsertStream(jsm, {
+  const dead = await ensureStream(jsm, {
     name: topology.deadLetterStream,
     subjects: [topology.deadLetterSubject],
     retention: RetentionPolicy.Limits,
@@ -120,14 +189,17 @@ export async function ensureStreams(
     max_bytes: limits.maxBytes,
     max_age: nanos(limits.deadLetterMaxAgeMs),
     duplicate_window: nanos(Math.min(limits.duplicateWindowMs, limits.deadLetterMaxAgeMs)),
-    num_replicas: 1,
+    num_replicas: limits.replicas,
   });
+  return [events, dead];
 }
 
 /**
  * One durable pull consumer per lane, created or updated. `max_deliver` stays unlimited: the
  * worker counts deliveries itself and moves a message that keeps failing to the dead-letter
  * subject, where JetStream would only stop delivering it and leave it in the work queue.
+ * `num_replicas` is left unset: a consumer then has its stream's replicas (a work-queue stream
+ * requires that), so its ack state survives what the stream survives.
  */
 export async function ensureConsumers(
   jsm: JetStreamManager,

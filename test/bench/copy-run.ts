@@ -12,6 +12,8 @@ export interface CopyRunResult {
   readonly elapsedMs: number;
   readonly eventsPerSecond: number;
   readonly transactions: number;
+  /** Events of the warm-up chunks, sent before the clock started. */
+  readonly warmupEvents: number;
 }
 
 /** Chunks sent before the clock starts: connection, catalog caches and first pages warm. */
@@ -38,7 +40,11 @@ export async function timeCopy(
   await client.connect();
   try {
     const warmup = Math.min(WARMUP_CHUNKS, Math.floor(chunks.length / 10));
-    for (const chunk of chunks.slice(0, warmup)) await send(client, chunk);
+    let warmupEvents = 0;
+    for (const chunk of chunks.slice(0, warmup)) {
+      await send(client, chunk);
+      warmupEvents += chunk.events;
+    }
     let events = 0;
     let transactions = 0;
     const started = performance.now();
@@ -49,7 +55,7 @@ export async function timeCopy(
       transactions++;
     }
     const elapsedMs = performance.now() - started;
-    return { events, elapsedMs, eventsPerSecond: (events / elapsedMs) * 1000, transactions };
+    return { events, elapsedMs, eventsPerSecond: (events / elapsedMs) * 1000, transactions, warmupEvents };
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -39,6 +39,21 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
   }
 }
 
+/**
+ * Bytes on disk of the tables of `url`'s public schema (every partition, with its indexes and
+ * TOAST): divided by the rows stored, what an event costs on disk.
+ */
+export function storedBytes(url: string): Promise<number> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ bytes: string | null }>(
+      `SELECT sum(pg_total_relation_size(c.oid)) AS bytes
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind = 'r'`,
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  });
+}
+
 /** The Sluice storage on a bench database, as the collector builds it (silent logger). */
 export function benchStorage(
   url: string,

@@ -6,6 +6,10 @@
  * rounds; a ratio is the median of its rounds' (a shared box's load then hits both sides). Bounded:
  * about 15 s a round (BENCH_QUICK=1: one round of about 12 s).
  *
+ * Per round the PostgreSQL backends' CPU per row is read too (of the raw COPY and of the workers'
+ * drain; `pg-backend-cpu.ts`). After the rounds, `queue-replicas.ts` measures the ingest collector
+ * against an R1 and an R3 stream on a three-node cluster of its own (target: R3 ≥ 0.8 × R1).
+ *
  * NATS: `BENCH_NATS_URL`, else `SLUICE_TEST_NATS_URL`, else nats://127.0.0.1:4222; each round has
  * a stream of its own, deleted at the end.
  *
@@ -20,25 +24,22 @@ import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
 import { CLI_SCRIPT, cleanEnv, collectorNodeArgs, startCollector } from './collector-process';
 import { freePort } from '../../src/cluster/free-port';
-import { createHttpClient } from './http-client';
-import { runClosedLoop } from './load-closed';
-import { ratePerSecond, statusCount, type LoadResult } from './load-result';
-import { BenchDatabases, RowCounter } from './pg-bench-db';
+import { closedLoop, intakeExtra, WARMUP_REQUESTS, type Intake } from './queue-intake';
+import { BenchDatabases, RowCounter, storedBytes } from './pg-bench-db';
 import { figure, round } from './rows';
 import { median } from './suites/limits';
+import { PgBackendCpu } from './pg-backend-cpu';
+import { runReplicaRounds } from './queue-replicas';
 import { startService, type ServiceProcess } from './service-process';
 import { telemetryEvents } from './telemetry-events';
 import type { BenchRow } from './types';
 import { BodyCorpus, EventGenerator } from './workload';
 
 const SUITE = 'queue';
-/** Requests in flight in both closed loops. */
-const CONCURRENCY = 16;
 const WORKERS = 2;
 const WORKER_BATCH = 2000;
 /** Events per COPY transaction of the baseline (as the limits suite). */
 const COPY_EVENTS_PER_TRANSACTION = 1000;
-const WARMUP_REQUESTS = 100;
 /** Paired rounds of a full run (BENCH_QUICK=1: one); each ratio is the median of its rounds. */
 const ROUNDS = 3;
 /** Longest wait for the workers to store the backlog (milliseconds). */
@@ -58,68 +59,6 @@ function profileArgs(): string[] {
 
 function natsUrl(): string {
   return process.env.BENCH_NATS_URL ?? process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-}
-
-interface Intake {
-  readonly load: LoadResult;
-  readonly acceptedPerSecond: number;
-  readonly acceptedTotal: number;
-  /** The collector's CPU per event it accepted in the measured window (microseconds). */
-  readonly cpuMicrosPerEvent: number;
-}
-
-/** Warm-up (not measured), then a closed loop over `bodies` for `ms`; returns what the server accepted. */
-async function closedLoop(
-  collector: ServiceProcess,
-  warmup: BodyCorpus,
-  bodies: BodyCorpus,
-  ms: number,
-): Promise<Intake> {
-  const client = createHttpClient(collector.origin, CONCURRENCY);
-  try {
-    const warm = await runClosedLoop({
-      client,
-      path: '/v1/events',
-      bodies: warmup.bodies.slice(0, WARMUP_REQUESTS),
-      concurrency: CONCURRENCY,
-      maxMs: 1500,
-    });
-    const cpuBefore = collector.sample().cpuSeconds;
-    const load = await runClosedLoop({
-      client,
-      path: '/v1/events',
-      bodies: bodies.bodies,
-      concurrency: CONCURRENCY,
-      maxMs: ms,
-    });
-    return {
-      load,
-      acceptedPerSecond: ratePerSecond(load, load.accepted),
-      acceptedTotal: warm.accepted + load.accepted,
-      cpuMicrosPerEvent: ((collector.sample().cpuSeconds - cpuBefore) * 1e6) / Math.max(1, load.accepted),
-    };
-  } finally {
-    await client.close();
-  }
-}
-
-/** Latency and answers of one side over the rounds: medians, and every round's 429 share. */
-function intakeExtra(runs: readonly Round[], side: (r: Round) => Intake): Record<string, number | string> {
-  const loads = runs.map(side);
-  const ok = loads.map((r) => r.load.latencyByStatus.get(202));
-  return {
-    concurrency: CONCURRENCY,
-    cpu_us_per_event: round(median(loads.map((r) => r.cpuMicrosPerEvent))),
-    p50_ms: round(median(ok.map((l) => l?.p50 ?? NaN))),
-    p99_ms: round(median(ok.map((l) => l?.p99 ?? NaN))),
-    answered_429: loads
-      .map((r) => `${round((statusCount(r.load, 429) / Math.max(1, r.load.requests)) * 100)}%`)
-      .join('/'),
-    not_2xx_4xx: loads.reduce(
-      (sum, r) => sum + r.load.requests - statusCount(r.load, 202) - statusCount(r.load, 429),
-      0,
-    ),
-  };
 }
 
 async function startWorker(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
@@ -191,13 +130,22 @@ class StreamDrain {
 
 /** One round's four measurements, back to back on the same box. */
 interface Round {
-  readonly copy: { readonly eventsPerSecond: number; readonly events: number };
+  readonly copy: {
+    readonly eventsPerSecond: number;
+    readonly events: number;
+    /** CPU of the COPY's PostgreSQL backend per row (microseconds). */
+    readonly postgresCpuMicrosPerRow: number;
+  };
   readonly direct: Intake;
   readonly ingest: Intake;
   readonly drain: {
     readonly eventsPerSecond: number;
     readonly backlog: number;
     readonly cpuMicrosPerEvent: number;
+    /** CPU of the workers' PostgreSQL backends per row stored (microseconds). */
+    readonly postgresCpuMicrosPerRow: number;
+    /** Bytes on disk per row stored, indexes included. */
+    readonly bytesPerRow: number;
     readonly allStored: boolean;
     readonly stored: number;
   };
@@ -255,11 +203,16 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
     const i = await closedLoop(ingest, x.warmup, x.bodies, x.windowMs);
 
     const copyDb = await x.databases.fresh(`queue_copy_${round}`);
-    const copied = await rawCopy(
-      copyDb.url,
-      sluiceCopyChunks(telemetryEvents(x.copyEvents, 33 + round), COPY_EVENTS_PER_TRANSACTION),
-      x.copyMaxMs,
+    const copyChunks = sluiceCopyChunks(
+      telemetryEvents(x.copyEvents, 33 + round),
+      COPY_EVENTS_PER_TRANSACTION,
     );
+    const copyBackend = new PgBackendCpu(copyDb.url);
+    await copyBackend.start();
+    const copied = await rawCopy(copyDb.url, copyChunks, x.copyMaxMs);
+    // The backend's CPU covers the warm-up chunks too.
+    const copyRows = copied.events + copied.warmupEvents;
+    const copyPgCpu = await copyBackend.stop();
     await x.databases.drop(copyDb);
 
     const counter = new RowCounter(queueDb.url);
@@ -275,6 +228,9 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
       const drain = new StreamDrain(natsUrl(), stream);
       let timed: DrainTiming;
       let workerCpuSeconds = NaN;
+      let postgresCpuSeconds = NaN;
+      const backends = new PgBackendCpu(queueDb.url);
+      await backends.start();
       try {
         const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(workerEnv)));
         for (const w of workers) track(w);
@@ -283,13 +239,19 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
         timed = await drain.time(counter, DRAIN_TIMEOUT_MS);
         workerCpuSeconds = cpu() - cpuBefore;
       } finally {
+        postgresCpuSeconds = await backends.stop();
         await drain.close();
       }
       // Every message acked means every event committed (ack after commit); the count confirms it.
       const total = i.acceptedTotal;
       const last = await counter.waitFor(total, 5000, 50);
+      const bytesPerRow = (await storedBytes(queueDb.url)) / Math.max(1, last.rows);
       return {
-        copy: { eventsPerSecond: copied.eventsPerSecond, events: copied.events },
+        copy: {
+          eventsPerSecond: copied.eventsPerSecond,
+          events: copied.events,
+          postgresCpuMicrosPerRow: (copyPgCpu * 1e6) / Math.max(1, copyRows),
+        },
         direct: d,
         ingest: i,
         drain: {
@@ -299,6 +261,8 @@ async function runRound(x: RoundInputs, round: number): Promise<Round> {
               : NaN,
           backlog: total,
           cpuMicrosPerEvent: (workerCpuSeconds * 1e6) / Math.max(1, total),
+          postgresCpuMicrosPerRow: (postgresCpuSeconds * 1e6) / Math.max(1, total),
+          bytesPerRow,
           allStored: last.at !== null && timed.endAt !== null,
           stored: last.rows,
         },
@@ -339,7 +303,11 @@ export async function runQueueBench(): Promise<BenchRow[]> {
       'raw COPY, local client (this suite)',
       median(of((r) => r.copy.eventsPerSecond)),
       'events/s',
-      { runs: joined(of((r) => r.copy.eventsPerSecond)), events: runs[0]?.copy.events ?? 0 },
+      {
+        runs: joined(of((r) => r.copy.eventsPerSecond)),
+        events: runs[0]?.copy.events ?? 0,
+        postgres_cpu_us_per_row: round(median(of((r) => r.copy.postgresCpuMicrosPerRow))),
+      },
     );
     const directRow = figure(
       SUITE,
@@ -384,12 +352,21 @@ export async function runQueueBench(): Promise<BenchRow[]> {
         backlog_events: joined(of((r) => r.drain.backlog)),
         batch: WORKER_BATCH,
         worker_cpu_us_per_event: round(median(of((r) => r.drain.cpuMicrosPerEvent))),
+        postgres_cpu_us_per_row: round(median(of((r) => r.drain.postgresCpuMicrosPerRow))),
+        bytes_on_disk_per_row: round(median(of((r) => r.drain.bytesPerRow))),
         all_stored: runs.every((r) => r.drain.allStored)
           ? 'yes'
           : `NO (${runs.map((r) => `${r.drain.stored}/${r.drain.backlog}`).join(', ')})`,
       },
     };
-    return [copyRow, directRow, ingestRow, drainRow];
+    const replicaRows = await runReplicaRounds({
+      databases,
+      rounds,
+      windowMs: x.windowMs,
+      warmup,
+      bodies,
+    });
+    return [copyRow, directRow, ingestRow, drainRow, ...replicaRows];
   } finally {
     await Promise.all(x.processes.map((p) => p.stop()));
     const nc = await connect({ servers: natsUrl(), timeout: 3000 }).catch(() => null);

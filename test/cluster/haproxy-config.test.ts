@@ -9,7 +9,7 @@ import {
   timingProblems,
 } from '../../src/cluster/check-timing';
 import { parseClusterArgs } from '../../src/cluster/cluster-args';
-import { findProgram, requireProgram, searchFolders } from '../../src/cluster/executables';
+import { requireProgram, searchFolders } from '../../src/cluster/executables';
 import {
   deriveHaproxyConfig,
   formatHaproxyTime,
@@ -19,6 +19,7 @@ import {
 import { locateRepoFiles } from '../../src/cluster/repo-files';
 import { loadConfig } from '../../src/config/load';
 import { TEST_TIMING } from './support/test-cluster';
+import { dockerCompose, serviceBlock } from '../support/compose-file';
 
 const files = locateRepoFiles();
 const template = readFileSync(files.haproxyCfg, 'utf8');
@@ -214,26 +215,6 @@ describe('haproxy.cfg and the collector settings', () => {
   });
 });
 
-/** `docker-compose <args>` on the repository's file: exit status and output. */
-function dockerCompose(args: readonly string[], env: Record<string, string> = {}) {
-  const compose = findProgram('docker-compose', searchFolders(process.env.PATH));
-  if (compose === null) throw new Error('docker-compose is not installed: apt-get install -y docker-compose');
-  const r = spawnSync(compose, ['-f', path.join(files.root, 'docker-compose.yml'), ...args], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** The lines of one service in `docker-compose config` output (two-space indented YAML). */
-function serviceBlock(config: string, service: string): string {
-  const lines = config.split('\n');
-  const start = lines.indexOf(`  ${service}:`);
-  if (start === -1) throw new Error(`no service ${service} in:\n${config}`);
-  const end = lines.findIndex((l, i) => i > start && /^ {2}\S/.test(l));
-  return lines.slice(start, end === -1 ? undefined : end).join('\n');
-}
-
 describe('docker-compose.yml, deploy/ and haproxy.cfg agree', () => {
   /** `docker-compose config` with the defaults a user gets (each run takes seconds: read once). */
   let defaultConfig = '';
@@ -309,6 +290,11 @@ describe('docker-compose.yml, deploy/ and haproxy.cfg agree', () => {
       'sluice_scheduler_runs_total',
       'sluice_ratelimit_fallback_active',
       'haproxy_backend_http_responses_total',
+      'sluice_queue_stream_bytes',
+      'sluice_queue_consumer_pending_messages',
+      'sluice_queue_publish_duration_seconds_bucket',
+      'sluice_queue_publish_refused_total',
+      'sluice_queue_stream_replicas_current',
     ]) {
       expect(exprs).toContain(metric);
     }

@@ -18,7 +18,7 @@ import { waitFor } from '../support/http';
 import { reachable } from '../support/services';
 import { storedCounts } from '../support/pg-client';
 import { spawnSluice, waitUntilReady, type SluiceProcess } from '../support/sluice-process';
-const NATS_SERVER = process.env.SLUICE_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+import { NATS_SERVER_BIN, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 export function sharedNatsUrl(): string {
   return process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -86,12 +86,15 @@ export interface WorkerProcess extends SluiceProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a worker with `env` and waits until its /readyz answers 200. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+/** Starts a worker with `env` and waits until its /readyz answers 200 (unless `waitReady` is false). */
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  opts: { waitReady?: boolean } = {},
+): Promise<WorkerProcess> {
   const port = await freePort();
   const proc = spawnSluice('worker', { ...env, SLUICE_WORKER_PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilReady(proc, 'worker', url, 20_000);
+  if (opts.waitReady !== false) await waitUntilReady(proc, 'worker', url, 20_000);
   return {
     ...proc,
     url,
@@ -122,13 +125,13 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   const url = `nats://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    const c = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    const c = spawn(NATS_SERVER_BIN, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
       stdio: 'ignore',
     });
     child = c;
     const failed = new Promise<never>((_, reject) =>
       c.once('error', (err) =>
-        reject(new Error(`cannot start ${NATS_SERVER} (${err.message}); apt-get install -y nats-server`)),
+        reject(new Error(`cannot start ${NATS_SERVER_BIN} (${err.message}); apt-get install -y nats-server`)),
       ),
     );
     await Promise.race([waitFor(`nats-server on ${port}`, () => reachable(url, 200), 10_000), failed]);
@@ -219,6 +222,61 @@ export function useQueueFixture(label: string): QueueFixture {
   afterAll(async () => {
     await Promise.all(fixture.processes.map((p) => p.stop()));
     await fixture.q?.cleanup();
+    await fixture.db?.drop();
+  });
+  return fixture;
+}
+
+/** What `useClusterFixture` makes for a test file: a 3-node JetStream cluster, a database, a client. */
+export interface ClusterFixture {
+  cluster: NatsCluster;
+  db: TestDatabase;
+  /** A management connection given every node. */
+  jsm: JetStreamManager;
+  /** Collectors and workers the tests start: stopped after each test. */
+  readonly processes: Array<CollectorProcess | WorkerProcess>;
+  /** Names of a stream of the test's own on the cluster, and the `SLUICE_*` variables naming it and the database. */
+  stream(label: string): { stream: string; prefix: string; env: Record<string, string> };
+}
+
+/**
+ * A JetStream cluster of three nats-server processes on loopback and a database, made before the
+ * calling file's tests and removed after them (never the shared NATS).
+ */
+export function useClusterFixture(label: string): ClusterFixture {
+  let nc: NatsConnection | undefined;
+  const fixture = {
+    processes: [],
+    stream(name: string) {
+      const stream = `SLUICE_T_${name.toUpperCase()}_${randomBytes(4).toString('hex')}`;
+      const prefix = `sluice-t.${stream.toLowerCase()}`;
+      return {
+        stream,
+        prefix,
+        env: {
+          SLUICE_NATS_URL: fixture.cluster.url,
+          SLUICE_NATS_STREAM: stream,
+          SLUICE_NATS_SUBJECT_PREFIX: prefix,
+          SLUICE_DATABASE_URL: fixture.db.url,
+        },
+      };
+    },
+  } as unknown as ClusterFixture;
+  beforeAll(async () => {
+    [fixture.cluster, fixture.db] = await Promise.all([startNatsCluster(3), createTestDatabase(label)]);
+    nc = await connect({
+      servers: fixture.cluster.nodes.map((n) => n.url),
+      timeout: 3000,
+      maxReconnectAttempts: -1,
+    });
+    fixture.jsm = await jetstreamManager(nc, { timeout: 3000 });
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(fixture.processes.splice(0).map((p) => p.stop()));
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await fixture.cluster?.destroy();
     await fixture.db?.drop();
   });
   return fixture;

@@ -13,11 +13,12 @@ function tool(name: string, installed: () => boolean): SystemTool {
 }
 
 describe('system tools before npm test', () => {
-  it('lists haproxy, prometheus, chromium and docker-compose with their Debian packages', () => {
+  it('lists haproxy, prometheus, chromium, nats-server and docker-compose with their Debian packages', () => {
     expect(REQUIRED_TOOLS.map((t) => [t.name, t.debianPackage])).toEqual([
       ['haproxy', 'haproxy'],
       ['prometheus', 'prometheus'],
       ['chromium', 'chromium'],
+      ['nats-server', 'nats-server'],
       ['docker-compose', 'docker-compose'],
     ]);
   });

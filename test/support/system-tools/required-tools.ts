@@ -41,6 +41,13 @@ export const REQUIRED_TOOLS: readonly SystemTool[] = [
     locate: () => findProgram('chromium', ['/usr/bin']),
   },
   {
+    name: 'nats-server',
+    debianPackage: 'nats-server',
+    neededBy: 'queue tests that run their own NATS servers and JetStream clusters (never the shared one)',
+    // Where Debian installs it (not on every user's PATH) or anywhere on PATH.
+    locate: (envPath) => findProgram('nats-server', [...searchFolders(envPath), '/usr/sbin']),
+  },
+  {
     name: 'docker-compose',
     debianPackage: 'docker-compose',
     neededBy: 'test validating docker-compose.yml (docker-compose config)',

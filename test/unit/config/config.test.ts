@@ -41,6 +41,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}=`));
   });
 
+  it('takes 1, 3 or 5 NATS replicas (default 1) and says why 2 is refused', () => {
+    expect(loadConfig({}).natsReplicas).toBe(1);
+    expect(loadConfig({ SLUICE_NATS_REPLICAS: '3' }).natsReplicas).toBe(3);
+    expect(loadConfig({ SLUICE_NATS_REPLICAS: ' 5 ' }).natsReplicas).toBe(5);
+    for (const bad of ['2', '4', '0', '7', 'three']) {
+      expect(() => loadConfig({ SLUICE_NATS_REPLICAS: bad })).toThrow(
+        /^SLUICE_NATS_REPLICAS=.* must be 1, 3 or 5 \(a replicated stream needs a majority/,
+      );
+    }
+  });
+
   it('serves the console by default; SLUICE_CONSOLE=off turns it off', () => {
     expect(loadConfig({}).console).toBe('on');
     expect(loadConfig({ SLUICE_CONSOLE: 'off' }).console).toBe('off');
