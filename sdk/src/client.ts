@@ -151,6 +151,8 @@ class SluiceClient implements Client {
       if (this.closing) return this.drop('closed');
       if (typeof value !== 'number' || !Number.isFinite(value))
         return this.refuse('metric', name, 'value_invalid');
+      if (Math.abs(value) > CAPTURE_LIMITS.maxMetricMagnitude)
+        return this.refuse('metric', name, 'value_out_of_range');
       if (this.aggregator !== undefined && this.aggregates(name)) {
         if (!isValidName(name, SUMMARY_SUFFIX)) return this.refuse('metric', name, nameRefusal(name));
         const now = Math.floor(this.o.clock.now());

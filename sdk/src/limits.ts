@@ -17,6 +17,8 @@ export const CAPTURE_LIMITS = {
   maxNameLength: 128,
   /** `error.kind` is cut to this length (characters). */
   maxKindLength: 128,
+  /** Largest metric value magnitude; a larger one drops the sample (it would overflow rollup sums). */
+  maxMetricMagnitude: 1e300,
 } as const;
 
 /** The collector's rule for `name`: dotted identifier of letters, digits, `_` and `-`. */

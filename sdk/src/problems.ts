@@ -87,12 +87,13 @@ export function captureProblem(method: string, name: unknown, reason: CaptureRef
 }
 
 /** Why an event is refused at capture: the collector's reason codes for the same faults. */
-export type CaptureRefusal = 'name_invalid' | 'name_too_long' | 'value_invalid';
+export type CaptureRefusal = 'name_invalid' | 'name_too_long' | 'value_invalid' | 'value_out_of_range';
 
 const CAPTURE_REFUSALS: Readonly<Record<CaptureRefusal, string>> = {
   name_invalid: 'the name must be a dotted identifier (letters, digits, _ and - between dots)',
   name_too_long: `the name is longer than ${CAPTURE_LIMITS.maxNameLength} characters (an aggregated metric's with "_summary")`,
   value_invalid: 'the value must be a finite number',
+  value_out_of_range: `the value must lie within ±${CAPTURE_LIMITS.maxMetricMagnitude} (rollup sums of larger values overflow)`,
 };
 
 /** The problem of options that cannot make a working client. */

@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../clock';
 import type { Config } from '../config/load';
 import { createApp } from '../http/app';
 import { withOverloadGate } from '../http/overload-gate';
+import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
@@ -22,7 +23,7 @@ import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
-import { DEFAULT_BACKOFF } from '../pipeline/backoff';
+import { WRITER_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
 import { BoundedLane } from '../pipeline/lane';
 import { AsyncPublisher } from '../queue/async-publisher';
@@ -102,6 +103,13 @@ async function startLaneIntake(
     }
   });
 
+  const health = new StorageHealthMonitor({
+    ping: () => storage.ping(),
+    readiness,
+    intervalMs: config.healthIntervalMs,
+    timeoutMs: config.storageTimeoutMs,
+    logger: logger.child({ component: 'health' }),
+  });
   const writer = new BatchWriterLoop({
     errorLane,
     standardLane,
@@ -109,17 +117,11 @@ async function startLaneIntake(
     batchSize: config.batchSize,
     flushIntervalMs: config.flushIntervalMs,
     maxInFlight: config.writeConcurrency,
-    backoff: DEFAULT_BACKOFF,
+    backoff: WRITER_BACKOFF,
+    health,
     clock,
     logger: logger.child({ component: 'writer' }),
     metrics,
-  });
-  const health = new StorageHealthMonitor({
-    ping: () => storage.ping(),
-    readiness,
-    intervalMs: config.healthIntervalMs,
-    timeoutMs: config.storageTimeoutMs,
-    logger: logger.child({ component: 'health' }),
   });
   await health.start();
   writer.start();
@@ -266,6 +268,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
   const turns = new TurnQueue();
+  const refusals = new RefusalEpisodes({ logger, clock });
   const activity = new AppActivity();
   const pipeline = new PipelineState({
     mode: config.mode,
@@ -318,6 +321,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxEventsPerRequest: config.maxEventsPerRequest,
     maxAttributes: config.maxAttributes,
     turns,
+    refusals,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
@@ -336,6 +340,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metrics,
     turns,
     draining: () => readiness.draining,
+    refusals,
     admissionMetrics: admission.metrics,
     clock,
     logger,
@@ -350,6 +355,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },
+      { name: 'refusal log', close: () => refusals.close() },
       { name: 'pipeline state', close: () => sampler.close() },
     ],
     drainDelayMs: config.drainDelayMs,

@@ -164,7 +164,7 @@ export const CORE_SETTINGS = {
   readWaitMs: setting({
     env: 'SLUICE_PG_READ_WAIT_MS',
     default: '250',
-    doc: 'PostgreSQL: longest a read waits for a free read connection before it is answered 503 storage_busy with Retry-After.',
+    doc: 'PostgreSQL: longest a read waits for a free read connection (then 503 storage_busy) or to connect (then 503 storage_unavailable), with Retry-After.',
     parse: duration(1, 60_000, 'ms'),
   }),
   storageTimeoutMs: setting({

@@ -17,6 +17,8 @@ export const REJECTION_REASONS = {
   source_invalid: 'source must be an object whose app is non-empty text within the length limit',
   source_field_invalid: 'source.version and source.env must be text within the length limit',
   value_invalid: 'a metric needs a finite number value or a summary',
+  value_out_of_range:
+    'metric values (value, summary min and max) must lie within ±1e300, and a summary sum within ±count × 1e300, so that rollup sums stay finite',
   summary_invalid:
     'summary must be {count, min, max, sum, avg} of finite numbers, count an integer ≥ 1, min ≤ max and avg = sum / count',
   error_invalid: 'an error event needs error: {message, kind?, stack?}, each text within its length limit',

@@ -2,6 +2,7 @@ import { isAttributeKey } from './attribute-key';
 import { cutText, isStorableText, TRUNCATED } from './cut-text';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from './event-size';
 import type { EventLimits } from './limits';
+import { isWithinMetricBound, summaryOutOfRange } from './metric-bound';
 import type { Rejection, RejectionReason } from './rejection';
 import { sortKeys } from './sort-keys';
 import { summaryFault } from './summary-rule';
@@ -49,6 +50,8 @@ function parseSummary(v: unknown): MetricSummary {
   const s = { count, min, max, sum, avg } as MetricSummary;
   const fault = summaryFault(s);
   if (fault !== null) fail('summary_invalid', fault);
+  const outOfRange = summaryOutOfRange(s);
+  if (outOfRange !== null) fail('value_out_of_range', outOfRange);
   return s;
 }
 
@@ -148,6 +151,7 @@ function validateOrThrow(
       if (raw.value !== undefined && raw.value !== null) fail('value_invalid', 'value');
       summary = parseSummary(raw.summary);
     } else if (typeof raw.value === 'number' && Number.isFinite(raw.value)) {
+      if (!isWithinMetricBound(raw.value)) fail('value_out_of_range', 'value');
       value = raw.value;
     } else {
       fail('value_invalid', 'value');

@@ -14,6 +14,7 @@ import type { MetricResolution, Storage } from '../storage/port';
 import { authenticate } from './authenticate';
 import { CORS_METHODS, cors, corsPolicy } from './cors';
 import { eventsListener } from './events-listener';
+import type { RefusalEpisodes } from './refusal-episodes';
 import { requestContext, type RequestContextDeps } from './request-context';
 import { consoleFile } from './routes/console';
 import { getApps } from './routes/get-apps';
@@ -63,6 +64,8 @@ export interface AppDeps {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
+  /** Where 503 refusals are logged, once per episode and route. */
+  readonly refusals: RefusalEpisodes;
 }
 
 /**
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): RequestListener {
     logger: deps.logger,
     metrics: deps.metrics,
     closing: () => deps.readiness.draining,
+    refusals: deps.refusals,
   };
   const handle = eventsHandler(deps);
   const events = eventsListener({
@@ -147,11 +151,7 @@ function expressApp(
   app.get(PATHS.prometheus, metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
-    sendError(
-      res,
-      new SluiceError('not_found', `No route for ${req.method} ${req.path}.`),
-      () => req.context.log,
-    );
+    sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), req.context);
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
@@ -159,7 +159,7 @@ function expressApp(
       res.destroy();
       return;
     }
-    sendError(res, err, () => req.context.log);
+    sendError(res, err, req.context);
   });
   return app;
 }

@@ -60,7 +60,7 @@ async function serve(deps: EventsListenerDeps, req: IncomingMessage, res: Server
     if (principal !== null) context.authenticated(principal);
     answer = await deps.handle(req, context.principal);
   } catch (err) {
-    answer = errorAnswer(err, () => context.log);
+    answer = errorAnswer(err, context);
   }
   try {
     res.writeHead(answer.status, headersOf(context, cors, answer));

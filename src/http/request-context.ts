@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '../auth/api-keys';
+import type { ErrorCode } from '../errors/catalogue';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
+import type { RefusalEpisodes } from './refusal-episodes';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -19,6 +21,8 @@ export interface RequestContextDeps {
   readonly metrics: Pick<Metrics, 'httpDuration'>;
   /** True once shutdown began: answers then close their connection. */
   readonly closing: () => boolean;
+  /** Where 503 refusals are logged, once per episode and route. */
+  readonly refusals: RefusalEpisodes;
 }
 
 /**
@@ -35,6 +39,8 @@ export class RequestContext {
   readonly closesConnection: boolean;
   /** Set once the request is authenticated; null while auth is off or not done yet. */
   principal: Principal | null = null;
+  /** The catalogue code of the answer, set by the error mapper; null for an answer that is not an error. */
+  errorCode: ErrorCode | null = null;
   private readonly started = performance.now();
   private child: Logger | undefined;
 
@@ -57,15 +63,24 @@ export class RequestContext {
     this.child = this.log.child({ keyId: principal.keyId });
   }
 
-  /** Records the answer once it is written: its duration, and a log line (an error from 500 on). */
+  /**
+   * Records the answer once it is written: its duration, and its log. A 500 is a bug: one error
+   * line each. A 503 with a catalogue code is an expected refusal (storage or queue away, reads
+   * saturated): logged once per episode by `RefusalEpisodes`, and per request at debug only.
+   */
   finished(route: string, status: number): void {
     const seconds = (performance.now() - this.started) / 1000;
     const { method } = this;
     this.deps.metrics.httpDuration.observe({ route, method, status: String(status) }, seconds);
-    if (status >= 500) {
+    if (status === 503 && this.errorCode !== null) this.deps.refusals.refused(method, route, this.errorCode);
+    else this.deps.refusals.served(method, route);
+    if (status >= 500 && status !== 503) {
       this.log.error({ method, route, status, ms: seconds * 1000 }, 'request failed');
     } else if (this.deps.logger.isLevelEnabled('debug')) {
-      this.log.debug({ method, route, status, ms: seconds * 1000 }, 'request');
+      this.log.debug(
+        { method, route, status, error: this.errorCode ?? undefined, ms: seconds * 1000 },
+        'request',
+      );
     }
   }
 }

@@ -9,9 +9,9 @@ import { withTimeout } from './with-timeout';
 export type ReadinessDependency = 'storage' | 'jetstream';
 
 /**
- * Readiness for traffic: its dependency reachable (checked in the background, see
- * `StorageHealthMonitor` and `JetStreamMonitor`) and not draining. `sluice_storage_up` follows
- * storage only; JetStream's state is `sluice_queue_nats_up`.
+ * Readiness for traffic: its dependency up (storage reachable and taking writes, see
+ * `StorageHealthMonitor`; JetStream, see `JetStreamMonitor`) and not draining. `sluice_storage_up`
+ * follows storage only; JetStream's state is `sluice_queue_nats_up`.
  */
 export class Readiness {
   private dependencyReachable = false;
@@ -26,7 +26,7 @@ export class Readiness {
     metrics.draining.set(0);
   }
 
-  /** Whether the last background check reached the dependency. */
+  /** Whether the dependency is up (storage: reachable and its writes not failing). */
   get dependencyUp(): boolean {
     return this.dependencyReachable;
   }
@@ -64,12 +64,18 @@ export interface StorageHealthOptions {
 }
 
 /**
- * Pings storage in the background so `/readyz` answers from memory, never
- * with a database round trip per call. Logs each transition once.
+ * Storage is up when the background probe reaches it AND its writes are not failing: a database
+ * that answers `SELECT 1` but refuses every write (a full disk, a read-only transaction) leaves a
+ * writer that cannot write, which must not read as ready. The probe runs in the background so
+ * `/readyz` answers from memory; the writer reports each commit and each failure (it is the
+ * writer's `WriteHealth`, see src/pipeline/write-with-retry.ts), and the first commit after a
+ * failure makes storage up again. Logs each transition once.
  */
 export class StorageHealthMonitor {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  private reachable = false;
+  private writeFailing = false;
 
   constructor(private readonly o: StorageHealthOptions) {}
 
@@ -86,19 +92,40 @@ export class StorageHealthMonitor {
     this.timer = null;
   }
 
+  /** A write committed. Called once per batch: cheap. */
+  succeeded(): void {
+    if (!this.writeFailing) return;
+    this.writeFailing = false;
+    this.o.logger.info('storage writes succeed again');
+    this.publish();
+  }
+
+  /** A write failed for a reason that is not the rows' (the writer retries it). */
+  failed(err: unknown): void {
+    if (this.writeFailing) return;
+    this.writeFailing = true;
+    this.o.logger.error({ err }, 'storage refuses writes; not ready until a write commits');
+    this.publish();
+  }
+
   private async check(): Promise<void> {
-    const up = await withTimeout(this.o.ping(), this.o.timeoutMs).then(
+    const reachable = await withTimeout(this.o.ping(), this.o.timeoutMs).then(
       () => true,
       (err: unknown) => {
-        if (this.o.readiness.dependencyUp) this.o.logger.error({ err }, 'storage unreachable');
+        if (this.reachable) this.o.logger.error({ err }, 'storage unreachable');
         return false;
       },
     );
-    if (up && !this.o.readiness.dependencyUp) this.o.logger.info('storage reachable');
-    this.o.readiness.setDependencyUp(up);
+    if (reachable && !this.reachable) this.o.logger.info('storage reachable');
+    this.reachable = reachable;
+    this.publish();
     if (!this.stopped) {
       this.timer = setTimeout(() => void this.check(), this.o.intervalMs);
       this.timer.unref();
     }
+  }
+
+  private publish(): void {
+    this.o.readiness.setDependencyUp(this.reachable && !this.writeFailing);
   }
 }

@@ -117,7 +117,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       'sluice_write_retries_total',
       'Storage writes retried after a transient failure.',
     ),
-    storageUp: gauge(registry, 'sluice_storage_up', '1 when the last background storage check succeeded.'),
+    storageUp: gauge(
+      registry,
+      'sluice_storage_up',
+      '1 when the background storage check succeeds and writes are not failing (0 from a failed write until the next commit).',
+    ),
     draining: gauge(registry, 'sluice_draining', '1 while the collector is shutting down.'),
     httpDuration: histogram(
       registry,

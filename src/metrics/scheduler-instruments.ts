@@ -40,6 +40,12 @@ export function createSchedulerMetrics(registry: Registry) {
       'What a successful run touched, by job: rollup rows inserted or changed (downsample), rows deleted (purge; partitions dropped whole are logged, not counted), partitions created (partitions).',
       ['job'],
     ),
+    skipped: counter(
+      registry,
+      'sluice_scheduler_skipped_total',
+      'What a successful run could not process and left out, by job: rollup buckets whose samples cannot be folded (downsample; each logged once, the other buckets folded).',
+      ['job'],
+    ),
     lastSuccess: gauge(
       registry,
       'sluice_scheduler_last_success_timestamp_seconds',

@@ -11,7 +11,7 @@ export function createStorageMetrics(registry: Registry) {
     },
     readsRefused: new Counter({
       name: 'sluice_storage_reads_refused_total',
-      help: 'Reads answered 503 storage_busy, by reason: pool_full (no read connection freed within SLUICE_PG_READ_WAIT_MS) or timeout (the read ran past SLUICE_PG_READ_TIMEOUT_MS).',
+      help: 'Reads refused with 503, by reason: pool_full (storage_busy: no read connection freed within SLUICE_PG_READ_WAIT_MS), timeout (storage_busy: the read ran past SLUICE_PG_READ_TIMEOUT_MS) or unavailable (storage_unavailable: PostgreSQL unreachable, stopped, paused or failing).',
       labelNames: ['reason'] as const,
       registers: r,
     }),

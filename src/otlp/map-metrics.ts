@@ -1,3 +1,4 @@
+import { isWithinMetricBound, summaryOutOfRange } from '../events/metric-bound';
 import { summaryFault } from '../events/summary-rule';
 import type { MetricSummary } from '../events/types';
 import { AttributeBag } from './attributes';
@@ -169,7 +170,8 @@ function points<T extends object>(v: unknown): T[] {
 function numberValue(p: OtlpNumberDataPoint): PointValue {
   if (has(p, 'asDouble')) {
     const d = finiteDouble(p.asDouble);
-    return d === null ? { invalid: 'value_not_finite' } : { value: d };
+    if (d === null) return { invalid: 'value_not_finite' };
+    return isWithinMetricBound(d) ? { value: d } : { invalid: 'value_out_of_range' };
   }
   if (has(p, 'asInt')) {
     const n = int64Number(p.asInt);
@@ -234,7 +236,11 @@ function summaryPointValue(p: OtlpSummaryDataPoint): PointValue {
   return summaryValue({ count, min, max, sum, avg }, estimated);
 }
 
-/** `summary` as a point's value, unless the summary rule refuses it (a sum beyond a double, min above max). */
+/**
+ * `summary` as a point's value, unless the summary rule refuses it (a sum beyond a double, min
+ * above max) or it is past the metric bound (rollup sums would overflow).
+ */
 function summaryValue(summary: MetricSummary, estimated: boolean): PointValue {
-  return summaryFault(summary) === null ? { summary, estimated } : { invalid: 'summary_invalid' };
+  if (summaryFault(summary) !== null) return { invalid: 'summary_invalid' };
+  return summaryOutOfRange(summary) === null ? { summary, estimated } : { invalid: 'value_out_of_range' };
 }

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/port';
 import type { BackoffOptions } from './backoff';
 import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
-import { writeWithRetry } from './write-with-retry';
+import { writeWithRetry, type WriteHealth } from './write-with-retry';
 
 export interface BatchWriterOptions {
   /** Drained first. */
@@ -24,6 +24,8 @@ export interface BatchWriterOptions {
   readonly maxInFlight?: number;
   /** Delay between retries of a failed write. */
   readonly backoff: BackoffOptions;
+  /** Told every commit and every transient failure: readiness follows them. None by default. */
+  readonly health?: WriteHealth;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -160,6 +162,7 @@ export class BatchWriterLoop {
         item.ticket?.settle();
       },
       backoff,
+      health: this.o.health,
       sleep: (ms) => this.sleepUninterrupted(ms),
       aborted: () => this.aborted,
       metrics,

@@ -11,6 +11,14 @@ export interface WritableItem {
   readonly lane: LaneName;
 }
 
+/** What a writer tells about its transactions: readiness follows them (lifecycle/readiness.ts). */
+export interface WriteHealth {
+  /** A write committed. */
+  succeeded(): void;
+  /** A write failed for a reason that is not the rows' (it is retried). */
+  failed(err: unknown): void;
+}
+
 export interface WriteWithRetryOptions<T extends WritableItem> {
   /** Writes rows in one transaction (`Storage.writeRows`). */
   readonly write: (rows: readonly StorageRow[]) => Promise<WriteResult>;
@@ -24,6 +32,8 @@ export interface WriteWithRetryOptions<T extends WritableItem> {
   readonly sleep: (ms: number) => Promise<void>;
   /** True once retries must end (forced shutdown). */
   readonly aborted: () => boolean;
+  /** Told every commit and every transient failure (readiness follows them); none by default. */
+  readonly health?: WriteHealth;
   readonly metrics: Metrics;
   readonly logger: Logger;
 }
@@ -70,6 +80,7 @@ async function writePart<T extends WritableItem>(
       metrics.eventsStored.inc({ lane: 'error' }, errors);
       metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
       for (const item of items) stored.push(item);
+      o.health?.succeeded();
       o.onStored?.(items);
       return true;
     } catch (err) {
@@ -88,12 +99,17 @@ async function writePart<T extends WritableItem>(
         );
       }
       metrics.writeErrors.inc({ kind: 'transient' });
+      o.health?.failed(err);
       if (o.aborted()) {
         logger.error({ err, events: items.length }, 'write failed during forced shutdown; batch not stored');
         return false;
       }
       const delay = backoffDelay(attempt, o.backoff);
-      logger.warn({ err, attempt, events: items.length, retryInMs: delay }, 'storage write failed; retrying');
+      // The first failure of a batch is news; its retries during an outage are counted
+      // (sluice_write_retries_total), logged at debug.
+      const line = { err, attempt, events: items.length, retryInMs: delay };
+      if (attempt === 0) logger.warn(line, 'storage write failed; retrying');
+      else logger.debug(line, 'storage write failed again; retrying');
       metrics.writeRetries.inc();
       await o.sleep(delay);
       if (o.aborted()) return false;

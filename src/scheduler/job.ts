@@ -18,6 +18,11 @@ export type JobContext = MaintenanceRunContext;
 export interface JobOutcome {
   /** Rows touched (rollup rows changed, rows deleted, partitions created): the `rows` metric. */
   readonly rows: number;
+  /**
+   * What the run could not process and left out (downsample: buckets whose fold failed, see
+   * `FoldResult.skipped`): the `skipped` metric. Absent: nothing.
+   */
+  readonly skipped?: number;
   /** Figures for the log line of the run. */
   readonly detail?: Readonly<Record<string, number | boolean>>;
 }

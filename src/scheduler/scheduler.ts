@@ -152,6 +152,7 @@ export class Scheduler {
         metrics.runs.inc({ job, result: 'success' });
         metrics.runDuration.observe({ job }, result.durationMs / 1000);
         metrics.rows.inc({ job }, result.outcome.rows);
+        if (result.outcome.skipped) metrics.skipped.inc({ job }, result.outcome.skipped);
         metrics.lastSuccess.set({ job }, this.o.clock.now() / 1000);
         logger.debug(
           {

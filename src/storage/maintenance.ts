@@ -33,7 +33,7 @@ export interface MaintenanceSession {
    * minute) buckets that received samples since they were last folded) and recomputes those 1m
    * buckets from raw samples, then the 1h buckets holding them: from 1m rows for hours starting at
    * or after `limits.rawSourceBeforeMs`, from raw samples before it. The entries are removed in
-   * the same transaction as the fold.
+   * the same transaction as the fold. A bucket whose rows cannot be folded is skipped, not fatal.
    */
   foldInvalidatedBuckets(limits: FoldLimits): Promise<FoldResult>;
   /**
@@ -64,11 +64,27 @@ export interface FoldLimits {
 export interface FoldResult {
   /** Log entries taken; fewer than `maxEntries`: the log was emptied. */
   readonly entries: number;
-  /** Distinct 1m buckets among them, each recomputed. */
+  /** Distinct 1m buckets among them, each recomputed or skipped. */
   readonly buckets: number;
   /** Rollup rows inserted or changed. */
   readonly rows1m: number;
   readonly rows1h: number;
+  /**
+   * Buckets whose fold failed on their own rows (see fold-isolation.ts): their rollups (1m and
+   * the hour's 1h) are left as they were and their log entries are dropped with the others, so
+   * each is reported once; a later sample in the bucket tries it again.
+   */
+  readonly skipped: readonly SkippedBucket[];
+}
+
+/** A 1m bucket the fold skipped, and why. */
+export interface SkippedBucket {
+  readonly name: string;
+  readonly app: string;
+  /** Bucket start (epoch ms). */
+  readonly bucket: number;
+  /** The database's error for this bucket alone. */
+  readonly error: string;
 }
 
 /** What a job gets for one run. */

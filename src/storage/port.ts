@@ -86,7 +86,8 @@ export interface MetricQuery {
 
 /**
  * A raw sample (count 1) or a summary, or at 1m / 1h one bucket of one app (the names' rows merged),
- * oldest first.
+ * oldest first. A bucket's `sum` (and so `avg`) is ±Infinity when it left a double's range (see
+ * storage/layout/rollup-folds.ts); JSON answers show it as null.
  */
 export interface MetricPoint {
   readonly ts: number;
@@ -208,7 +209,13 @@ export interface Storage {
    * caller keeps the batch and retries.
    */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
+  /**
+   * Reads reject with `StorageBusyError` (saturated with other reads) or `StorageUnavailableError`
+   * (the database cannot serve now) when storage fails them, both answered 503 with Retry-After;
+   * any other rejection is a fault of the query (a bug).
+   */
   queryEvents(query: EventQuery): Promise<EventPage>;
+  /** Rejects as `queryEvents` does; so do the reads below. */
   queryMetrics(query: MetricQuery): Promise<MetricPage>;
   /** Apps seen in a window: events indexed by app, metrics through the rollups and the invalidation log. */
   queryApps(query: AppsQuery): Promise<AppActivityRow[]>;

@@ -96,76 +96,81 @@ describe('durability (postgres)', () => {
     }
   });
 
-  it('storage away: readyz 503, intake answers without hanging, recovers by itself, nothing acknowledged lost', async () => {
-    const target = new URL(db.url);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    await proxy.start();
-    const viaProxy = new URL(db.url);
-    viaProxy.port = String(proxy.port);
-    const common = {
-      SLUICE_DATABASE_URL: viaProxy.toString(),
-      SLUICE_HEALTH_INTERVAL_MS: '100',
-      SLUICE_STORAGE_TIMEOUT_MS: '500',
-      SLUICE_FLUSH_INTERVAL_MS: '20',
-    };
-    const c = await startInProcess({ ...common, SLUICE_QUEUE_CAPACITY: '300', SLUICE_BATCH_SIZE: '50' });
-    const strict = await startInProcess({ ...common, SLUICE_ACK: 'stored', SLUICE_ACK_TIMEOUT_MS: '1500' });
-    const acknowledged: string[] = [];
-    try {
-      const first = Array.from({ length: 50 }, () => metric('away'));
-      expect((await postEvents(c.url, first)).status).toBe(202);
-      acknowledged.push(...first.map((e) => e.id as string));
-      await waitFor('first batch stored', async () => (await exactlyOnce(db.url, acknowledged)) === null);
+  // cut: connections dropped, new ones black-holed; pause: connections open, nothing answers (a
+  // SIGSTOPped server: the writer's transaction in flight hangs until its timeout).
+  it.each(['cut', 'pause'] as const)(
+    'storage away (%s): readyz 503, intake answers without hanging, recovers by itself, nothing acknowledged lost',
+    async (fault) => {
+      const target = new URL(db.url);
+      const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+      await proxy.start();
+      const viaProxy = new URL(db.url);
+      viaProxy.port = String(proxy.port);
+      const common = {
+        SLUICE_DATABASE_URL: viaProxy.toString(),
+        SLUICE_HEALTH_INTERVAL_MS: '100',
+        SLUICE_STORAGE_TIMEOUT_MS: '500',
+        SLUICE_FLUSH_INTERVAL_MS: '20',
+      };
+      const c = await startInProcess({ ...common, SLUICE_QUEUE_CAPACITY: '300', SLUICE_BATCH_SIZE: '50' });
+      const strict = await startInProcess({ ...common, SLUICE_ACK: 'stored', SLUICE_ACK_TIMEOUT_MS: '1500' });
+      const acknowledged: string[] = [];
+      try {
+        const first = Array.from({ length: 50 }, () => metric('away'));
+        expect((await postEvents(c.url, first)).status).toBe(202);
+        acknowledged.push(...first.map((e) => e.id as string));
+        await waitFor('first batch stored', async () => (await exactlyOnce(db.url, acknowledged)) === null);
 
-      proxy.cut();
-      await waitFor('readyz 503', async () => (await getJson(`${c.url}/readyz`)).status === 503, 5000);
-      expect((await getJson(`${c.url}/readyz`)).body).toEqual({ status: 'storage_unavailable' });
+        proxy[fault]();
+        await waitFor('readyz 503', async () => (await getJson(`${c.url}/readyz`)).status === 503, 5000);
+        expect((await getJson(`${c.url}/readyz`)).body).toEqual({ status: 'storage_unavailable' });
 
-      let saw429 = false;
-      for (let i = 0; i < 12; i++) {
-        const batch = Array.from({ length: 50 }, (_, k) => (k === 0 ? errorEvent('away') : metric('away')));
-        const started = Date.now();
-        const res = await postEvents(c.url, batch);
-        expect(Date.now() - started).toBeLessThan(1000);
-        expect([202, 429]).toContain(res.status);
-        if (res.status === 429) {
-          saw429 = true;
-          expect(res.body.error).toBe('queue_full');
-          expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        let saw429 = false;
+        for (let i = 0; i < 12; i++) {
+          const batch = Array.from({ length: 50 }, (_, k) => (k === 0 ? errorEvent('away') : metric('away')));
+          const started = Date.now();
+          const res = await postEvents(c.url, batch);
+          expect(Date.now() - started).toBeLessThan(1000);
+          expect([202, 429]).toContain(res.status);
+          if (res.status === 429) {
+            saw429 = true;
+            expect(res.body.error).toBe('queue_full');
+            expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+          }
+          const throttled = new Set(res.body.throttled ?? []);
+          batch.forEach((e, k) => !throttled.has(k) && acknowledged.push(e.id as string));
         }
-        const throttled = new Set(res.body.throttled ?? []);
-        batch.forEach((e, k) => !throttled.has(k) && acknowledged.push(e.id as string));
+        expect(saw429).toBe(true);
+
+        await waitFor(
+          'strict collector sees storage down',
+          async () => (await getJson(`${strict.url}/readyz`)).status === 503,
+          5000,
+        );
+        const started = Date.now();
+        const refused = await postEvents(strict.url, [metric('away')]);
+        expect(refused.status).toBe(503);
+        expect(refused.body.error).toBe('storage_unavailable');
+        expect(Date.now() - started).toBeLessThan(1000);
+
+        proxy.restore();
+        await waitFor(
+          'readyz 200 again',
+          async () => (await getJson(`${c.url}/readyz`)).status === 200,
+          15_000,
+        );
+        await waitFor(
+          'every acknowledged event stored once',
+          async () => (await exactlyOnce(db.url, acknowledged)) === null,
+          20_000,
+        );
+        expect(await exactlyOnce(db.url, acknowledged)).toBeNull();
+      } finally {
+        proxy.restore();
+        await c.stop();
+        await strict.stop();
+        await proxy.close();
       }
-      expect(saw429).toBe(true);
-
-      await waitFor(
-        'strict collector sees storage down',
-        async () => (await getJson(`${strict.url}/readyz`)).status === 503,
-        5000,
-      );
-      const started = Date.now();
-      const refused = await postEvents(strict.url, [metric('away')]);
-      expect(refused.status).toBe(503);
-      expect(refused.body.error).toBe('storage_unavailable');
-      expect(Date.now() - started).toBeLessThan(1000);
-
-      proxy.restore();
-      await waitFor(
-        'readyz 200 again',
-        async () => (await getJson(`${c.url}/readyz`)).status === 200,
-        15_000,
-      );
-      await waitFor(
-        'every acknowledged event stored once',
-        async () => (await exactlyOnce(db.url, acknowledged)) === null,
-        20_000,
-      );
-      expect(await exactlyOnce(db.url, acknowledged)).toBeNull();
-    } finally {
-      proxy.restore();
-      await c.stop();
-      await strict.stop();
-      await proxy.close();
-    }
-  });
+    },
+  );
 });

@@ -27,7 +27,9 @@ const RETENTION_RAW = 36 * HOUR;
 /** Short, so part of the raw history is older than the 1m retention. */
 const RETENTION_1M = 12 * HOUR;
 const INTERVAL = SEC;
-const logger = createLogger('silent');
+/** Warnings of the runs, one JSON line each. */
+const logLines: string[] = [];
+const logger = createLogger('warn', { write: (line: string) => void logLines.push(line) });
 
 interface Bucket {
   name: string;
@@ -365,5 +367,77 @@ describe.each([
     expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now + 2 * SEC)).kind).toBe('ran');
     const hourRow = (await h.dump())['1h'].filter((b) => b.name === 'old.series');
     expect(hourRow).toEqual(bruteForce([...early, late])['1h']);
+  });
+
+  it('a bucket whose sum leaves the double range folds to ±Infinity; one that cannot be folded is skipped, counted and logged once; the others fold', async () => {
+    const now = T0 + 3 * HOUR;
+    const minute = Math.floor((now - 30 * MIN) / MIN) * MIN;
+    const event = (name: string, app: string, figures: Partial<TelemetryEvent>): TelemetryEvent => ({
+      id: crypto.randomUUID(),
+      type: 'metric',
+      name,
+      ts: minute + 1000,
+      app,
+      version: null,
+      env: null,
+      error: null,
+      message: null,
+      attributes: Object.create(null),
+      value: null,
+      summary: null,
+      ...figures,
+    });
+    // Values no collector takes any more (past ±1e300), as an older one stored them, and the
+    // largest count the wire takes 1,025 times in one minute: its sum does not fit a bigint.
+    const huge = [1.7e308, 1.7e308].map((value) => event('edge.huge', 'up', { value }));
+    const negative = [-1.7e308, -1.7e308].map((value) => event('edge.huge', 'down', { value }));
+    const count = Number.MAX_SAFE_INTEGER;
+    const counted = Array.from({ length: 1025 }, () =>
+      event('edge.count', 'many', { summary: { count, min: 1, max: 1, sum: count, avg: 1 } }),
+    );
+    const normal = [event('edge.normal', 'other', { value: 5 })];
+    // Finite in each stored name; past a double once the read merges a metric and its summaries.
+    const top = { count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308, avg: 1.7e308 };
+    const pair = [
+      event('edge.pair', 'solo', { value: 1.7e308 }),
+      event('edge.pair_summary', 'solo', { summary: top }),
+    ];
+    await write([...huge, ...negative, ...counted, ...normal, ...pair]);
+    logLines.length = 0;
+
+    const r = await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now);
+    expect(r.kind === 'ran' ? r.outcome.skipped : r).toBe(1);
+    const edges = (buckets: Bucket[]) => buckets.filter((b) => b.name.startsWith('edge.'));
+    const hour = Math.floor(minute / HOUR) * HOUR;
+    const figures = (bucket: number) => [
+      { name: 'edge.huge', bucket, app: 'down', count: 2, min: -1.7e308, max: -1.7e308, sum: -Infinity },
+      { name: 'edge.huge', bucket, app: 'up', count: 2, min: 1.7e308, max: 1.7e308, sum: Infinity },
+      { name: 'edge.normal', bucket, app: 'other', count: 1, min: 5, max: 5, sum: 5 },
+      { name: 'edge.pair', bucket, app: 'solo', count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308 },
+      { name: 'edge.pair_summary', bucket, app: 'solo', count: 1, min: 1.7e308, max: 1.7e308, sum: 1.7e308 },
+    ];
+    const dump = await h.dump();
+    expect({ '1m': edges(dump['1m']), '1h': edges(dump['1h']) }).toEqual({
+      '1m': figures(minute),
+      '1h': figures(hour),
+    });
+    const read = async (names: string[], app: string) =>
+      (await h.storage.queryMetrics({ names, app, resolution: '1m', limit: 10 })).points;
+    const infinite = { ts: minute, count: 2, min: 1.7e308, max: 1.7e308, sum: Infinity, avg: Infinity };
+    expect(await read(['edge.huge'], 'up')).toEqual([{ ...infinite, app: 'up' }]);
+    expect(await read(['edge.pair', 'edge.pair_summary'], 'solo')).toEqual([{ ...infinite, app: 'solo' }]);
+    const skipped = logLines.filter((l) => l.includes('edge.count'));
+    expect(skipped).toHaveLength(1);
+    expect(JSON.parse(skipped[0] as string)).toMatchObject({
+      level: 'warn',
+      skipped: 1,
+      buckets: [{ name: 'edge.count', app: 'many', bucket: minute }],
+    });
+
+    // Skipped once: the bucket's log entry went with the fold, so the next run neither fails nor logs.
+    const again = await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), now + SEC);
+    expect(again.kind === 'ran' ? again.outcome.skipped : again).toBe(0);
+    expect(logLines.filter((l) => l.includes('edge.count'))).toHaveLength(1);
+    expect(await h.dump()).toEqual(dump);
   });
 });

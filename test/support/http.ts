@@ -63,3 +63,17 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * The ids of `batch` that `answer` acknowledged: on a 202, or a 429 with a `throttled` list, every
+ * event neither throttled nor rejected. A 429 without the list (`overloaded`) took nothing.
+ */
+export function acknowledgedIds(
+  batch: ReadonlyArray<Record<string, unknown>>,
+  answer: IngestAnswer,
+): string[] {
+  const { throttled, rejected } = answer.body;
+  if (answer.status !== 202 && !(answer.status === 429 && throttled !== undefined)) return [];
+  const notTaken = new Set([...(throttled ?? []), ...(rejected ?? []).map((r) => r.index)]);
+  return batch.flatMap((e, i) => (notTaken.has(i) ? [] : [e.id as string]));
+}

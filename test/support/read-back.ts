@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { getJson } from './http';
 
 /** How often each id of `app` is stored, read back page by page through `GET /v1/events`. */
@@ -25,4 +26,13 @@ export async function notStoredOnceViaApi(
 ): Promise<Array<[string, number]>> {
   const counts = await storedIdCounts(baseUrl, app);
   return ids.map((id): [string, number] => [id, counts.get(id) ?? 0]).filter(([, n]) => n !== 1);
+}
+
+/** Ids of `ids` not stored exactly once among the metric samples of an open SQLite file. */
+export function samplesNotStoredOnce(db: Database.Database, ids: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const { id } of db.prepare('SELECT id FROM metric_samples').all() as Array<{ id: string }>) {
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return ids.filter((id) => counts.get(id) !== 1);
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ApiKeyRing } from '../../auth/api-keys';
-import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
+import { ERROR_CATALOGUE, SluiceError, type ErrorCode } from '../../errors/catalogue';
 import type { Logger } from '../../log/logger';
 import type { AdmissionMetrics } from '../../metrics/admission-instruments';
 import type { Metrics } from '../../metrics/instruments';
@@ -11,6 +11,7 @@ import type { OtlpExportService } from '../../otlp/export-service';
 import { otlpTypes } from '../../otlp/proto/otlp-types';
 import { SIGNALS, type SignalSpec } from '../../otlp/signals';
 import { readBody } from '../read-body';
+import type { RefusalEpisodes } from '../refusal-episodes';
 import type { TurnQueue } from '../../intake/turn-queue';
 import { decodeExport } from './decode-export';
 import { otlpPrincipal } from './otlp-principal';
@@ -30,6 +31,8 @@ export interface OtlpListenerDeps {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** True once shutdown began: answers then close their connection. */
   readonly draining: () => boolean;
+  /** Where 503 refusals are logged, once per episode and route (shared with the main port). */
+  readonly refusals: RefusalEpisodes;
   readonly logger: Logger;
 }
 
@@ -48,7 +51,7 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
     res: ServerResponse,
     spec: SignalSpec | undefined,
     encoding: OtlpEncoding | null,
-  ): Promise<number> {
+  ): Promise<{ status: number; code: ErrorCode | null }> {
     const answerIn = encoding ?? 'json';
     try {
       if (spec === undefined)
@@ -65,33 +68,25 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
       const request = decodeExport(body, encoding, spec, types, deps.maxJsonDepth);
       const outcome = await deps.exports.export(spec, request, principal);
       if (outcome.kind === 'taken') {
-        return send(res, 200, exportResponse(spec, types, encoding, outcome.rejected, outcome.message));
+        const answer = exportResponse(spec, types, encoding, outcome.rejected, outcome.message);
+        return { status: send(res, 200, answer), code: null };
       }
       res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
-      return send(
-        res,
-        outcome.status,
-        statusAnswer(
-          types,
-          encoding,
-          rpcCodeFor(outcome.status),
-          ERROR_CATALOGUE[outcome.reason].message.replace('the throttled events', 'the export'),
-        ),
-      );
+      const message = ERROR_CATALOGUE[outcome.reason].message.replace('the throttled events', 'the export');
+      const answer = statusAnswer(types, encoding, rpcCodeFor(outcome.status), message);
+      return { status: send(res, outcome.status, answer), code: outcome.reason };
     } catch (err) {
       const e = err instanceof SluiceError ? err : clientError(err);
       if (e === null) {
         deps.logger.error({ err, path: pathOf(req) }, 'unhandled error in OTLP request');
-        return send(
-          res,
-          500,
-          statusAnswer(types, answerIn, rpcCodeFor(500), ERROR_CATALOGUE.internal.message),
-        );
+        const answer = statusAnswer(types, answerIn, rpcCodeFor(500), ERROR_CATALOGUE.internal.message);
+        return { status: send(res, 500, answer), code: 'internal' };
       }
       if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(e.retryAfterSeconds));
       // The rest of an over-long body is not read: the connection cannot be reused.
       if (e.status === 413) res.setHeader('Connection', 'close');
-      return send(res, e.status, statusAnswer(types, answerIn, rpcCodeFor(e.status), e.message));
+      const answer = statusAnswer(types, answerIn, rpcCodeFor(e.status), e.message);
+      return { status: send(res, e.status, answer), code: e.code };
     }
   }
 
@@ -101,14 +96,18 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
     const spec = req.method === 'POST' ? byPath.get(path) : undefined;
     const encoding = encodingOf(req.headers['content-type']);
     if (deps.draining()) res.setHeader('Connection', 'close');
-    void handle(req, res, spec, encoding).then((status) => {
+    void handle(req, res, spec, encoding).then(({ status, code }) => {
+      const route = spec?.path ?? 'unmatched';
+      const method = req.method ?? '';
+      if (status === 503 && code !== null) deps.refusals.refused(method, route, code);
+      else deps.refusals.served(method, route);
       deps.otlpMetrics.requests.inc({
         signal: spec?.signal ?? 'unmatched',
         encoding: encoding ?? 'unknown',
         status: String(status),
       });
       deps.metrics.httpDuration.observe(
-        { route: spec?.path ?? 'unmatched', method: req.method ?? '', status: String(status) },
+        { route, method, status: String(status) },
         (performance.now() - started) / 1000,
       );
     });

@@ -7,6 +7,7 @@ import type { Metrics } from '../../metrics/instruments';
 import type { OtlpMetrics } from '../../metrics/otlp-instruments';
 import type { OtlpExportService } from '../../otlp/export-service';
 import type { ApiKeyRing } from '../../auth/api-keys';
+import type { RefusalEpisodes } from '../refusal-episodes';
 import { listen } from '../server';
 import type { TurnQueue } from '../../intake/turn-queue';
 import { createOtlpListener } from './otlp-listener';
@@ -35,6 +36,8 @@ export interface OtlpServerDeps {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** True once shutdown began. */
   readonly draining: () => boolean;
+  /** Where 503 refusals are logged, once per episode and route. */
+  readonly refusals: RefusalEpisodes;
   readonly logger: Logger;
 }
 
@@ -63,6 +66,7 @@ export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlp
     maxJsonDepth: config.otlpMaxJsonDepth,
     turns: deps.turns,
     draining: deps.draining,
+    refusals: deps.refusals,
     logger: deps.logger.child({ component: 'otlp' }),
   });
   const { server, port, url } = await listen(

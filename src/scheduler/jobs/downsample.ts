@@ -1,4 +1,6 @@
+import type { Logger } from '../../log/logger';
 import { ROLLUP_WIDTH_MS, floorTo } from '../../storage/layout/rollups';
+import type { SkippedBucket } from '../../storage/maintenance';
 import type { Job } from '../job';
 
 const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
@@ -37,7 +39,9 @@ export function rawSourceBefore(now: number, retention1mMs: number): number {
  * for exactly the buckets the invalidation log says received samples since their last fold,
  * however late (see src/storage/postgres/migrations/003_rollup_invalidations.ts). Each bucket is
  * recomputed whole and replaced, so a second run changes nothing, duplicates stored once count
- * once, and the cost of a run follows what was written, not the width of a window.
+ * once, and the cost of a run follows what was written, not the width of a window. A bucket whose
+ * samples cannot be folded (see src/storage/fold-isolation.ts) is skipped, counted and logged
+ * once; the others fold.
  */
 export function downsampleJob(options: DownsampleOptions): Job {
   const maxEntries = options.maxEntriesPerFold ?? DEFAULT_MAX_ENTRIES_PER_FOLD;
@@ -48,11 +52,12 @@ export function downsampleJob(options: DownsampleOptions): Job {
     throw new Error('downsample maxFoldsPerRun must be ≥ 1');
   return {
     name: 'downsample',
-    async run({ now, session, signal }) {
+    async run({ now, session, signal, logger }) {
       const limits = { maxEntries, rawSourceBeforeMs: rawSourceBefore(now, options.retention1mMs) };
       let buckets = 0;
       let rows1m = 0;
       let rows1h = 0;
+      let skipped = 0;
       let folds = 0;
       let caughtUp = false;
       while (!caughtUp && folds < maxFolds) {
@@ -60,11 +65,32 @@ export function downsampleJob(options: DownsampleOptions): Job {
         buckets += r.buckets;
         rows1m += r.rows1m;
         rows1h += r.rows1h;
+        skipped += r.skipped.length;
+        if (r.skipped.length > 0) logSkipped(logger, r.skipped);
         folds++;
         caughtUp = r.entries < maxEntries;
         signal.throwIfAborted();
       }
-      return { rows: rows1m + rows1h, detail: { buckets, rows1m, rows1h, folds, caughtUp } };
+      return {
+        rows: rows1m + rows1h,
+        skipped,
+        detail: { buckets, rows1m, rows1h, skipped, folds, caughtUp },
+      };
     },
   };
+}
+
+/** Most skipped buckets named in one log line; the count covers all of them. */
+const MAX_NAMED_SKIPPED = 10;
+
+/** One line per fold that skipped buckets: each bucket is skipped once (its log entry is gone). */
+function logSkipped(logger: Logger, skipped: readonly SkippedBucket[]): void {
+  logger.warn(
+    {
+      skipped: skipped.length,
+      buckets: skipped.slice(0, MAX_NAMED_SKIPPED).map(({ name, app, bucket }) => ({ name, app, bucket })),
+      error: skipped[0]?.error,
+    },
+    'rollup buckets skipped: their samples cannot be folded; their rollups are left as they were',
+  );
 }

@@ -1,5 +1,6 @@
 import type { MetricPage, MetricQuery } from '../port';
 import { positionalParams } from './positional-params';
+import { floatSum } from './float-sum';
 import type { ReadQuery } from './read-pool';
 import { metricPageOf, rowsToRead } from '../layout/metric-page';
 import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
@@ -67,7 +68,8 @@ async function queryRollups(
   if (q.after !== undefined)
     where.push(`(bucket, app) > (${param(q.after.ts)}, ${param(q.after.key)}::text)`);
   const { rows } = await read<PgRollupRow>(
-    `SELECT bucket, app, sum(count) AS count, min(min) AS min, max(max) AS max, sum(sum) AS sum
+    // The names' sums are each within a double; together they may not be (see float-sum.ts).
+    `SELECT bucket, app, sum(count) AS count, min(min) AS min, max(max) AS max, ${floatSum('sum')} AS sum
        FROM ${ROLLUP_TABLE[resolution]}
       WHERE ${where.join(' AND ')}
       GROUP BY bucket, app ORDER BY bucket ASC, app ASC LIMIT ${param(rowsToRead(q.limit))}`,

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
 import { StorageBusyError } from '../storage-busy';
+import { errorText } from '../maintenance';
+import { StorageUnavailableError } from '../storage-unavailable';
 import { createPool } from './pool';
 
 /** One read statement: what the read queries need of a pool. */
@@ -17,8 +19,8 @@ export interface ReadPoolOptions {
   readonly statementTimeoutMs: number;
   /** Longest a read waits for a free connection, and connect timeout (milliseconds). */
   readonly waitMs: number;
-  /** Called for each read refused as busy. */
-  readonly onRefused: (reason: StorageBusyError['reason']) => void;
+  /** Called for each read refused: busy (`pool_full`, `timeout`) or storage `unavailable`. */
+  readonly onRefused: (reason: StorageBusyError['reason'] | 'unavailable') => void;
 }
 
 /** SQLSTATE 57014: the statement was cancelled by statement_timeout. */
@@ -28,7 +30,9 @@ const QUERY_CANCELED = '57014';
  * The read API's own pool: bounded in size, in how long a read waits for a connection and in how
  * long it runs. A read that cannot get a connection in time, or that runs past its timeout, fails
  * with `StorageBusyError` instead of queueing without end; the writer and the health check have
- * connections of their own, so no read can hold them back.
+ * connections of their own, so no read can hold them back. Any other failure of the database or
+ * the connection (refused, reset, paused past a timeout, shutting down, out of disk) fails with
+ * `StorageUnavailableError`; only a fault of the query itself is thrown as it is (a bug: 500).
  */
 export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.Pool; query: ReadQuery } {
   const pool = createPool(
@@ -41,31 +45,52 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
     },
     logger,
   );
+  // Connections checked out to reads (connected, running a query): a pool whose members are still
+  // connecting is not busy, the server is unreachable.
+  let inUse = 0;
+  pool.on('acquire', () => void inUse++);
+  pool.on('release', () => void inUse--);
   const query: ReadQuery = async (text, values) => {
-    const full = pool.totalCount >= o.size && pool.idleCount === 0;
     try {
       return await pool.query(text, values);
     } catch (err) {
-      const busy = busyError(err, full, o);
-      if (busy === null) throw err;
-      o.onRefused(busy.reason);
-      throw busy;
+      const busy = busyError(err, inUse >= o.size, o);
+      if (busy !== null) {
+        o.onRefused(busy.reason);
+        throw busy;
+      }
+      if (isQueryFault(err)) throw err;
+      o.onRefused('unavailable');
+      throw new StorageUnavailableError(`PostgreSQL cannot serve reads now: ${errorText(err)}`, {
+        cause: err,
+      });
     }
   };
   return { pool, query };
 }
 
-function busyError(err: unknown, poolWasFull: boolean, o: ReadPoolOptions): StorageBusyError | null {
+function busyError(err: unknown, poolFull: boolean, o: ReadPoolOptions): StorageBusyError | null {
   if ((err as { code?: unknown } | null)?.code === QUERY_CANCELED) {
     return new StorageBusyError('timeout', `The read ran longer than ${o.statementTimeoutMs} ms.`);
   }
   // pg-pool's wait for a pooled client and its connect share one timeout and one message; only a
-  // pool that was full when the read asked means "busy" (otherwise the server is unreachable).
-  if (poolWasFull && err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
+  // pool whose every connection still serves another read means "busy".
+  if (poolFull && err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
     return new StorageBusyError(
       'pool_full',
       `All ${o.size} read connections stayed busy for ${o.waitMs} ms; retry after Retry-After.`,
     );
   }
   return null;
+}
+
+/**
+ * Whether a read failed because of the query itself, which no retry can fix: SQLSTATE class 22
+ * (data exception) or 42 (syntax error, undefined object), or a JavaScript error raised before
+ * the query left (a bad parameter). Everything else the driver throws is the database's state.
+ */
+function isQueryFault(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|42)[0-9A-Z]{3}$/.test(code);
 }

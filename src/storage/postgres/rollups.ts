@@ -1,7 +1,9 @@
 import type pg from 'pg';
+import { IsolatingFold } from '../fold-isolation';
 import { foldSources } from '../layout/rollup-folds';
 import { ROLLUP_TABLE } from '../layout/rollups';
-import type { FoldResult } from '../maintenance';
+import type { FoldResult, SkippedBucket } from '../maintenance';
+import { unscaleSum } from './float-sum';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client); the read side is
@@ -12,7 +14,7 @@ import type { FoldResult } from '../maintenance';
  * counted once.
  */
 
-/** The buckets one fold takes from the log: distinct, emptied at every commit of the session. */
+/** The buckets one fold takes from the log, numbered from 0 (`i`); emptied at every commit of the session. */
 const TAKEN = 'sluice_rollup_buckets';
 
 /** Rows whose figures are unchanged are not rewritten: no dead tuples, and the count says what changed. */
@@ -24,7 +26,7 @@ function upsert(table: string, select: string): string {
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
-const SOURCES = foldSources(TAKEN, '$1');
+const SOURCES = foldSources(TAKEN, { from: '$1', to: '$2', rawBefore: '$3', unscale: unscaleSum });
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
@@ -32,8 +34,8 @@ const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
 /**
  * Takes up to `maxEntries` rows of the invalidation log (deleted in this transaction) and
  * recomputes their 1m buckets from raw samples, then the 1h buckets holding them: from 1m rows
- * for hours starting at or after `rawSourceBeforeMs`, from raw samples before it (their 1m rows
- * may be purged already). Resolves to the log rows taken and the rollup rows inserted or changed.
+ * for hours starting at or after `rawSourceBeforeMs`, from raw samples before it. Resolves to the
+ * log rows taken, the rollup rows inserted or changed, and the buckets skipped.
  */
 export async function foldInvalidatedBuckets(
   client: pg.ClientBase,
@@ -41,7 +43,7 @@ export async function foldInvalidatedBuckets(
   rawSourceBeforeMs: number,
 ): Promise<FoldResult> {
   await client.query(
-    `CREATE TEMP TABLE IF NOT EXISTS ${TAKEN} (name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
+    `CREATE TEMP TABLE IF NOT EXISTS ${TAKEN} (i integer, name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
   );
   await client.query(`TRUNCATE ${TAKEN}`);
   const { rows } = await client.query<{ entries: string; buckets: string }>(
@@ -49,18 +51,56 @@ export async function foldInvalidatedBuckets(
        DELETE FROM metric_rollup_invalidations
         WHERE ctid = ANY (ARRAY(SELECT ctid FROM metric_rollup_invalidations LIMIT $1))
        RETURNING name, app, bucket),
-     kept AS (INSERT INTO ${TAKEN} SELECT DISTINCT name, app, bucket FROM taken RETURNING 1)
+     kept AS (
+       INSERT INTO ${TAKEN}
+       SELECT row_number() OVER () - 1, name, app, bucket FROM (SELECT DISTINCT name, app, bucket FROM taken) d
+       RETURNING 1)
      SELECT (SELECT count(*) FROM taken) AS entries, (SELECT count(*) FROM kept) AS buckets`,
     [maxEntries],
   );
   const entries = Number(rows[0]?.entries ?? 0);
   const buckets = Number(rows[0]?.buckets ?? 0);
-  if (buckets === 0) return { entries, buckets, rows1m: 0, rows1h: 0 };
+  if (buckets === 0) return { entries, buckets, rows1m: 0, rows1h: 0, skipped: [] };
   // The planner knows nothing of a fresh temporary table; a few rows or many change the join.
   await client.query(`ANALYZE ${TAKEN}`);
-  const rows1m = (await client.query(FOLD_1M)).rowCount ?? 0;
-  const rows1h =
-    ((await client.query(FOLD_1H_FROM_1M, [rawSourceBeforeMs])).rowCount ?? 0) +
-    ((await client.query(FOLD_1H_FROM_RAW, [rawSourceBeforeMs])).rowCount ?? 0);
-  return { entries, buckets, rows1m, rows1h };
+  const fold = new IsolatingFold(buckets);
+  for (let range = fold.next(); range !== null; range = fold.next()) {
+    await client.query('SAVEPOINT sluice_fold');
+    try {
+      const rows1m = (await client.query(FOLD_1M, [range.from, range.to])).rowCount ?? 0;
+      const hours = [range.from, range.to, rawSourceBeforeMs];
+      const rows1h =
+        ((await client.query(FOLD_1H_FROM_1M, hours)).rowCount ?? 0) +
+        ((await client.query(FOLD_1H_FROM_RAW, hours)).rowCount ?? 0);
+      await client.query('RELEASE SAVEPOINT sluice_fold');
+      fold.folded({ rows1m, rows1h });
+    } catch (err) {
+      fold.failed(err);
+      await client.query('ROLLBACK TO SAVEPOINT sluice_fold');
+      await client.query('RELEASE SAVEPOINT sluice_fold');
+    }
+  }
+  return {
+    entries,
+    buckets,
+    rows1m: fold.rows1m,
+    rows1h: fold.rows1h,
+    skipped: await skippedBuckets(client, fold),
+  };
+}
+
+/** The skipped buckets' names, from the taken table (still there: it empties at commit). */
+async function skippedBuckets(client: pg.ClientBase, fold: IsolatingFold): Promise<SkippedBucket[]> {
+  if (fold.skipped.length === 0) return [];
+  const errors = new Map(fold.skipped.map((s) => [s.index, s.error]));
+  const { rows } = await client.query<{ i: number; name: string; app: string; bucket: string }>(
+    `SELECT i, name, app, bucket FROM ${TAKEN} WHERE i = ANY ($1::integer[]) ORDER BY i`,
+    [[...errors.keys()]],
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    app: r.app,
+    bucket: Number(r.bucket),
+    error: errors.get(r.i) ?? '',
+  }));
 }

@@ -14,6 +14,7 @@ import { SQLITE_ERROR_SCAN_DIALECT } from './query-errors';
 import { SQLITE_EVENTS_DIALECT } from './query-events';
 import { sqliteReadRunner } from './read-runner';
 import { queryMetrics } from './query-metrics';
+import { readOrUnavailable } from './read-failure';
 import { statementCache } from './statements';
 import { batchWriter } from './write';
 
@@ -64,11 +65,12 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     writeRows: async (rows) => ({
       inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
     }),
-    queryEvents: (query) => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT),
-    queryMetrics: async (query) => queryMetrics(prepare, query),
-    queryApps: (query) => queryAppsWith(run, query),
-    queryMetricSeries: (query) => queryMetricSeriesWith(run, query),
-    scanErrors: (query) => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT),
+    // Every read: a failure of the file, not of the query, is StorageUnavailableError (503).
+    queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),
+    queryMetrics: (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
+    queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
+    queryMetricSeries: (query) => readOrUnavailable(() => queryMetricSeriesWith(run, query)),
+    scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

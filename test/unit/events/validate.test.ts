@@ -142,6 +142,32 @@ describe('validateEvent', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('refuses metric values whose rollup sums could leave the double range, naming the field', () => {
+    const summary = (s: object) => ({ ...base, value: undefined, summary: s });
+    const refused = (raw: unknown) => validateEvent(raw, limits, NOW);
+    expect(refused({ ...base, value: 1.7e308 })).toEqual({
+      ok: false,
+      rejection: { reason: 'value_out_of_range', field: 'value' },
+    });
+    expect(reason({ ...base, value: -1.01e300 })).toBe('value_out_of_range');
+    expect(reason({ ...base, value: 1e300 })).toBeUndefined();
+    expect(reason({ ...base, value: -1e300 })).toBeUndefined();
+    // A summary of samples within the bound: min and max within it, the sum within count × bound.
+    expect(reason(summary({ count: 3, min: 1e300, max: 1e300, sum: 3e300, avg: 1e300 }))).toBeUndefined();
+    expect(refused(summary({ count: 2, min: 1, max: 2e300, sum: 2e300 + 1, avg: (2e300 + 1) / 2 }))).toEqual({
+      ok: false,
+      rejection: { reason: 'value_out_of_range', field: 'summary.max' },
+    });
+    expect(refused(summary({ count: 2, min: -1e301, max: 0, sum: -1e301, avg: -1e301 / 2 }))).toEqual({
+      ok: false,
+      rejection: { reason: 'value_out_of_range', field: 'summary.min' },
+    });
+    expect(refused(summary({ count: 2, min: 1, max: 1, sum: 1.7e308, avg: 1.7e308 / 2 }))).toEqual({
+      ok: false,
+      rejection: { reason: 'value_out_of_range', field: 'summary.sum' },
+    });
+  });
+
   it('accepts a summary and an error with a truncated stack', () => {
     const s = validateEvent(
       { ...base, value: undefined, summary: { count: 2, min: 1, max: 3, sum: 4, avg: 2 } },

@@ -154,18 +154,22 @@ describe('metrics mapping', () => {
   it('points that cannot be mapped are counted by reason; empty histogram points are skipped', () => {
     const out = mapMetrics(
       request([
-        { name: 'g', gauge: { dataPoints: [point({}), point({ asDouble: 'Infinity' })] } },
+        {
+          name: 'g',
+          gauge: { dataPoints: [point({}), point({ asDouble: 'Infinity' }), point({ asDouble: 1.7e308 })] },
+        },
         { name: 's', sum: { aggregationTemporality: 0, dataPoints: [point({ asInt: 1 })] } },
         { name: 'h', histogram: { aggregationTemporality: DELTA, dataPoints: [point({ count: '0' })] } },
       ]),
       ctx(),
     );
     expect(out.events).toEqual([]);
-    expect(out.records).toBe(4);
+    expect(out.records).toBe(5);
     expect(out.skipped).toBe(1);
     expect(Object.fromEntries(out.unmapped)).toEqual({
       value_missing: 1,
       value_not_finite: 1,
+      value_out_of_range: 1,
       temporality_unspecified: 1,
     });
   });

@@ -82,9 +82,10 @@ describe('client: events on the wire (docs/ARCHITECTURE.md wire contract)', () =
     const { client } = harness();
     client.metric('not a name', 1);
     client.metric('m', Infinity);
+    client.metric('m', -1.7e308);
     client.lifecycle('');
     client.log('x'.repeat(200), 'm');
-    expect(client.stats().dropped.invalid).toBe(4);
+    expect(client.stats().dropped.invalid).toBe(5);
     expect(client.stats().captured).toBe(0);
   });
 

@@ -4,6 +4,7 @@
  */
 import { eventLimits } from '../../../src/compose/storage';
 import { loadConfig } from '../../../src/config/load';
+import { METRIC_VALUE_BOUND } from '../../../src/events/metric-bound';
 import * as collector from '../../../src/events/types';
 import { validateEvent } from '../../../src/events/validate';
 import { CAPTURE_LIMITS, isValidName } from '../../../sdk/src/limits';
@@ -34,6 +35,7 @@ describe("the SDK's copy of the wire contract", () => {
       maxStackLength: limits.maxStackLength,
       maxNameLength: limits.maxNameLength,
       maxKindLength: limits.maxSourceLength,
+      maxMetricMagnitude: METRIC_VALUE_BOUND,
     });
   });
 
