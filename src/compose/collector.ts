@@ -36,6 +36,8 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
+import { reportTaker, startOutcomeRecorder } from './outcomes';
+import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../intake/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
@@ -81,6 +83,7 @@ async function startLaneIntake(
   metrics: Metrics,
   clock: Clock,
   logger: Logger,
+  outcomes: CountSink | undefined,
 ): Promise<Intake> {
   await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
 
@@ -122,6 +125,7 @@ async function startLaneIntake(
     clock,
     logger: logger.child({ component: 'writer' }),
     metrics,
+    outcomes,
   });
   await health.start();
   writer.start();
@@ -260,10 +264,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
+  // In queue mode the workers migrate; until they have, the recorder's writes fail and are kept.
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
+  const outcomes = recorder === null ? undefined : (c: Parameters<CountSink>[0]) => recorder.count(c);
   const intake =
     queue !== null
       ? startQueueIntake(config, queue, readiness, metrics, clock, logger, exit)
-      : await startLaneIntake(config, storage, readiness, metrics, clock, logger);
+      : await startLaneIntake(config, storage, readiness, metrics, clock, logger, outcomes);
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
@@ -302,7 +309,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     clock,
     metrics,
     activity,
+    outcomes,
   });
+  const limits = eventLimits(config);
   const app = createApp({
     ingest,
     storage,
@@ -322,6 +331,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
+    ...(recorder === null ? {} : { takeReport: reportTaker(recorder, limits.maxSourceLength, logger) }),
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],
@@ -352,6 +362,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     flusher: intake.flusher,
     closers: [
       ...intake.closers,
+      // After the lanes' flush (refused rows are counted there), before storage closes.
+      { name: 'loss map', close: () => recorder?.stop() },
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => admission.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },

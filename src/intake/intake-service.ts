@@ -14,6 +14,8 @@ import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './admission-bounds';
 import type { AppActivity } from './app-activity';
 import type { EventSink, SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
+import { countEvents, rawSubject, type CountSink } from '../outcomes/event-outcomes';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 
 export interface IntakeServiceOptions {
   readonly limits: EventLimits;
@@ -28,12 +30,16 @@ export interface IntakeServiceOptions {
   readonly admissionMetrics: AdmissionMetrics;
   /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
   readonly activity?: AppActivity;
+  /** The loss map's counts of every decision (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /** Options of one `ingest` call. */
 export interface IngestOptions {
   /** Take the request whole or refuse it whole at the rate limit (default false: partial). */
   readonly whole?: boolean;
+  /** `sdk` when the request carried a client report (the loss map's origin); default `direct`. */
+  readonly origin?: OutcomeOrigin;
 }
 
 /** An event that passed validation, as the sink takes it, with its index in the request. */
@@ -56,6 +62,7 @@ interface OpenRequest {
   readonly shedStandard: { readonly retryAfterSeconds: number } | null;
   /** Indices of the non-error events throttled unread because of it. */
   readonly shed: number[];
+  readonly origin: OutcomeOrigin;
 }
 
 interface Throttle {
@@ -88,7 +95,7 @@ export class IntakeService {
     principal: Principal | null = null,
     options: IngestOptions = {},
   ): Promise<IntakeOutcome> {
-    const request = this.open(rawEvents, principal);
+    const request = this.open(rawEvents, principal, options);
     if ('kind' in request) return request;
     for (let index = 0; index < rawEvents.length; index++) {
       // When the standard lane has no room for this request's non-error events, they are throttled
@@ -101,10 +108,22 @@ export class IntakeService {
       const v = validateEvent(rawEvents[index], this.o.limits, request.now);
       if (!v.ok) {
         this.reject(request.rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        this.countOutcome(
+          request,
+          [rawSubject(rawEvents[index], request.now)],
+          'rejected',
+          v.rejection.reason,
+        );
         continue;
       }
       this.sort(request, v.event, v.bytes, index);
     }
+    this.countOutcome(
+      request,
+      request.shed.map((i) => rawSubject(rawEvents[i], request.now)),
+      'throttled',
+      'queue_full',
+    );
     return this.admit(request, options);
   }
 
@@ -117,17 +136,27 @@ export class IntakeService {
     principal: Principal | null = null,
     options: IngestOptions = {},
   ): Promise<IntakeOutcome> {
-    const request = this.open(events, principal);
+    const request = this.open(events, principal, options);
     if ('kind' in request) return request;
     events.forEach((event, index) => {
       if (request.shedStandard !== null && event.type !== 'error') request.shed.push(index);
       else this.sort(request, event, eventBytes(event), index);
     });
+    this.countOutcome(
+      request,
+      request.shed.map((i) => events[i] as TelemetryEvent),
+      'throttled',
+      'queue_full',
+    );
     return this.admit(request, options);
   }
 
   /** A request's admission begins: its size checked, the sink asked whether it takes events at all. */
-  private open(events: readonly unknown[], principal: Principal | null): OpenRequest | IntakeOutcome {
+  private open(
+    events: readonly unknown[],
+    principal: Principal | null,
+    options: IngestOptions,
+  ): OpenRequest | IntakeOutcome {
     const { o } = this;
     if (events.length > o.maxEventsPerRequest) {
       o.metrics.requestsRejected.inc({ code: 'too_many_events' });
@@ -149,6 +178,7 @@ export class IntakeService {
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
       shedStandard: this.standardShed(events),
       shed: [],
+      origin: options.origin ?? 'direct',
     };
   }
 
@@ -157,6 +187,7 @@ export class IntakeService {
     const { principal } = request;
     if (principal?.kind === 'ingest' && event.app !== principal.app) {
       this.reject(request.rejected, index, 'app_mismatch', 'source.app', event.type);
+      this.countOutcome(request, [event], 'rejected', 'app_mismatch');
       return;
     }
     request.received[event.type]++;
@@ -168,7 +199,7 @@ export class IntakeService {
   /** The admission of a sorted request: the error fast lane, the rate limit, the standard lane. */
   private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeOutcome> {
     const { o } = this;
-    const { principal, now, rejected, errors, byApp, received, shedStandard, shed } = request;
+    const { rejected, errors, byApp, received, shedStandard, shed } = request;
     for (const type of EVENT_TYPES)
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
 
@@ -184,8 +215,10 @@ export class IntakeService {
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
     // its verdict: refused, none of it is taken.
     let errorsTaken =
-      errors.length > 0 && !whole ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
-    const limited = await this.applyRateLimits(byApp, principal, throttle, whole ? 'whole' : 'partial');
+      errors.length > 0 && !whole
+        ? this.offer(request, 'error', errors, throttle, durable)
+        : Promise.resolve(0);
+    const limited = await this.applyRateLimits(request, throttle, whole ? 'whole' : 'partial');
     if (whole && throttle.reason === 'rate_limited') {
       for (const g of limited) {
         o.rateLimiter?.refund(g.subject, g.candidates.length);
@@ -195,6 +228,12 @@ export class IntakeService {
       const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
       for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
         o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
+      this.countCandidates(
+        request,
+        [...errors, ...limited.flatMap((g) => g.candidates)],
+        'throttled',
+        'rate_limited',
+      );
       return {
         kind: 'throttled',
         accepted: 0,
@@ -204,7 +243,7 @@ export class IntakeService {
         retryAfterSeconds: throttle.retryAfter,
       };
     }
-    if (errors.length > 0 && whole) errorsTaken = this.offer('error', errors, now, throttle, durable);
+    if (errors.length > 0 && whole) errorsTaken = this.offer(request, 'error', errors, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
     const errorsAccepted = await errorsTaken;
     let accepted = errorsAccepted;
@@ -213,7 +252,7 @@ export class IntakeService {
       for (const c of errors) o.activity.record(c.event.app, taken, 1 - taken, taken);
     }
     if (standard.length > 0) {
-      const taken = await this.offer('standard', standard, now, throttle, durable);
+      const taken = await this.offer(request, 'standard', standard, throttle, durable);
       if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
       if (o.activity !== undefined) {
         for (const g of limited) {
@@ -258,6 +297,29 @@ export class IntakeService {
     return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
   }
 
+  /** Counts a decision about `subjects` for the loss map (docs/ARCHITECTURE.md, "The loss map"). */
+  private countOutcome(
+    request: OpenRequest,
+    subjects: readonly { app: string; ts: number; type: string }[],
+    outcome: 'accepted' | 'rejected' | 'throttled',
+    reason: string,
+  ): void {
+    const sink = this.o.outcomes;
+    if (sink !== undefined && subjects.length > 0)
+      countEvents(sink, subjects, (e) => e, outcome, reason, request.origin);
+  }
+
+  private countCandidates(
+    request: OpenRequest,
+    candidates: readonly Candidate[],
+    outcome: 'accepted' | 'throttled',
+    reason: string,
+  ): void {
+    const sink = this.o.outcomes;
+    if (sink !== undefined && candidates.length > 0)
+      countEvents(sink, candidates, candidateSubject, outcome, reason, request.origin);
+  }
+
   private reject(
     rejected: RejectedEntry[],
     index: number,
@@ -275,11 +337,11 @@ export class IntakeService {
    * granted (the first ones, in request order) and throttles the rest with the limiter's wait.
    */
   private async applyRateLimits(
-    byApp: Map<string, Candidate[]>,
-    principal: Principal | null,
+    request: OpenRequest,
     throttle: Throttle,
     mode: 'partial' | 'whole',
   ): Promise<Array<{ subject: LimitSubject; candidates: Candidate[] }>> {
+    const { byApp, principal } = request;
     const groups = [...byApp].map(([app, candidates]) => ({
       subject: { key: principal ? `key:${principal.keyId}` : `app:${app}`, app },
       candidates,
@@ -289,7 +351,7 @@ export class IntakeService {
     // Bounds the limiter's work per request, however many apps it names: the rest come back later.
     const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
     for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
-      this.throttleLimited(g.candidates, throttle, 0);
+      this.throttleLimited(request, g.candidates, throttle, 0);
       this.o.activity?.record(g.subject.app, 0, g.candidates.length);
     }
     const grants = await limiter.take(
@@ -303,15 +365,21 @@ export class IntakeService {
       this.o.admissionMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
-        this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
+        this.throttleLimited(request, g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
         this.o.activity?.record(g.subject.app, 0, g.candidates.length - granted);
       }
     });
     return passed;
   }
 
-  private throttleLimited(candidates: readonly Candidate[], throttle: Throttle, waitMs: number): void {
+  private throttleLimited(
+    request: OpenRequest,
+    candidates: readonly Candidate[],
+    throttle: Throttle,
+    waitMs: number,
+  ): void {
     for (const c of candidates) throttle.indices.push(c.index);
+    this.countCandidates(request, candidates, 'throttled', 'rate_limited');
     for (const [type, n] of countByType(candidates)) {
       this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
     }
@@ -321,19 +389,21 @@ export class IntakeService {
 
   /** Offers all of `candidates` to the sink; returns how many were taken (all or none). */
   private async offer(
+    request: OpenRequest,
     lane: LaneName,
     candidates: Candidate[],
-    now: number,
     throttle: Throttle,
     durable: Promise<boolean>[],
   ): Promise<number> {
-    const answer = await this.o.sink.offer(lane, candidates, now);
+    const answer = await this.o.sink.offer(lane, candidates, request.now);
     if (answer.taken) {
       if (answer.durable) durable.push(answer.durable);
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
+      this.countCandidates(request, candidates, 'accepted', '');
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
+    this.countCandidates(request, candidates, 'throttled', reason);
     for (const c of candidates) throttle.indices.push(c.index);
     for (const [type, n] of countByType(candidates)) this.o.metrics.eventsThrottled.inc({ reason, type }, n);
     if (answer.reason === 'unavailable') throttle.unavailable = true;
@@ -341,6 +411,11 @@ export class IntakeService {
     throttle.retryAfter = Math.max(throttle.retryAfter, answer.retryAfterSeconds);
     return 0;
   }
+}
+
+/** The loss map's subject of a candidate. */
+function candidateSubject(c: Candidate): TelemetryEvent {
+  return c.event;
 }
 
 function countByType(candidates: readonly Candidate[]): Map<EventType, number> {

@@ -58,6 +58,9 @@ export class LaneSink implements EventSink {
         bytes: i.bytes,
         ticket,
         admittedAt: now,
+        app: i.event.app,
+        ts: i.event.ts,
+        type: i.event.type,
       })),
       bytes,
     );

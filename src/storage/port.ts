@@ -1,4 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
+import type { OutcomeBatch, OutcomeQuery, OutcomeRow } from '../outcomes/outcome';
 
 /** Result of writing one batch. */
 export interface WriteResult {
@@ -223,6 +224,15 @@ export interface Storage {
   queryMetricSeries(query: MetricSeriesQuery): Promise<MetricSeriesRow[]>;
   /** The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message. */
   scanErrors(query: ErrorScanQuery): Promise<ErrorScan>;
+  /**
+   * Writes counts of the loss map in one transaction (docs/ARCHITECTURE.md, "The loss map"): the
+   * counts, and each client report's counts unless a report of its id was stored before. Rejects
+   * on any storage failure; the caller keeps the batch and retries. (`stored` is not written here:
+   * `writeRows` counts it in its own transaction.)
+   */
+  writeOutcomes(batch: OutcomeBatch): Promise<void>;
+  /** The loss map's counts of one app in a window, summed per minute, type, outcome, reason and origin. */
+  queryOutcomes(query: OutcomeQuery): Promise<OutcomeRow[]>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Idempotent. Waits for queries in flight, then releases connections. */

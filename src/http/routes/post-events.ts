@@ -10,6 +10,7 @@ import { scanJson, type JsonShapeLimits } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
+import type { OutcomeOrigin } from '../../outcomes/outcome';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IntakeService, 'ingest'>;
@@ -25,6 +26,12 @@ export interface PostEventsOptions {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** Counts requests refused as a whole, by error code. */
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
+  /**
+   * Takes the body's client report (its `report` member; `undefined` when absent) for the loss map
+   * and says where the request's events come from (docs/http-api.md, "Client reports"). Absent:
+   * reports are ignored.
+   */
+  readonly takeReport?: (raw: unknown, principal: Principal | null) => OutcomeOrigin;
 }
 
 /** Answers one `POST /v1/events` request; throws a `SluiceError` (or a read error) to refuse it whole. */
@@ -41,14 +48,15 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
   };
   return async (req, principal) => {
-    let events: unknown[];
+    let body: { events: unknown[]; report: unknown };
     try {
-      events = await readEvents(req, o, shape);
+      body = await readEvents(req, o, shape);
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
     }
-    const outcome = await o.ingest.ingest(events, principal);
+    const origin = o.takeReport?.(body.report, principal) ?? 'direct';
+    const outcome = await o.ingest.ingest(body.events, principal, { origin });
     switch (outcome.kind) {
       case 'taken':
         return {
@@ -80,7 +88,7 @@ export function postEvents(handle: EventsHandler) {
 }
 
 /**
- * The body's `events` array. Everything a hostile body could make expensive is refused on the raw
+ * The body's `events` array and `report` member. Everything a hostile body could make expensive is refused on the raw
  * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word), and
  * nesting or a number of values no request of the contract needs (parsing them is what costs).
  */
@@ -88,7 +96,7 @@ async function readEvents(
   req: IncomingMessage,
   o: PostEventsOptions,
   shape: JsonShapeLimits,
-): Promise<unknown[]> {
+): Promise<{ events: unknown[]; report: unknown }> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SluiceError('unsupported_media_type');
   }
@@ -111,9 +119,9 @@ async function readEvents(
   } catch {
     throw new SluiceError('invalid_json');
   }
-  const events = (parsed as { events?: unknown } | null)?.events;
+  const { events, report } = (parsed ?? {}) as { events?: unknown; report?: unknown };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
     throw new SluiceError('invalid_body');
   }
-  return events;
+  return { events, report };
 }
