@@ -81,9 +81,10 @@ export function parseClientReport(
       if (typeof byReason !== 'object' || byReason === null || Array.isArray(byReason))
         return { refused: `report.rows.${field}` };
       for (const [reason, n] of Object.entries(byReason)) {
-        if (!reasons.has(reason)) return { refused: `report.rows.${field}` };
-        if (!isCount(n)) return { refused: `report.rows.${field}.${reason}` };
-        if (n > 0) counts.push({ ...base, outcome, reason, count: n });
+        if (!isCount(n)) return { refused: `report.rows.${field}` };
+        // A reason this version does not know (a newer collector's or SDK's) is kept as `other`.
+        if (n > 0)
+          counts.push({ ...base, outcome, reason: reasons.has(reason) ? reason : 'other', count: n });
       }
     }
   }
