@@ -224,6 +224,7 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
       'Ingest lag per app',
       'Metric average by name',
       'Metric samples by name',
+      'Loss map',
     ]);
   });
 
@@ -289,6 +290,26 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
     expect(shopAvg.map((r) => Number(r.time))).toEqual(shopCount.map((r) => Number(r.time)));
     const weighted = shopAvg.reduce((sum, r, i) => sum + Number(r.value) * Number(shopCount[i]?.value), 0);
     expect(weighted / 3).toBeCloseTo(5, 10);
+  });
+
+  it('draws the loss map per app: generated, stored, losses, pending (GET /v1/outcomes)', async () => {
+    const flow = async (app: string) => {
+      const { columns, rows } = await run(panel('Loss map').rawSql, context([app]));
+      expect(columns).toEqual(['app', 'stage', 'reason', 'events']);
+      return rows.map(
+        (r) => `${String(r.stage)}${r.reason ? ` ${String(r.reason)}` : ''}: ${Number(r.events)}`,
+      );
+    };
+    // The loss-map counts of intake decisions are written every second: wait for them.
+    await waitFor('the loss map to settle', async () => (await flow(SHOP)).includes('pending pipeline: 0'));
+    expect(await flow(SHOP)).toEqual(['generated: 6', 'stored: 6', 'pending sdk: 0', 'pending pipeline: 0']);
+    const answer = await fetch(`${collector.url}/v1/outcomes?app=${API}`).then((r) => r.json());
+    expect(await flow(API)).toEqual([
+      `generated: ${answer.generated}`,
+      `stored: ${answer.stored}`,
+      `pending sdk: ${answer.pending.sdk}`,
+      `pending pipeline: ${answer.pending.pipeline}`,
+    ]);
   });
 
   it('reads as a role that cannot write', async () => {
