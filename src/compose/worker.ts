@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock';
 import { exitOnConfigError, startJetStream } from './jetstream';
 import { startJobs } from './scheduler';
 import { openStorage } from './storage';
+import { startOutcomeRecorder } from './outcomes';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
 import { listen } from '../http/server';
@@ -51,6 +52,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const startupMs = config.storageTimeoutMs * 6;
   await retryUntil('migrate', () => storage.migrate(), startupMs, logger);
 
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
   const readiness = new Readiness(metrics, 'jetstream');
   const exit = deps.exit ?? ((code: number) => process.exit(code));
   let worker: QueueWorker | null = null;
@@ -81,6 +83,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
         metrics,
         queueMetrics,
         logger: logger.child({ component: 'worker' }),
+        ...(recorder === null ? {} : { outcomes: (c) => recorder.count(c) }),
       });
       worker.start();
     },
@@ -114,6 +117,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
       ...jobs,
       // Stops the bring-up or the monitor, then drains: every ack sent reaches the server first.
       { name: 'jetstream', close: () => link.close() },
+      // Dead letters of the last batches are counted by now.
+      { name: 'loss map', close: () => recorder?.stop() },
       { name: 'storage', close: () => storage.close() },
     ],
     // No load balancer sends work to a worker: nothing to wait for before stopping.
