@@ -22,6 +22,7 @@ import { runLayout } from './suites/layout';
 import { runOpenLoopSuite } from './suites/open-loop';
 import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
+import { runOutcomesBench } from './suites/outcomes';
 import { runWritePath } from './suites/write-path';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
@@ -83,6 +84,7 @@ async function main(): Promise<number> {
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    rows.push(...((await step('outcomes', () => runOutcomesBench(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
     progress('queue');
