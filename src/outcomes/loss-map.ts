@@ -101,8 +101,6 @@ function apply(m: LossMap, r: OutcomeRow): void {
     case 'throttled':
       addTo(m.throttled, r.reason, n);
       return;
-    case 'shed':
-      return;
   }
 }
 

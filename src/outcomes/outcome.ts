@@ -12,8 +12,10 @@
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
- * - `dropped`: lost in a process, by reason (`forced_shutdown`);
- * - `shed`: requests refused unread (app `''`, type `request`: their events were never parsed).
+ * - `dropped`: lost in a process, by reason (reserved: a forced shutdown's events are not counted yet).
+ *
+ * Requests refused unread (429 `overloaded`) have no count here: nothing of them was read, and their
+ * sender sends them again.
  */
 export const OUTCOMES = [
   'captured',
@@ -27,7 +29,6 @@ export const OUTCOMES = [
   'refused',
   'dead_lettered',
   'dropped',
-  'shed',
 ] as const;
 
 export type OutcomeName = (typeof OUTCOMES)[number];
@@ -44,7 +45,7 @@ export interface OutcomeCount {
   readonly app: string;
   /** Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable. */
   readonly minute: number;
-  /** `error | lifecycle | metric | log`, `unknown` for an unreadable one, `request` for `shed`. */
+  /** `error | lifecycle | metric | log`, or `unknown` for an unreadable one. */
   readonly type: string;
   readonly outcome: OutcomeName;
   /** Why, for losses (`''` when the outcome has no reason). */
