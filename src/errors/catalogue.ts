@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
   unauthorized: { status: 401, message: 'API key missing or not valid.' },
   not_found: { status: 404, message: 'No such route.' },
+  method_not_allowed: { status: 405, message: 'The path does not answer this method; see the Allow header.' },
   request_timeout: {
     status: 408,
     message: 'The request did not arrive in time (SLUICE_HEADERS_TIMEOUT_MS, SLUICE_REQUEST_TIMEOUT_MS).',

@@ -32,6 +32,18 @@ export interface BatchWriterOptions {
 }
 
 /**
+ * A wait for the events that were held when it began (`BatchWriterLoop.settled`): the batches
+ * already in flight, and the first `error` / `standard` events still queued in each lane (lanes are
+ * FIFO, so the next batches take exactly those first).
+ */
+interface SettleWaiter {
+  error: number;
+  standard: number;
+  readonly flights: Promise<void>[];
+  readonly resolve: () => void;
+}
+
+/**
  * The single writer of a process: takes batches from the lanes (error lane
  * first) when a batch is full or its oldest event has waited the flush
  * interval, writes each in one transaction, and releases the room only after
@@ -49,6 +61,7 @@ export class BatchWriterLoop {
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly backoffCancels = new Set<() => void>();
+  private settleWaiters: SettleWaiter[] = [];
 
   constructor(private readonly o: BatchWriterOptions) {
     this.drainRate = new DrainRate(o.clock);
@@ -69,6 +82,25 @@ export class BatchWriterLoop {
   notify(): void {
     if (this.wake && this.queued() >= this.o.batchSize) this.wakeUp();
     else if (this.wake && this.timer === null) this.armTimer();
+  }
+
+  /**
+   * Resolves once every event held now (queued or being written) is settled: committed, or refused
+   * by the database and dropped. Queued events leave at once instead of at the flush interval, so
+   * the wait is one commit, not the interval. Null when nothing is held (no allocation, no wait).
+   * Never rejects, and never resolves while their writes are retried (a database that is away):
+   * the caller bounds the wait (read barrier, docs/ARCHITECTURE.md "The read side").
+   */
+  settled(): Promise<void> | null {
+    const error = this.o.errorLane.queued;
+    const standard = this.o.standardLane.queued;
+    if (error + standard === 0) {
+      return this.inFlight.size === 0 ? null : Promise.all(this.inFlight).then(() => undefined);
+    }
+    return new Promise<void>((resolve) => {
+      this.settleWaiters.push({ error, standard, flights: [...this.inFlight], resolve });
+      this.wakeUp();
+    });
   }
 
   /** Batches being written now, and the most at once. */
@@ -117,7 +149,7 @@ export class BatchWriterLoop {
         await this.sleep(null);
         continue;
       }
-      if (queued < batchSize && !this.stopping) {
+      if (queued < batchSize && !this.stopping && this.settleWaiters.length === 0) {
         const oldest = Math.min(
           errorLane.oldestAdmittedAt ?? Infinity,
           standardLane.oldestAdmittedAt ?? Infinity,
@@ -141,8 +173,27 @@ export class BatchWriterLoop {
         this.wakeUp();
       });
       this.inFlight.add(flight);
+      this.countTaken(fromError.length, fromStandard.length, flight);
     }
     await Promise.all(this.inFlight);
+  }
+
+  /** Tells the waiters of `settled` that a batch took part of what they wait for. */
+  private countTaken(error: number, standard: number, flight: Promise<void>): void {
+    if (this.settleWaiters.length === 0) return;
+    this.settleWaiters = this.settleWaiters.filter((w) => {
+      if (w.error > 0 && error > 0) {
+        w.error -= Math.min(w.error, error);
+        w.flights.push(flight);
+      }
+      if (w.standard > 0 && standard > 0) {
+        w.standard -= Math.min(w.standard, standard);
+        if (w.flights[w.flights.length - 1] !== flight) w.flights.push(flight);
+      }
+      if (w.error > 0 || w.standard > 0) return true;
+      void Promise.all(w.flights).then(() => w.resolve());
+      return false;
+    });
   }
 
   /**
