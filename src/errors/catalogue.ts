@@ -26,6 +26,11 @@ export const ERROR_CATALOGUE = {
     status: 413,
     message: 'Body holds more JSON arrays, objects or members than the largest request allowed can.',
   },
+  events_rejected: {
+    status: 422,
+    message:
+      'Every event of the request was rejected as invalid; see rejected[] (reason, field, hint). Resending it cannot help.',
+  },
   headers_too_large: { status: 431, message: 'The request line and headers are larger than 16 KiB.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
   unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or identity.' },

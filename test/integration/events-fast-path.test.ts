@@ -162,7 +162,8 @@ describe('POST /v1/events: the listener and the Express route answer alike (user
       path: '/v1/events',
       headers: json,
       body: JSON.stringify({ events: [{ type: 'metric' }] }),
-      status: 202,
+      status: 422,
+      error: 'events_rejected',
     },
     {
       name: 'invalid JSON',
