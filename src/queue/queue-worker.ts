@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import { backoffDelay, type BackoffOptions } from '../pipeline/backoff';
 import type { LaneName } from '../pipeline/lane';
-import { writeWithRetry } from '../pipeline/write-with-retry';
+import { writeWithRetry, type WriteHealth } from '../pipeline/write-with-retry';
 import type { Storage, StorageRow } from '../storage/port';
 import { publishDeadLetter, type DeadLetter } from './dead-letter';
 import { EVENT_COUNT_HEADER } from './event-batches';
@@ -43,6 +43,8 @@ export interface QueueWorkerOptions {
   readonly maxDeliveries: number;
   /** Delay between retries of a transient storage failure, and after a failed pull. */
   readonly backoff: BackoffOptions;
+  /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
+  readonly health?: WriteHealth;
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
@@ -336,6 +338,7 @@ export class QueueWorker {
       backoff,
       sleep: (ms) => this.sleep(ms, true),
       aborted: () => this.aborted,
+      ...(this.o.health && { health: this.o.health }),
       metrics,
       logger,
     });

@@ -1,0 +1,30 @@
+/**
+ * The alert and recording rules (deploy/prometheus/sluice-rules.yml) as Prometheus's own tool
+ * reads them: `promtool check rules` (syntax, templates) and `promtool test rules` (the unit tests
+ * in sluice-rules.test.yml: each alert fires on its condition, after its `for`, with its labels
+ * and annotations). test/cluster/prometheus*.test.ts evaluate the same rules against real
+ * processes.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { requireProgram, searchFolders } from '../../src/cluster/executables';
+import { RULE_FILES } from './support/dashboard-promql';
+
+const promtool = requireProgram('promtool', 'prometheus', searchFolders(process.env.PATH));
+
+function run(args: readonly string[]) {
+  const r = spawnSync(promtool, args, { encoding: 'utf8', cwd: path.dirname(RULE_FILES[0] ?? '') });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+describe('the Prometheus rules', () => {
+  it('pass promtool check rules', () => {
+    const r = run(['check', 'rules', ...RULE_FILES]);
+    expect(r).toEqual({ status: 0, output: expect.stringMatching(/SUCCESS: \d+ rules found/) });
+  });
+
+  it('pass their unit tests (promtool test rules)', () => {
+    const r = run(['test', 'rules', 'sluice-rules.test.yml']);
+    expect(r).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
+  });
+});
