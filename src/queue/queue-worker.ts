@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import { backoffDelay, type BackoffOptions } from '../pipeline/backoff';
-import type { LaneName } from '../pipeline/lane';
+import type { LaneName } from '../intake/event-sink';
 import { writeWithRetry, type WriteHealth } from '../pipeline/write-with-retry';
 import type { Storage, StorageRow } from '../storage/port';
 import { publishDeadLetter, type DeadLetter } from './dead-letter';
