@@ -120,6 +120,7 @@ const EXPECTED: Record<string, Expectation> = {
   'Stream replicas and leader moves/C': 'none',
   'Requests per published message/A': 'none',
   'Requests per published message/B': 'none',
+  'Requests per published message/C': 'none',
   // The rules' measures.
   'sluice:lane_fill:ratio': {
     labels: ['__name__', 'instance', 'job', 'lane'],
