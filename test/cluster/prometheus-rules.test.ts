@@ -8,6 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { requireProgram, searchFolders } from '../../src/cluster/executables';
+import { locateRepoFiles } from '../../src/cluster/repo-files';
+import { dockerCompose, serviceBlock } from '../support/compose-file';
 import { RULE_FILES } from './support/dashboard-promql';
 
 const promtool = requireProgram('promtool', 'prometheus', searchFolders(process.env.PATH));
@@ -26,5 +28,19 @@ describe('the Prometheus rules', () => {
   it('pass their unit tests (promtool test rules)', () => {
     const r = run(['test', 'rules', 'sluice-rules.test.yml']);
     expect(r).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
+  });
+
+  it('are loaded by the compose Prometheus: its config names them and the file is mounted beside it', () => {
+    const config = path.join(locateRepoFiles().root, 'deploy/prometheus/prometheus.yml');
+    const r = run(['check', 'config', config]);
+    expect(r).toEqual({
+      status: 0,
+      output: expect.stringMatching(/SUCCESS: 1 rule files found[^]*SUCCESS: \d+ rules found/),
+    });
+    const compose = dockerCompose(['config']);
+    expect(compose.status).toBe(0);
+    const volumes = serviceBlock(compose.stdout, 'prometheus');
+    expect(volumes).toContain('deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+    expect(volumes).toContain('deploy/prometheus/sluice-rules.yml:/etc/prometheus/sluice-rules.yml:ro');
   });
 });
