@@ -6,6 +6,7 @@
  * processes.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { requireProgram, searchFolders } from '../../src/cluster/executables';
 import { locateRepoFiles } from '../../src/cluster/repo-files';
@@ -28,6 +29,17 @@ describe('the Prometheus rules', () => {
   it('pass their unit tests (promtool test rules)', () => {
     const r = run(['test', 'rules', 'sluice-rules.test.yml']);
     expect(r).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
+  });
+
+  it('are each documented in docs/monitoring.md, and only those', () => {
+    const root = locateRepoFiles().root;
+    const rules = RULE_FILES.map((f) => readFileSync(f, 'utf8')).join('\n');
+    const docs = readFileSync(path.join(root, 'docs/monitoring.md'), 'utf8');
+    const alerts = [...rules.matchAll(/^\s+- alert: (\S+)$/gm)].map((m) => m[1]);
+    const documented = [...docs.matchAll(/^\| `(Sluice\w+)`/gm)].map((m) => m[1]);
+    expect(documented).toEqual(alerts);
+    for (const record of [...rules.matchAll(/^\s+- record: (\S+)$/gm)].map((m) => m[1] ?? ''))
+      expect(docs).toContain(`\`${record}`);
   });
 
   it('are loaded by the compose Prometheus: its config names them and the file is mounted beside it', () => {
