@@ -136,6 +136,14 @@ function expected(): Record<string, Expectation> {
     'Requests per published message/A': { labels: [], value: between(1, 256), count: 1 },
     'Requests per published message/B': { labels: [], value: between(1, 256), count: 1 },
     'Requests per published message/C': { labels: [], value: between(1, 256), count: 1 },
+    'Events given up on/A': 'none',
+    // Preset at 0: the first dead letter is an increase.
+    'Events given up on/B': {
+      labels: ['reason'],
+      value: oneOf(0),
+      covers: { label: 'reason', values: ['unparseable', 'storage_rejected', 'max_deliveries'] },
+      count: 3,
+    },
     // The rules' measures.
     'sluice:lane_fill:ratio': 'none',
     'sluice:stream_fill:ratio': { labels: ['__name__'], value: between(0, 1), count: 1 },

@@ -121,6 +121,9 @@ const EXPECTED: Record<string, Expectation> = {
   'Requests per published message/A': 'none',
   'Requests per published message/B': 'none',
   'Requests per published message/C': 'none',
+  // Preset at 0: the first dropped row is an increase.
+  'Events given up on/A': { labels: ['reason'], value: oneOf(0), count: 1 },
+  'Events given up on/B': 'none',
   // The rules' measures.
   'sluice:lane_fill:ratio': {
     labels: ['__name__', 'instance', 'job', 'lane'],
