@@ -74,7 +74,7 @@ export function metricNamesIn(expr: string): string[] {
 export interface Expected {
   /** The label names of every series, exactly (sorted when compared). */
   readonly labels: readonly string[];
-  /** Each series' value is sensible: returns true, or a reason. */
+  /** Whether each series' value is sensible. */
   readonly value: (v: number, labels: Readonly<Record<string, string>>) => boolean;
   /** Values one label must take across the series (all of them, at least). */
   readonly covers?: { readonly label: string; readonly values: readonly string[] };
