@@ -97,7 +97,7 @@ export class QueueWorker {
 
   /** Idempotent. */
   start(): void {
-    if (this.loop.state === 'running') return;
+    if (this.loop.state === 'running' || this.loop.stopping) return;
     const copies = Math.max(1, this.o.concurrency ?? 1);
     this.slots = Array.from({ length: copies }, () => ({
       inHand: 0,
