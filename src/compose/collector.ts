@@ -18,10 +18,11 @@ import { IntakeService } from '../intake/intake-service';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
+import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { Shutdown } from '../lifecycle/shutdown';
 import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
-import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
 import { WRITER_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
@@ -105,8 +106,10 @@ async function startLaneIntake(
     }
   });
 
+  presetWriterSeries(metrics, { dropsRows: true });
   const health = new StorageHealthMonitor({
     ping: () => storage.ping(),
+    gauge: createStorageUpGauge(metrics.registry),
     readiness,
     intervalMs: config.healthIntervalMs,
     timeoutMs: config.storageTimeoutMs,
