@@ -41,7 +41,7 @@ describe.each(['sqlite', 'postgres'] as const)('loss map at the collector (%s)',
       errorEvent(app, { ts }),
       metric(app, { ts, value: 'NaN' }),
       log(app, { ts, name: '' }),
-      { type: 'log', name: 'x', source: { app }, ts }, // no id
+      log(app, { ts: 'yesterday' }),
     ];
     const answer = await postEvents(c.url, events);
     expect(answer.status).toBe(202);
@@ -50,7 +50,7 @@ describe.each(['sqlite', 'postgres'] as const)('loss map at the collector (%s)',
     const m = await settledLossMap(c.url, app, at);
     expect(m.generated).toBe(11);
     expect(m.stored).toBe(8);
-    expect(m.losses.collector).toEqual({ value_invalid: 1, name_invalid: 1, id_invalid: 1 });
+    expect(m.losses.collector).toEqual({ value_invalid: 1, name_invalid: 1, ts_invalid: 1 });
     expect(m.generated).toBe(m.stored + totalLosses(m) + m.pending.sdk + m.pending.pipeline);
     expect(await rowsOfApp(at, app)).toBe(8);
   });
