@@ -302,6 +302,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     clock,
     metrics,
     activity,
+    // Tiers 2–3 on COPY: the single pass writes rows from the body's bytes (events/scan/).
+    ...(queue === null && storage.rowFromScan !== undefined ? { rowFromScan: storage.rowFromScan } : {}),
   });
   const app = createApp({
     ingest,

@@ -1,3 +1,4 @@
+import type { TelemetryEvent } from '../events/types';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import {
@@ -120,7 +121,8 @@ export class JetStreamSink implements EventSink {
     this.pending += n;
     let outcomes: PublishOutcome[];
     try {
-      outcomes = await this.lanes[lane].publish(items.map((i) => i.event));
+      // Tier 4's intake has no single-pass row writer: every item is typed.
+      outcomes = await this.lanes[lane].publish(items.map((i) => i.event as TelemetryEvent));
     } finally {
       this.pending -= n;
       if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
