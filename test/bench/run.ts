@@ -22,6 +22,8 @@ import { runOpenLoopSuite } from './suites/open-loop';
 import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
 import { runWritePath } from './suites/write-path';
+import { runInfluxBaseline } from './suites/influx';
+import { runSinglePass } from './suites/single-pass';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
 import { BodyCorpus, EventGenerator } from './workload';
@@ -82,6 +84,8 @@ async function main(): Promise<number> {
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
+    rows.push(...((await step('influx', () => runInfluxBaseline(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
     progress('queue');

@@ -31,7 +31,19 @@ export class Token {
   highByte = 0;
   /** A number is an integer written without fraction or exponent. */
   plainInteger = false;
+  /**
+   * A number is written as JavaScript writes its value (`String(n)`, `JSON.stringify`): its text
+   * can be copied as it is. True for a plain integer of at most 15 digits (not `-0`), and for a
+   * decimal without exponent of at most 15 digits, not ending in 0, of magnitude 1e-6 or more.
+   */
+  canonical = false;
+  /** Digits of a number, and those after its point. */
+  digits = 0;
+  fractionDigits = 0;
 }
+
+/** Powers of ten a double holds exactly. */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 /** Index of the first byte at or after `i` that is not JSON whitespace. */
 export function skipSpace(text: Uint8Array, i: number): number {
@@ -68,6 +80,29 @@ export function unicodeEscape(text: Uint8Array, i: number): number {
  * when it is not a JSON string (a raw control character, a bad escape, no closing quote).
  */
 export function readString(text: Uint8Array, i: number, t: Token): number {
+  // Most strings are ASCII without escapes: find the quote natively, then check the bytes before it.
+  const start = i + 1;
+  const quote = text.indexOf(QUOTE, start);
+  if (quote < 0) return -1;
+  let q = start;
+  while (q < quote) {
+    const c = text[q] as number;
+    if (c < 0x20 || c === BACKSLASH || c > 0x7f) break;
+    q++;
+  }
+  if (q === quote) {
+    t.start = start;
+    t.end = quote;
+    t.units = quote - start;
+    t.escaped = false;
+    t.unstorable = false;
+    t.highByte = 0x7f;
+    return quote + 1;
+  }
+  return readStringSlowly(text, i, t);
+}
+
+function readStringSlowly(text: Uint8Array, i: number, t: Token): number {
   const end = text.length;
   let p = i + 1;
   t.start = p;
@@ -138,39 +173,57 @@ export function readNumber(text: Uint8Array, i: number, t: Token): number {
   let p = i;
   t.start = i;
   if (text[p] === 0x2d) p++;
+  const intStart = p;
   if (text[p] === 0x30) p++;
   else if (isDigit(text[p])) while (isDigit(text[p])) p++;
   else return -1;
-  let plain = true;
+  let digits = p - intStart;
+  let fraction = 0;
+  let exponent = false;
   if (text[p] === 0x2e) {
-    plain = false;
     p++;
     if (!isDigit(text[p])) return -1;
+    const from = p;
     while (isDigit(text[p])) p++;
+    fraction = p - from;
+    digits += fraction;
   }
   const e = text[p];
   if (e === 0x65 || e === 0x45) {
-    plain = false;
+    exponent = true;
     p++;
     if (text[p] === 0x2b || text[p] === 0x2d) p++;
     if (!isDigit(text[p])) return -1;
     while (isDigit(text[p])) p++;
   }
   t.end = p;
-  t.plainInteger = plain;
+  t.plainInteger = fraction === 0 && !exponent;
+  t.digits = digits;
+  t.fractionDigits = fraction;
+  t.canonical = false;
+  if (!exponent && digits <= 15) {
+    if (fraction === 0) t.canonical = !(text[i] === 0x2d && text[intStart] === 0x30);
+    // 1e-6 and more: `String` writes smaller magnitudes with an exponent.
+    else t.canonical = text[p - 1] !== 0x30 && Math.abs(numberValue(text, t)) >= 1e-6;
+  }
   return p;
 }
 
 /** The value of the number `t` last read (as `JSON.parse` gives it). */
 export function numberValue(text: Uint8Array, t: Token): number {
   const { start, end } = t;
-  // Up to 15 digits an integer is exact in a double: summed here without a string.
-  if (t.plainInteger && end - start <= 15) {
+  // Up to 15 digits, the digits as an integer are exact in a double, and so is 10^fraction: one
+  // correctly rounded division gives what parsing the text gives, without a string.
+  if (t.digits <= 15 && (t.plainInteger || end - start === t.digits + 1 + (text[start] === 0x2d ? 1 : 0))) {
     let p = start;
     const negative = text[p] === 0x2d;
     if (negative) p++;
     let v = 0;
-    while (p < end) v = v * 10 + ((text[p++] as number) - 0x30);
+    for (; p < end; p++) {
+      const c = text[p] as number;
+      if (c !== 0x2e) v = v * 10 + (c - 0x30);
+    }
+    if (t.fractionDigits > 0) v /= POW10[t.fractionDigits] as number;
     return negative ? -v : v;
   }
   return Number(Buffer.prototype.toString.call(text, 'latin1', start, end));

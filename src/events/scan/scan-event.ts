@@ -17,7 +17,15 @@ import {
   skipSpace,
   skipValue,
 } from './json-text';
-import { ATTR_FALSE, ATTR_NUMBER, ATTR_STRING, ATTR_TRUE, ScannedEvent, TextField } from './scanned-event';
+import {
+  ATTR_FALSE,
+  ATTR_NUMBER,
+  ATTR_NUMBER_TEXT,
+  ATTR_STRING,
+  ATTR_TRUE,
+  ScannedEvent,
+  TextField,
+} from './scanned-event';
 
 /*
  * One event object of a body, read and validated in one pass over its bytes (scan-request.ts).
@@ -204,6 +212,9 @@ export class EventScanner {
         const end = readNumber(text, p, t);
         if (end < 0) return -1;
         f.value = numberValue(text, t);
+        f.valueTextStart = t.start;
+        f.valueTextEnd = t.end;
+        f.valueCanonical = t.canonical;
         s.valueState = Number.isFinite(f.value) ? GOOD : BAD;
         return end;
       }
@@ -396,7 +407,7 @@ export class EventScanner {
       } else if (c === DASH || (c !== undefined && c >= 0x30 && c <= 0x39)) {
         q = readNumber(text, q, t2);
         if (q < 0) return -1;
-        kind = ATTR_NUMBER;
+        kind = t2.canonical ? ATTR_NUMBER_TEXT : ATTR_NUMBER;
         number = numberValue(text, t2);
         ok = ok && Number.isFinite(number);
         valueStart = t2.start;

@@ -28,6 +28,8 @@ export const ATTR_STRING = 0;
 export const ATTR_NUMBER = 1;
 export const ATTR_TRUE = 2;
 export const ATTR_FALSE = 3;
+/** A number whose text in the body is as JavaScript writes it (copied as it is). */
+export const ATTR_NUMBER_TEXT = 4;
 
 /**
  * One valid event as the single pass found it in the body: positions of its text, its numbers
@@ -54,6 +56,10 @@ export class ScannedEvent {
   readonly message = new TextField();
   /** A metric sample's value (when `summary` is false). */
   value = 0;
+  /** Where the value's text is, and whether it is as JavaScript writes the value (copied as it is). */
+  valueTextStart = 0;
+  valueTextEnd = 0;
+  valueCanonical = false;
   /** A metric carries a summary: `count`, `min`, `max`, `sum` below. */
   summary = false;
   count = 0;

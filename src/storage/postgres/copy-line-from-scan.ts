@@ -2,6 +2,7 @@ import { unicodeEscape } from '../../events/scan/json-text';
 import {
   ATTR_FALSE,
   ATTR_NUMBER,
+  ATTR_NUMBER_TEXT,
   ATTR_STRING,
   ATTR_TRUE,
   type ScannedEvent,
@@ -66,12 +67,13 @@ function number(n: number): void {
       slab[at++] = 0x30;
       return;
     }
-    const from = at;
-    while (n > 0) {
-      slab[at++] = 0x30 + (n % 10);
+    let digits = 0;
+    for (let m = n; m >= 1; m = Math.floor(m / 10)) digits++;
+    at += digits;
+    for (let k = 1; k <= digits; k++) {
+      slab[at - k] = 0x30 + (n % 10);
       n = Math.floor(n / 10);
     }
-    slab.subarray(from, at).reverse();
     return;
   }
   ascii(String(n));
@@ -174,7 +176,8 @@ function attributes(text: Uint8Array, e: ScannedEvent): void {
       slab[at++] = QUOTE;
       raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
       slab[at++] = QUOTE;
-    } else if (kind === ATTR_NUMBER) number(e.valueNumber[a] as number);
+    } else if (kind === ATTR_NUMBER_TEXT) raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
+    else if (kind === ATTR_NUMBER) number(e.valueNumber[a] as number);
     else if (kind === ATTR_TRUE) ascii('true');
     else if (kind === ATTR_FALSE) ascii('false');
   }
@@ -222,7 +225,8 @@ export function copyLineFromScan(text: Uint8Array, e: ScannedEvent): CopyLine {
       byte(TAB);
       number(e.sum);
     } else {
-      number(e.value);
+      if (e.valueCanonical) raw(text, e.valueTextStart, e.valueTextEnd);
+      else number(e.value);
       ascii('\t\\N\t\\N\t\\N\t\\N');
     }
     byte(TAB);

@@ -254,7 +254,10 @@ function writeJson(v: unknown, style: Style): string {
   if (typeof v === 'string') return writeString(v, style);
   if (typeof v === 'number') {
     const plain = JSON.stringify(v);
-    return style.exponents && Number.isInteger(v) && v !== 0 ? v.toExponential() : plain;
+    if (!style.exponents || !Number.isFinite(v) || v === 0) return plain;
+    // Other spellings of the same value: `1e+3`, `2.50`, seventeen digits.
+    if (Number.isInteger(v)) return Math.abs(v) < 1e6 && v % 2 === 0 ? `${plain}.0` : v.toExponential();
+    return v.toPrecision(17);
   }
   if (Array.isArray(v))
     return `[${space}${v.map((x) => writeJson(x, style)).join(`${space},${space}`)}${space}]`;
