@@ -37,7 +37,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
-import { AppActivity, OTHER_APPS } from '../intake/app-activity';
+import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
 import { consoleDistDir, loadConsoleFiles, type ConsoleFile } from '../console/assets';
@@ -258,7 +258,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   // Checked before anything is opened: ingest mode without NATS or PostgreSQL is a ConfigError.
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
-  const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
+  const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   const intake =
@@ -278,14 +278,14 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     ...intake.state,
     activity,
     limitPerSecond: (app) => {
-      const limit = app === OTHER_APPS ? 0 : admission.limits.limitFor(app);
+      const limit = app === OTHER_APPS ? 0 : limitsAndKeys.limits.limitFor(app);
       return limit > 0 ? limit : null;
     },
     health: () => ({
       ready: readiness.notReadyReason() === null,
       draining: readiness.draining,
       storage: queue !== null ? 'not_checked' : readiness.dependencyUp ? 'up' : 'down',
-      redis: admission.redisHealth(),
+      redis: limitsAndKeys.redisHealth(),
       nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
     }),
     clock,
@@ -298,8 +298,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     limits: eventLimits(config),
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
-    rateLimiter: admission.rateLimiter,
-    admissionMetrics: admission.metrics,
+    rateLimiter: limitsAndKeys.rateLimiter,
+    intakeMetrics: limitsAndKeys.metrics,
     clock,
     metrics,
     activity,
@@ -316,8 +316,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     consoleMissing: consoleFiles.missing,
     readiness,
     metrics,
-    admissionMetrics: admission.metrics,
-    keyRing: admission.keyRing,
+    intakeMetrics: limitsAndKeys.metrics,
+    keyRing: limitsAndKeys.keyRing,
     corsOrigins: config.corsOrigins ?? [],
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -340,12 +340,12 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     config,
     ingest,
     shed,
-    keyRing: admission.keyRing,
+    keyRing: limitsAndKeys.keyRing,
     metrics,
     turns,
     draining: () => readiness.draining,
     refusals,
-    admissionMetrics: admission.metrics,
+    intakeMetrics: limitsAndKeys.metrics,
     clock,
     logger,
   });
@@ -357,7 +357,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     closers: [
       ...intake.closers,
       { name: 'storage', close: () => storage.close() },
-      { name: 'rate limiter', close: () => admission.close() },
+      { name: 'rate limiter', close: () => limitsAndKeys.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },
       { name: 'refusal log', close: () => refusals.close() },
       { name: 'pipeline state', close: () => sampler.close() },

@@ -1,8 +1,8 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { LaneName } from '../pipeline/lane';
 import type { StorageRow } from '../storage/port';
 
-export type { LaneName };
+/** The two lanes of every sink: errors (the fast lane, never rate-limited) and the rest. */
+export type LaneName = 'error' | 'standard';
 
 /**
  * One valid event as a sink takes it: typed (`event`), or already written as its storage row by the

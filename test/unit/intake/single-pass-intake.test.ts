@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Principal } from '../../../src/auth/api-keys';
 import { IntakeService } from '../../../src/intake/intake-service';
 import type { IntakeOutcome } from '../../../src/intake/intake-outcome';
-import { createAdmissionMetrics } from '../../../src/metrics/admission-instruments';
+import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { DrainRate } from '../../../src/pipeline/drain-rate';
 import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
@@ -35,7 +35,7 @@ function intake(singlePass: boolean, standardCapacity: number, rateLimit: number
     rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit), clock) : null,
     clock,
     metrics,
-    admissionMetrics: createAdmissionMetrics(metrics.registry),
+    intakeMetrics: createIntakeMetrics(metrics.registry),
     ...(singlePass ? { rowFromScan: (body, e) => copyLineFromScan(body, e) as unknown as StorageRow } : {}),
   });
   return { service, lanes: [errorLane, standardLane], metrics };
