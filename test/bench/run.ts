@@ -83,6 +83,12 @@ async function main(): Promise<number> {
           []),
       );
     }
+    // BENCH_SATURATION=<events/s> with BENCH_SUITES=overload: the overload suite alone, at three
+    // times that rate (a re-measurement without the headline's sweeps).
+    const givenSaturation = Number(process.env.BENCH_SATURATION ?? NaN);
+    if (!headline && Number.isFinite(givenSaturation) && givenSaturation > 0) {
+      rows.push(...((await step('overload', () => runOverload(ctx, givenSaturation, NaN))) ?? []));
+    }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));

@@ -15,14 +15,17 @@ import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-s
 import { bodyArbitrary, hostileBody, nearValidBody, NOW, SMALL_LIMITS } from '../storage/single-pass-bodies';
 
 /** One collector's intake with PostgreSQL's COPY rows; `singlePass` gives it the row writer of the single pass. */
-function intake(singlePass: boolean, standardCapacity: number, rateLimit: number) {
+function intake(singlePass: boolean, standardCapacity: number, rateLimit: number, maxEvents = 6) {
   const clock = { now: () => NOW };
   const errorLane = new BoundedLane('error', { maxEvents: 6, maxBytes: 1e6 });
-  const standardLane = new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 4000 });
+  const standardLane = new BoundedLane('standard', {
+    maxEvents: standardCapacity,
+    maxBytes: standardCapacity > 100 ? 1e7 : 4000,
+  });
   const metrics = createMetrics();
   const service = new IntakeService({
     limits: SMALL_LIMITS,
-    maxEventsPerRequest: 6,
+    maxEventsPerRequest: maxEvents,
     sink: new LaneSink({
       errorLane,
       standardLane,
@@ -116,5 +119,26 @@ describe('intake of a body: the single pass and the typed path', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the single pass in slices', () => {
+  it('lets the loop poll between slices of a large body, and takes the body whole', async () => {
+    const { service, lanes } = intake(true, 1000, 0, 1000);
+    const events = Array.from({ length: 300 }, (_, i) => ({
+      id: `0190f3c2-0000-7000-8000-${String(i).padStart(12, '0')}`,
+      type: 'metric',
+      name: 'a.b',
+      ts: NOW,
+      source: { app: 'web-shop' },
+      value: i,
+    }));
+    let slices = 1;
+    const outcome = await service.ingestBody(Buffer.from(JSON.stringify({ events })), null, async () => {
+      slices++;
+    });
+    expect(outcome).toEqual({ kind: 'taken', accepted: 300, rejected: [] });
+    expect(slices).toBe(3);
+    expect(lanes[1]?.heldEvents).toBe(300);
   });
 });
