@@ -19,10 +19,11 @@ import { compactFromScan } from '../queue/compact-from-scan';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
+import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { Shutdown } from '../lifecycle/shutdown';
 import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
-import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
 import { WRITER_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
@@ -72,6 +73,8 @@ interface Intake {
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
   /** What the pipeline state reads of this intake. */
   readonly state: Pick<PipelineSources, 'lanes' | 'writer' | 'queue'>;
+  /** The read barrier (`http/read-barrier.ts`); absent when this process holds no events. */
+  readonly acknowledgedSettled?: () => Promise<void> | null;
 }
 
 /** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
@@ -104,8 +107,10 @@ async function startLaneIntake(
     }
   });
 
+  presetWriterSeries(metrics, { dropsRows: true });
   const health = new StorageHealthMonitor({
     ping: () => storage.ping(),
+    gauge: createStorageUpGauge(metrics.registry),
     readiness,
     intervalMs: config.healthIntervalMs,
     timeoutMs: config.storageTimeoutMs,
@@ -140,6 +145,8 @@ async function startLaneIntake(
       toRow: (event) => storage.toRow(event),
     }),
     flusher: writer,
+    // Storage known down: no wait, the read answers 503 at once.
+    acknowledgedSettled: () => (readiness.dependencyUp ? writer.settled() : null),
     closers: [{ name: 'health', close: () => health.stop() }, ...jobs],
     state: {
       lanes: () =>
@@ -326,6 +333,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
+    acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],

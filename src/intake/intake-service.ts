@@ -8,6 +8,7 @@ import { validateEvent } from '../events/validate';
 import { RequestScan, type ScanHandlers } from '../events/scan/scan-request';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 import type { StorageRow } from '../storage/port';
+import { rejectionHints, type RejectionReason } from '../events/rejection';
 import type { IntakeMetrics } from '../metrics/intake-instruments';
 import type { Metrics } from '../metrics/instruments';
 import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
@@ -67,6 +68,8 @@ interface OpenRequest {
   readonly principal: Principal | null;
   readonly now: number;
   readonly rejected: RejectedEntry[];
+  /** Reasons whose hint this request's answer already carries. */
+  readonly hinted: Set<RejectionReason>;
   /** Error events: the fast lane. */
   readonly errors: Candidate[];
   /** Other events by app: the rate limit, then the standard lane. */
@@ -96,7 +99,11 @@ interface Throttle {
  * `Retry-After`.
  */
 export class IntakeService {
-  constructor(private readonly o: IntakeServiceOptions) {}
+  private readonly hints: Readonly<Record<RejectionReason, string>>;
+
+  constructor(private readonly o: IntakeServiceOptions) {
+    this.hints = rejectionHints(o.limits);
+  }
 
   /**
    * Admits what it can of one request's events, as they came off the wire: each is validated
@@ -121,7 +128,7 @@ export class IntakeService {
       }
       const v = validateEvent(rawEvents[index], this.o.limits, request.now);
       if (!v.ok) {
-        this.reject(request.rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
@@ -187,7 +194,7 @@ export class IntakeService {
       }
       const v = validateEvent(entry.raw, this.o.limits, now);
       if (!v.ok) {
-        this.reject(request.rejected, index, v.rejection.reason, v.rejection.field, typeOf(entry.raw));
+        this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(entry.raw));
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
@@ -241,6 +248,7 @@ export class IntakeService {
       principal,
       now,
       rejected: [],
+      hinted: new Set(),
       errors: [],
       byApp: new Map(),
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
@@ -253,7 +261,7 @@ export class IntakeService {
   private sort(request: OpenRequest, c: Candidate): void {
     const { principal } = request;
     if (principal?.kind === 'ingest' && c.app !== principal.app) {
-      this.reject(request.rejected, c.index, 'app_mismatch', 'source.app', c.type);
+      this.reject(request, c.index, 'app_mismatch', 'source.app', c.type);
       return;
     }
     request.received[c.type]++;
@@ -358,13 +366,22 @@ export class IntakeService {
   }
 
   private reject(
-    rejected: RejectedEntry[],
+    request: OpenRequest,
     index: number,
-    reason: RejectedEntry['reason'],
+    reason: RejectionReason,
     field: string | undefined,
     type: string,
   ): void {
-    rejected.push(field === undefined ? { index, reason } : { index, reason, field });
+    const entry: { index: number; reason: RejectionReason; field?: string; hint?: string } = {
+      index,
+      reason,
+    };
+    if (field !== undefined) entry.field = field;
+    if (!request.hinted.has(reason)) {
+      request.hinted.add(reason);
+      entry.hint = this.hints[reason];
+    }
+    request.rejected.push(entry);
     this.o.metrics.eventsRejected.inc({ reason });
     this.o.metrics.eventsReceived.inc({ type });
   }

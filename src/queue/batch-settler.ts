@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import type { BackoffOptions } from '../pipeline/backoff';
 import type { StoppableLoop } from '../pipeline/stoppable-loop';
-import { writeWithRetry } from '../pipeline/write-with-retry';
+import { writeWithRetry, type WriteHealth } from '../pipeline/write-with-retry';
 import type { Storage, StorageRow } from '../storage/port';
 import { LANES, type Fetched } from './batch-puller';
 import type { DeadLetter } from './dead-letter';
@@ -32,6 +32,8 @@ export interface BatchSettlerOptions {
   readonly deadLetters: DeadLetterPolicy;
   /** The worker's loop: its backoff waits, and whether a forced shutdown ended the retries. */
   readonly loop: Pick<StoppableLoop, 'backoff' | 'aborted'>;
+  /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
+  readonly health?: WriteHealth;
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
@@ -150,6 +152,7 @@ export class BatchSettler {
       backoff,
       sleep: (ms) => loop.backoff(ms),
       aborted: () => loop.aborted,
+      ...(this.o.health && { health: this.o.health }),
       metrics,
       logger,
     });

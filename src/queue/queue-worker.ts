@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import { backoffDelay, type BackoffOptions } from '../pipeline/backoff';
+import type { WriteHealth } from '../pipeline/write-with-retry';
 import { StoppableLoop, type TurnResult } from '../pipeline/stoppable-loop';
 import type { Storage } from '../storage/port';
 import { BatchPuller, type Fetched } from './batch-puller';
@@ -39,6 +40,8 @@ export interface QueueWorkerOptions {
   readonly maxDeliveries: number;
   /** Delay between retries of a transient storage failure, and after a failed pull. */
   readonly backoff: BackoffOptions;
+  /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
+  readonly health?: WriteHealth;
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
@@ -94,7 +97,7 @@ export class QueueWorker {
 
   /** Idempotent. */
   start(): void {
-    if (this.loop.state === 'running') return;
+    if (this.loop.state === 'running' || this.loop.stopping) return;
     const copies = Math.max(1, this.o.concurrency ?? 1);
     this.slots = Array.from({ length: copies }, () => ({
       inHand: 0,

@@ -175,7 +175,7 @@ describe('the direction of dependencies (docs/ARCHITECTURE.md, "Who may import w
       for (const target of next) if (target !== null && target !== folder) walk(target, [...trail, folder]);
     };
     for (const folder of rules.keys()) walk(folder, []);
-    expect(cycles).toEqual([]);
+    expect([...new Set(cycles)]).toEqual([]);
   });
 
   it('finds no import of src/ against the table', () => {

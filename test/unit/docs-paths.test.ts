@@ -80,7 +80,12 @@ function namedPaths(doc: string): Named[] {
     .split('\n')
     .forEach((text, i) => {
       if (/^\s*```/.test(text)) fenced = !fenced;
-      if (fenced) return;
+      if (fenced) {
+        // A map of folders in a code block: the path a line begins with.
+        const first = /^([\w.-]+\/[\w./-]*)\s/.exec(text)?.[1];
+        if (first !== undefined && pathIn(first) !== null) out.push({ doc, line: i + 1, path: first });
+        return;
+      }
       for (const m of text.matchAll(/`([^`\n]+)`/g)) {
         const p = pathIn(m[1] as string);
         if (p !== null) out.push({ doc, line: i + 1, path: p });
@@ -95,6 +100,13 @@ function namedPaths(doc: string): Named[] {
   return out;
 }
 
+/** The paths under src/ that the folder map of docs/ARCHITECTURE.md lists (its first code block). */
+function folderMap(): string[] {
+  const doc = readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const block = doc.split('## Folders and the direction of dependencies')[1]?.split('```')[1] ?? '';
+  return [...block.matchAll(/^src\/([\w.-]+)/gm)].map((m) => m[1] as string);
+}
+
 describe('paths named in the README and docs/', () => {
   const named = docs.flatMap(namedPaths);
 
@@ -105,5 +117,9 @@ describe('paths named in the README and docs/', () => {
   it('names only paths that exist in the tree', () => {
     const missing = named.filter((n) => !exists(n.path)).map((n) => `${n.doc}:${n.line} ${n.path}`);
     expect(missing).toEqual([]);
+  });
+
+  it("lists every folder and file of src/ in ARCHITECTURE's folder map", () => {
+    expect(folderMap().sort()).toEqual(readdirSync(path.join(ROOT, 'src')).sort());
   });
 });

@@ -14,6 +14,11 @@ import { toCopyLine, type CopyLine } from '../../../src/storage/postgres/copy-en
 import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-scan';
 import { bodyArbitrary, hostileBody, nearValidBody, NOW, SMALL_LIMITS } from '../storage/single-pass-bodies';
 
+// An event sent without an id gets a random one on each path: the same one here, so rows compare.
+jest.mock('../../../src/events/assigned-id', () => ({
+  assignedEventId: () => '0190f3c2-0000-7000-8000-00000000abcd',
+}));
+
 /** One collector's intake with PostgreSQL's COPY rows; `singlePass` gives it the row writer of the single pass. */
 function intake(singlePass: boolean, standardCapacity: number, rateLimit: number, maxEvents = 6) {
   const clock = { now: () => NOW };
