@@ -52,15 +52,15 @@ export class LaneSink implements EventSink {
     const { toRow } = this.o;
     target.admit(
       items.map((i) => ({
-        row: toRow(i.event),
-        id: i.event.id,
+        row: i.row ?? toRow(i.event as TelemetryEvent),
+        id: i.id,
         lane,
         bytes: i.bytes,
         ticket,
         admittedAt: now,
-        app: i.event.app,
-        ts: i.event.ts,
-        type: i.event.type,
+        app: i.app,
+        ts: i.ts,
+        type: i.type,
       })),
       bytes,
     );

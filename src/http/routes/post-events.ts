@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import type { Principal } from '../../auth/api-keys';
 import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
+import type { IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
 import { wireShapeBudget } from '../../events/wire-shape';
 import { scanJson, type JsonShapeLimits } from '../json-scan';
@@ -13,7 +14,7 @@ import type { TurnQueue } from '../../intake/turn-queue';
 import type { OutcomeOrigin } from '../../outcomes/outcome';
 
 export interface PostEventsOptions {
-  readonly ingest: Pick<IntakeService, 'ingest'>;
+  readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   /** Largest body after decompression (bytes). */
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */
@@ -48,15 +49,18 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
   };
   return async (req, principal) => {
-    let body: { events: unknown[]; report: unknown };
+    let outcome: IntakeOutcome;
     try {
-      body = await readEvents(req, o, shape);
+      const body = await readChecked(req, o, shape);
+      // The single pass first; a body of another shape is parsed and validated as before.
+      const takeReport = (raw: unknown): OutcomeOrigin => o.takeReport?.(raw, principal) ?? 'direct';
+      outcome =
+        (await o.ingest.ingestBody(body, principal, () => o.turns.take(), takeReport)) ??
+        (await ingestParsed(o, body, principal, takeReport));
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
     }
-    const origin = o.takeReport?.(body.report, principal) ?? 'direct';
-    const outcome = await o.ingest.ingest(body.events, principal, { origin });
     switch (outcome.kind) {
       case 'taken':
         if (outcome.accepted === 0 && outcome.rejected.length > 0) {
@@ -102,15 +106,15 @@ export function postEvents(handle: EventsHandler) {
 }
 
 /**
- * The body's `events` array and `report` member. Everything a hostile body could make expensive is refused on the raw
- * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word), and
- * nesting or a number of values no request of the contract needs (parsing them is what costs).
+ * The body, once it had its turn. Everything a hostile body could make expensive is refused on the
+ * raw bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word),
+ * and nesting or a number of values no request of the contract needs (parsing them is what costs).
  */
-async function readEvents(
+async function readChecked(
   req: IncomingMessage,
   o: PostEventsOptions,
   shape: JsonShapeLimits,
-): Promise<{ events: unknown[]; report: unknown }> {
+): Promise<Buffer> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SluiceError('unsupported_media_type');
   }
@@ -127,6 +131,11 @@ async function readEvents(
       `Body holds more arrays/objects (${shape.maxContainers}) or members (${shape.maxSeparators} separators) than ${o.maxEventsPerRequest} events can.`,
     );
   }
+  return body;
+}
+
+/** The body's `events` array and `report` member, parsed whole (the typed path). */
+function parseEvents(body: Buffer): { events: unknown[]; report: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -138,4 +147,15 @@ async function readEvents(
     throw new SluiceError('invalid_body');
   }
   return { events, report };
+}
+
+/** The typed path: the body parsed whole, its report taken, its events validated one by one. */
+function ingestParsed(
+  o: PostEventsOptions,
+  body: Buffer,
+  principal: Principal | null,
+  takeReport: (raw: unknown) => OutcomeOrigin,
+): Promise<IntakeOutcome> {
+  const { events, report } = parseEvents(body);
+  return o.ingest.ingest(events, principal, { origin: takeReport(report) });
 }
