@@ -1,5 +1,6 @@
 import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
+import { closestName, findUnknownVariable } from './unknown-variables';
 
 /**
  * A setting with a value that is not allowed. The message names the variable and shows the value
@@ -43,7 +44,11 @@ export function flagsToEnv(args: readonly string[]): Record<string, string> {
     const eq = arg.indexOf('=');
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const variable = byFlag.get(flag);
-    if (variable === undefined) throw new ConfigError(flag, arg, 'is not a known option (see sluice --help)');
+    if (variable === undefined) {
+      const closest = closestName(flag, [...byFlag.keys()]);
+      const hint = closest === null ? '' : `; did you mean ${closest}?`;
+      throw new ConfigError(flag, arg, `is not a known option${hint} (see sluice --help)`);
+    }
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined) throw new ConfigError(variable, '', `needs a value (${flag} VALUE)`);
     out[variable] = value;
@@ -53,12 +58,15 @@ export function flagsToEnv(args: readonly string[]): Record<string, string> {
 
 /**
  * Parses and validates every setting once. Flags win over the environment.
- * Throws `ConfigError` on the first bad value.
+ * Throws `ConfigError` on the first bad value, and on a `SLUICE_*` variable that is no setting
+ * (a typo or a retired name: see unknown-variables.ts).
  */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   args: readonly string[] = [],
 ): Config {
+  const unknown = findUnknownVariable(env);
+  if (unknown !== null) throw new ConfigError(unknown.variable, env[unknown.variable] ?? '', unknown.reason);
   const source = { ...env, ...flagsToEnv(args) };
   const config: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS)) {
