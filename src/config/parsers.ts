@@ -1,8 +1,16 @@
 /** Parsers for configuration values. Each throws a message that says what is allowed. */
-export type Parser<T> = (raw: string) => T;
+export type Parser<T> = ((raw: string) => T) & {
+  /** What the parser takes, for the configuration reference (e.g. `1–65535`, `1h–3650d`). */
+  readonly accepts?: string;
+};
+
+/** `parse` with the text the configuration reference shows for it. */
+export function accepting<T>(accepts: string, parse: (raw: string) => T): Parser<T> {
+  return Object.assign(parse, { accepts });
+}
 
 export function integer(min: number, max: number): Parser<number> {
-  return (raw) => {
+  return accepting(`${min}–${max}`, (raw) => {
     const trimmed = raw.trim();
     if (!/^-?\d+$/.test(trimmed)) throw new Error(`must be an integer between ${min} and ${max}`);
     const n = Number(trimmed);
@@ -10,7 +18,7 @@ export function integer(min: number, max: number): Parser<number> {
       throw new Error(`must be an integer between ${min} and ${max}`);
     }
     return n;
-  };
+  });
 }
 
 /** Byte units, case-insensitive: the binary ones are powers of 1024, the decimal ones of 1000. */
@@ -47,7 +55,7 @@ export function formatBytes(n: number): string {
 
 /** Bytes: a plain integer or one with a unit (`512KiB`, `64MiB`, `1GiB`, `10MB`). */
 export function bytes(min: number, max: number): Parser<number> {
-  return (raw) => {
+  return accepting(`${formatBytes(min)}–${formatBytes(max)}`, (raw) => {
     const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(raw);
     const unit = m ? BYTE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
     const n = m && unit !== undefined ? Number(m[1]) * unit : NaN;
@@ -57,7 +65,7 @@ export function bytes(min: number, max: number): Parser<number> {
       );
     }
     return n;
-  };
+  });
 }
 
 const DURATION_UNITS = {
@@ -87,7 +95,8 @@ export function formatDuration(ms: number): string {
  * `defaultUnit`. Limits are shown in those units.
  */
 export function duration(minMs: number, maxMs: number, defaultUnit: DurationUnit): Parser<number> {
-  return (raw) => {
+  const range = `${formatDuration(minMs)}–${formatDuration(maxMs)}`;
+  return accepting(`${range} (a bare number: ${defaultUnit})`, (raw) => {
     const m = /^\s*(\d+)\s*(ms|s|m|h|d|w)?\s*$/.exec(raw);
     const unit = (m?.[2] ?? defaultUnit) as DurationUnit;
     const ms = m ? Number(m[1]) * DURATION_UNITS[unit] : NaN;
@@ -98,19 +107,19 @@ export function duration(minMs: number, maxMs: number, defaultUnit: DurationUnit
       );
     }
     return ms;
-  };
+  });
 }
 
 export function oneOf<T extends string>(values: readonly T[]): Parser<T> {
-  return (raw) => {
+  return accepting(values.join(', '), (raw) => {
     const v = raw.trim() as T;
     if (!values.includes(v)) throw new Error(`must be one of: ${values.join(', ')}`);
     return v;
-  };
+  });
 }
 
 export function postgresUrl(): Parser<string> {
-  return (raw) => {
+  return accepting('postgres:// URL', (raw) => {
     let url: URL;
     try {
       url = new URL(raw);
@@ -121,12 +130,12 @@ export function postgresUrl(): Parser<string> {
       throw new Error('must start with postgres:// or postgresql://');
     }
     return raw;
-  };
+  });
 }
 
 export function nonEmpty(): Parser<string> {
-  return (raw) => {
+  return accepting('text', (raw) => {
     if (raw.trim() === '') throw new Error('must not be empty');
     return raw;
-  };
+  });
 }
