@@ -110,13 +110,37 @@ export function loadConfig(
   return Object.freeze(result);
 }
 
-/** The `--help` text: every variable, its flag, default and meaning. */
-export function helpText(): string {
-  const rows = Object.values(SETTINGS).map((s) => {
-    const def = 'default' in s ? s.default : '(unset)';
-    return `  ${s.env.padEnd(30)} ${flagOf(s.env).padEnd(26)} default ${def}\n      ${s.doc}`;
-  });
-  return rows.join('\n');
+/**
+ * The options part of `--help`: each setting's variable, flag and default in aligned columns, its
+ * meaning below (markdown backticks dropped). `keys` picks and orders settings; default all.
+ */
+export function settingsHelp(
+  keys: readonly (keyof typeof SETTINGS)[] = Object.keys(SETTINGS) as never,
+): string {
+  const chosen = keys.map((k) => SETTINGS[k]);
+  const envWidth = Math.max(...chosen.map((s) => s.env.length));
+  const flagWidth = Math.max(...chosen.map((s) => flagOf(s.env).length));
+  return chosen
+    .map((s) => {
+      const def = 'default' in s ? s.default : '(unset)';
+      const head = `  ${s.env.padEnd(envWidth)}  ${flagOf(s.env).padEnd(flagWidth)}  default ${def}`;
+      return `${head}\n${wrap(s.doc.replace(/`/g, ''), 96, '      ')}`;
+    })
+    .join('\n');
+}
+
+/** `text` cut at spaces into lines of at most `width` characters, each after `indent`. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
 }
 
 export type { Config } from './settings';

@@ -1,4 +1,4 @@
-import { ConfigError, flagsToEnv, helpText, loadConfig } from '../../../src/config/load';
+import { ConfigError, flagsToEnv, settingsHelp, loadConfig } from '../../../src/config/load';
 import { SETTINGS } from '../../../src/config/settings';
 
 describe('loadConfig', () => {
@@ -87,7 +87,7 @@ describe('loadConfig', () => {
   });
 
   it('lists every variable in --help', () => {
-    const text = helpText();
+    const text = settingsHelp();
     for (const s of Object.values(SETTINGS)) expect(text).toContain(s.env);
   });
 });
