@@ -15,6 +15,7 @@ import { generateKey } from './auth/api-keys';
 import { UsageError } from './commands/flags';
 import { COMMANDS, commandHelp, generalHelp, isCommand, type CommandName } from './commands/help';
 import { closestName } from './config/unknown-variables';
+import { drainWhenLauncherExits } from './runtime/launcher-watch';
 import { relaunchWithMemoryFlags } from './runtime/relaunch';
 
 /** `sluice key ingest <id> <app>` / `sluice key read <id>`: a new secret and its keys-file entry. */
@@ -106,6 +107,10 @@ async function main(argv: readonly string[]): Promise<void> {
   if (command === 'key') {
     printNewKey(args);
     return;
+  }
+  // Long-running commands stop as on SIGTERM when npm, which launched them, is gone.
+  if (command === 'serve' || command === 'worker' || command === 'cluster' || command === 'tail') {
+    drainWhenLauncherExits(process.env);
   }
   if (command === 'cluster') {
     const { runClusterCommand } = await import('./cluster');
