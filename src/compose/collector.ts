@@ -18,9 +18,10 @@ import { IntakeService } from '../intake/intake-service';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
+import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
-import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
 import { WRITER_BACKOFF } from '../pipeline/backoff';
 import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
@@ -35,7 +36,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
-import { AppActivity, OTHER_APPS } from '../intake/app-activity';
+import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
 import { consoleDistDir, loadConsoleFiles, type ConsoleFile } from '../console/assets';
@@ -102,8 +103,10 @@ async function startLaneIntake(
     }
   });
 
+  presetWriterSeries(metrics, { dropsRows: true });
   const health = new StorageHealthMonitor({
     ping: () => storage.ping(),
+    gauge: createStorageUpGauge(metrics.registry),
     readiness,
     intervalMs: config.healthIntervalMs,
     timeoutMs: config.storageTimeoutMs,
@@ -256,7 +259,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   // Checked before anything is opened: ingest mode without NATS or PostgreSQL is a ConfigError.
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
-  const admission = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
+  const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   const intake =
@@ -276,14 +279,14 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     ...intake.state,
     activity,
     limitPerSecond: (app) => {
-      const limit = app === OTHER_APPS ? 0 : admission.limits.limitFor(app);
+      const limit = app === OTHER_APPS ? 0 : limitsAndKeys.limits.limitFor(app);
       return limit > 0 ? limit : null;
     },
     health: () => ({
       ready: readiness.notReadyReason() === null,
       draining: readiness.draining,
       storage: queue !== null ? 'not_checked' : readiness.dependencyUp ? 'up' : 'down',
-      redis: admission.redisHealth(),
+      redis: limitsAndKeys.redisHealth(),
       nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
     }),
     clock,
@@ -296,8 +299,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     limits: eventLimits(config),
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
-    rateLimiter: admission.rateLimiter,
-    admissionMetrics: admission.metrics,
+    rateLimiter: limitsAndKeys.rateLimiter,
+    intakeMetrics: limitsAndKeys.metrics,
     clock,
     metrics,
     activity,
@@ -311,8 +314,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     consoleMissing: consoleFiles.missing,
     readiness,
     metrics,
-    admissionMetrics: admission.metrics,
-    keyRing: admission.keyRing,
+    intakeMetrics: limitsAndKeys.metrics,
+    keyRing: limitsAndKeys.keyRing,
     corsOrigins: config.corsOrigins ?? [],
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -335,12 +338,12 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     config,
     ingest,
     shed,
-    keyRing: admission.keyRing,
+    keyRing: limitsAndKeys.keyRing,
     metrics,
     turns,
     draining: () => readiness.draining,
     refusals,
-    admissionMetrics: admission.metrics,
+    intakeMetrics: limitsAndKeys.metrics,
     clock,
     logger,
   });
@@ -352,7 +355,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     closers: [
       ...intake.closers,
       { name: 'storage', close: () => storage.close() },
-      { name: 'rate limiter', close: () => admission.close() },
+      { name: 'rate limiter', close: () => limitsAndKeys.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },
       { name: 'refusal log', close: () => refusals.close() },
       { name: 'pipeline state', close: () => sampler.close() },

@@ -9,7 +9,7 @@ import { ApiKeyRing, KeysFileError } from '../auth/api-keys';
 import type { Clock } from '../clock';
 import { ConfigError, type Config } from '../config/load';
 import type { Logger } from '../log/logger';
-import { createAdmissionMetrics, type AdmissionMetrics } from '../metrics/admission-instruments';
+import { createIntakeMetrics, type IntakeMetrics } from '../metrics/intake-instruments';
 import { RateLimits, type EventRateLimiter } from '../ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
@@ -21,7 +21,7 @@ export interface RateLimitsAndKeys {
   /** Redis's part in the limits: `off` without SLUICE_REDIS_URL. */
   readonly redisHealth: () => 'off' | 'up' | 'down' | 'insurance';
   readonly keyRing: ApiKeyRing | null;
-  readonly metrics: AdmissionMetrics;
+  readonly metrics: IntakeMetrics;
   /** Closes the Redis client and limiters. */
   close(): Promise<void>;
 }
@@ -86,7 +86,7 @@ export function createRateLimitsAndKeys(
   clock: Clock,
   logger: Logger,
 ): RateLimitsAndKeys {
-  const metrics = createAdmissionMetrics(registry);
+  const metrics = createIntakeMetrics(registry);
   const limits = rateLimitsFrom(config);
   const keyRing = keyRingFrom(config);
   const unlimited = limits.defaultPerSecond === 0 && [...limits.overrides.values()].every((n) => n === 0);

@@ -11,14 +11,16 @@ import { openStorage, prepareStorage } from './storage';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
 import { listen } from '../http/server';
-import { Readiness } from '../lifecycle/readiness';
+import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
-import { createMetrics, type Metrics } from '../metrics/instruments';
+import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
+import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { jetstream } from '@nats-io/jetstream';
 import { DEFAULT_BACKOFF } from '../pipeline/backoff';
 import { queueConfig } from '../queue/queue-config';
+import { DEAD_LETTER_REASONS } from '../queue/dead-letter';
 import { QueueWorker } from '../queue/queue-worker';
 import { ensureConsumers, ensureStreams } from '../queue/topology';
 
@@ -49,6 +51,20 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const storage = openStorage(config, logger, clock, metrics.registry);
   await prepareStorage(config, storage, logger);
 
+  // A worker is the writer of tier 4: sluice_storage_up says whether it can write, as a
+  // collector's does in tiers 1–3. Its readiness follows JetStream (what it pulls from).
+  const health = new StorageHealthMonitor({
+    ping: () => storage.ping(),
+    gauge: createStorageUpGauge(metrics.registry),
+    intervalMs: config.healthIntervalMs,
+    timeoutMs: config.storageTimeoutMs,
+    logger: logger.child({ component: 'health' }),
+  });
+  await health.start();
+  // Like presetWriterSeries: an alert reads dead letters with increase().
+  presetWriterSeries(metrics, { dropsRows: false });
+  for (const reason of DEAD_LETTER_REASONS) queueMetrics.deadLetters.inc({ reason }, 0);
+
   const readiness = new Readiness(metrics, 'jetstream');
   const exit = deps.exit ?? ((code: number) => process.exit(code));
   let worker: QueueWorker | null = null;
@@ -76,6 +92,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
         ackWaitMs: config.workerAckWaitMs,
         maxDeliveries: config.workerMaxDeliveries,
         backoff: DEFAULT_BACKOFF,
+        health,
         metrics,
         queueMetrics,
         logger: logger.child({ component: 'worker' }),
@@ -109,6 +126,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
       held: () => worker?.held() ?? 0,
     },
     closers: [
+      { name: 'health', close: () => health.stop() },
       ...jobs,
       // Stops the bring-up or the monitor, then drains: every ack sent reaches the server first.
       { name: 'jetstream', close: () => link.close() },

@@ -1,4 +1,4 @@
-import { ADMISSION_SETTINGS } from './admission-settings';
+import { INTAKE_SETTINGS } from './intake-settings';
 import { CORE_SETTINGS } from './core-settings';
 import { OTLP_SETTINGS } from './otlp-settings';
 import { QUEUE_SETTINGS } from './queue-settings';
@@ -11,7 +11,7 @@ import type { Setting } from './setting';
  */
 export const SETTINGS = {
   ...CORE_SETTINGS,
-  ...ADMISSION_SETTINGS,
+  ...INTAKE_SETTINGS,
   ...OTLP_SETTINGS,
   ...QUEUE_SETTINGS,
   ...SCHEDULER_SETTINGS,

@@ -5,7 +5,7 @@ import { SluiceError } from '../errors/catalogue';
 import type { IntakeService } from '../intake/intake-service';
 import type { Readiness } from '../lifecycle/readiness';
 import type { Logger } from '../log/logger';
-import type { AdmissionMetrics } from '../metrics/admission-instruments';
+import type { IntakeMetrics } from '../metrics/intake-instruments';
 import type { Metrics } from '../metrics/instruments';
 import type { Clock } from '../clock';
 import type { ConsoleFile } from '../console/assets';
@@ -47,7 +47,7 @@ export interface AppDeps {
   readonly consoleMissing?: string;
   readonly readiness: Readiness;
   readonly metrics: Metrics;
-  readonly admissionMetrics: AdmissionMetrics;
+  readonly intakeMetrics: IntakeMetrics;
   readonly logger: Logger;
   /** API keys; null: auth off (anyone may write and read). */
   readonly keyRing: ApiKeyRing | null;
@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps): RequestListener {
     context,
     handle,
     keyRing: deps.keyRing,
-    admissionMetrics: deps.admissionMetrics,
+    intakeMetrics: deps.intakeMetrics,
     cors: deps.corsOrigins.length > 0 ? corsPolicy(deps.corsOrigins) : null,
   });
   const app = expressApp(deps, context, handle);
@@ -110,8 +110,8 @@ function expressApp(
   app.set('strict routing', true);
   app.use(requestContext(context));
 
-  const write = authenticate(deps.keyRing, 'ingest', deps.admissionMetrics);
-  const read = authenticate(deps.keyRing, 'read', deps.admissionMetrics);
+  const write = authenticate(deps.keyRing, 'ingest', deps.intakeMetrics);
+  const read = authenticate(deps.keyRing, 'read', deps.intakeMetrics);
   if (deps.corsOrigins.length > 0) {
     const allowCors = cors(deps.corsOrigins);
     app.options(PATHS.events, allowCors);

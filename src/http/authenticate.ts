@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiKeyRing, Principal } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
-import type { AdmissionMetrics } from '../metrics/admission-instruments';
+import type { IntakeMetrics } from '../metrics/intake-instruments';
 
 /** The secret from `X-Api-Key`, or `Authorization: Bearer …`. */
 function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
@@ -22,7 +22,7 @@ export function principalOf(
   headers: IncomingHttpHeaders,
   ring: ApiKeyRing | null,
   kind: Principal['kind'],
-  metrics: AdmissionMetrics,
+  metrics: IntakeMetrics,
   howToSend = 'send it in X-Api-Key (or Authorization: Bearer).',
 ): Principal | null {
   if (ring === null) return null;
@@ -49,7 +49,7 @@ export function principalOf(
 }
 
 /** Express middleware: requires a key of `kind` (`principalOf`) and records it in `req.context`. */
-export function authenticate(ring: ApiKeyRing | null, kind: Principal['kind'], metrics: AdmissionMetrics) {
+export function authenticate(ring: ApiKeyRing | null, kind: Principal['kind'], metrics: IntakeMetrics) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const principal = principalOf(req.headers, ring, kind, metrics);
     if (principal !== null) req.context.authenticated(principal);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ApiKeyRing } from '../auth/api-keys';
-import type { AdmissionMetrics } from '../metrics/admission-instruments';
+import type { IntakeMetrics } from '../metrics/intake-instruments';
 import { principalOf } from './authenticate';
 import type { CorsAnswer, corsPolicy } from './cors';
 import { isEventsIngest } from './overload-gate';
@@ -15,7 +15,7 @@ export interface EventsListenerDeps {
   readonly handle: EventsHandler;
   /** API keys; null: auth off. */
   readonly keyRing: ApiKeyRing | null;
-  readonly admissionMetrics: AdmissionMetrics;
+  readonly intakeMetrics: IntakeMetrics;
   /** The CORS policy of `POST /v1/events`; null: no CORS (preflights then go to the app). */
   readonly cors: ReturnType<typeof corsPolicy> | null;
 }
@@ -56,7 +56,7 @@ async function serve(deps: EventsListenerDeps, req: IncomingMessage, res: Server
   }
   let answer: JsonAnswer;
   try {
-    const principal = principalOf(req.headers, deps.keyRing, 'ingest', deps.admissionMetrics);
+    const principal = principalOf(req.headers, deps.keyRing, 'ingest', deps.intakeMetrics);
     if (principal !== null) context.authenticated(principal);
     answer = await deps.handle(req, context.principal);
   } catch (err) {

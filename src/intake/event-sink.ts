@@ -1,7 +1,7 @@
 import type { TelemetryEvent } from '../events/types';
-import type { LaneName } from '../pipeline/lane';
 
-export type { LaneName };
+/** The two lanes of every sink: errors (the fast lane, never rate-limited) and the rest. */
+export type LaneName = 'error' | 'standard';
 
 export interface SinkItem {
   readonly event: TelemetryEvent;

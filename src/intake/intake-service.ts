@@ -5,14 +5,13 @@ import type { EventLimits } from '../events/limits';
 import { EVENT_TYPES, type EventType, type TelemetryEvent } from '../events/types';
 import { eventBytes } from '../events/event-size';
 import { validateEvent } from '../events/validate';
-import type { AdmissionMetrics } from '../metrics/admission-instruments';
+import type { IntakeMetrics } from '../metrics/intake-instruments';
 import type { Metrics } from '../metrics/instruments';
 import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
-import type { LaneName } from '../pipeline/lane';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
-import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './admission-bounds';
-import type { AppActivity } from './app-activity';
-import type { EventSink, SinkItem } from './event-sink';
+import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './intake-bounds';
+import type { AppActivity } from '../metrics/app-activity';
+import type { EventSink, LaneName, SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 
 export interface IntakeServiceOptions {
@@ -25,7 +24,7 @@ export interface IntakeServiceOptions {
   readonly rateLimiter: EventRateLimiter | null;
   readonly clock: Clock;
   readonly metrics: Metrics;
-  readonly admissionMetrics: AdmissionMetrics;
+  readonly intakeMetrics: IntakeMetrics;
   /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
   readonly activity?: AppActivity;
 }
@@ -41,7 +40,7 @@ interface Candidate extends SinkItem {
   readonly index: number;
 }
 
-/** One request's events on their way through admission: `open`, then `sort` each, then `admit`. */
+/** One request's events on their way through intake: `open`, then `sort` each, then `admit`. */
 interface OpenRequest {
   readonly principal: Principal | null;
   readonly now: number;
@@ -67,7 +66,7 @@ interface Throttle {
 }
 
 /**
- * Admission of one request's events, in order: validate each (partial
+ * Intake of one request's events, in order: validate each (partial
  * success); errors go straight to the error lane (the fast lane: no rate
  * limiter, no Redis round trip); other events pass the rate limiter per app
  * (or API key) and then the standard lane. Each step is all-or-nothing per
@@ -110,7 +109,7 @@ export class IntakeService {
 
   /**
    * `ingest` for events a front built typed and valid itself, with the rules and limits of events/
-   * (the OTLP front maps its records so): the same admission, without validating them again.
+   * (the OTLP front maps its records so): the same intake, without validating them again.
    */
   async ingestValidated(
     events: readonly TelemetryEvent[],
@@ -126,7 +125,7 @@ export class IntakeService {
     return this.admit(request, options);
   }
 
-  /** A request's admission begins: its size checked, the sink asked whether it takes events at all. */
+  /** A request's intake begins: its size checked, the sink asked whether it takes events at all. */
   private open(events: readonly unknown[], principal: Principal | null): OpenRequest | IntakeOutcome {
     const { o } = this;
     if (events.length > o.maxEventsPerRequest) {
@@ -165,7 +164,7 @@ export class IntakeService {
     else (request.byApp.get(event.app) ?? request.byApp.set(event.app, []).get(event.app))?.push(c);
   }
 
-  /** The admission of a sorted request: the error fast lane, the rate limit, the standard lane. */
+  /** The intake of a sorted request: the error fast lane, the rate limit, the standard lane. */
   private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeOutcome> {
     const { o } = this;
     const { principal, now, rejected, errors, byApp, received, shedStandard, shed } = request;
@@ -300,7 +299,7 @@ export class IntakeService {
       const grant = grants[i];
       const granted = grant === undefined ? 0 : Math.min(grant.granted, g.candidates.length);
       const result = granted === g.candidates.length ? 'allowed' : granted === 0 ? 'limited' : 'partial';
-      this.o.admissionMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
+      this.o.intakeMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
         this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);

@@ -1,3 +1,4 @@
+import type { Gauge } from 'prom-client';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import { withTimeout } from './with-timeout';
@@ -10,8 +11,8 @@ export type ReadinessDependency = 'storage' | 'jetstream';
 
 /**
  * Readiness for traffic: its dependency up (storage reachable and taking writes, see
- * `StorageHealthMonitor`; JetStream, see `JetStreamMonitor`) and not draining. `sluice_storage_up`
- * follows storage only; JetStream's state is `sluice_queue_nats_up`.
+ * `StorageHealthMonitor`; JetStream, see `JetStreamMonitor`) and not draining. The dependency's
+ * own gauge is set by its monitor: `sluice_storage_up`, `sluice_queue_nats_up`.
  */
 export class Readiness {
   private dependencyReachable = false;
@@ -22,7 +23,6 @@ export class Readiness {
     /** What `dependencyUp` is about. Default storage. */
     readonly dependency: ReadinessDependency = 'storage',
   ) {
-    if (dependency === 'storage') metrics.storageUp.set(0);
     metrics.draining.set(0);
   }
 
@@ -44,7 +44,6 @@ export class Readiness {
 
   setDependencyUp(up: boolean): void {
     this.dependencyReachable = up;
-    if (this.dependency === 'storage') this.metrics.storageUp.set(up ? 1 : 0);
   }
 
   startDraining(): void {
@@ -55,7 +54,10 @@ export class Readiness {
 
 export interface StorageHealthOptions {
   readonly ping: () => Promise<void>;
-  readonly readiness: Readiness;
+  /** `sluice_storage_up` (`createStorageUpGauge`): 0 until the first check passes, then each result. */
+  readonly gauge: Gauge;
+  /** Readiness that follows storage (a collector of tiers 1–3); none for a worker, which follows JetStream. */
+  readonly readiness?: Readiness;
   /** Interval between checks (milliseconds). */
   readonly intervalMs: number;
   /** A check slower than this counts as failed (milliseconds). */
@@ -77,7 +79,9 @@ export class StorageHealthMonitor {
   private reachable = false;
   private writeFailing = false;
 
-  constructor(private readonly o: StorageHealthOptions) {}
+  constructor(private readonly o: StorageHealthOptions) {
+    o.gauge.set(0);
+  }
 
   /** Runs a first check, then keeps checking. Idempotent. */
   async start(): Promise<void> {
@@ -126,6 +130,8 @@ export class StorageHealthMonitor {
   }
 
   private publish(): void {
-    this.o.readiness.setDependencyUp(this.reachable && !this.writeFailing);
+    const up = this.reachable && !this.writeFailing;
+    this.o.gauge.set(up ? 1 : 0);
+    this.o.readiness?.setDependencyUp(up);
   }
 }

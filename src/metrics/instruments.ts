@@ -117,11 +117,6 @@ export function createMetrics(registry: Registry = new Registry()) {
       'sluice_write_retries_total',
       'Storage writes retried after a transient failure.',
     ),
-    storageUp: gauge(
-      registry,
-      'sluice_storage_up',
-      '1 when the background storage check succeeds and writes are not failing (0 from a failed write until the next commit).',
-    ),
     draining: gauge(registry, 'sluice_draining', '1 while the collector is shutting down.'),
     httpDuration: histogram(
       registry,
@@ -134,3 +129,14 @@ export function createMetrics(registry: Registry = new Registry()) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Puts the writer's counters that alerts and panels read with `rate()` / `increase()` at 0 before
+ * anything happens: a labelled counter has no series until its first increment, and Prometheus
+ * cannot see that first increment as an increase. For the processes that write: a collector of
+ * tiers 1–3 (which drops refused rows) and a worker (which dead-letters them instead).
+ */
+export function presetWriterSeries(metrics: Metrics, o: { dropsRows: boolean }): void {
+  for (const kind of ['transient', 'permanent'] as const) metrics.writeErrors.inc({ kind }, 0);
+  if (o.dropsRows) metrics.eventsDropped.inc({ reason: 'storage_rejected' }, 0);
+}

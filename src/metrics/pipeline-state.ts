@@ -1,5 +1,5 @@
 import type { Clock } from '../clock';
-import type { AppActivity, AppTally } from '../intake/app-activity';
+import type { AppActivity, AppTally } from './app-activity';
 import type { Metrics } from './instruments';
 
 /*

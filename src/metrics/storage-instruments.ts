@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { gauge } from './define';
 
 /** Instruments of the storage's PostgreSQL pools, fed by src/storage/postgres. Labels are fixed sets. */
 export function createStorageMetrics(registry: Registry) {
@@ -28,3 +29,16 @@ export function createStorageMetrics(registry: Registry) {
 }
 
 export type StorageMetrics = ReturnType<typeof createStorageMetrics>;
+
+/**
+ * `sluice_storage_up`, made only by a process that writes to storage: a collector of tiers 1–3
+ * and a worker. An ingest collector (tier 4) writes nothing and exports no such series, so
+ * `sum(sluice_storage_up)` counts the writers that can write (docs/monitoring.md).
+ */
+export function createStorageUpGauge(registry: Registry): Gauge {
+  return gauge(
+    registry,
+    'sluice_storage_up',
+    '1 when this process can write to storage: the background check reaches it and writes are not failing (0 from a failed write until the next commit). Exported by collectors that write (tiers 1-3) and by workers (tier 4), not by ingest collectors.',
+  );
+}

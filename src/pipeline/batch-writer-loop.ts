@@ -5,6 +5,7 @@ import type { Storage } from '../storage/port';
 import type { BackoffOptions } from './backoff';
 import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
+import { StoppableLoop, type TurnResult } from './stoppable-loop';
 import { writeWithRetry, type WriteHealth } from './write-with-retry';
 
 export interface BatchWriterOptions {
@@ -42,33 +43,28 @@ export interface BatchWriterOptions {
 export class BatchWriterLoop {
   readonly drainRate: DrainRate;
   private readonly maxInFlight: number;
-  private running: Promise<void> | null = null;
-  private stopping = false;
-  private aborted = false;
-  private wake: (() => void) | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loop: StoppableLoop;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly backoffCancels = new Set<() => void>();
 
   constructor(private readonly o: BatchWriterOptions) {
     this.drainRate = new DrainRate(o.clock);
     this.maxInFlight = Math.max(1, o.maxInFlight ?? 1);
+    this.loop = new StoppableLoop('writer loop', o.logger);
   }
 
   /** Idempotent. */
   start(): void {
-    if (this.running) return;
-    this.stopping = false;
-    this.running = this.loop().catch((err: unknown) => {
-      this.o.logger.fatal({ err }, 'writer loop crashed');
-      throw err;
-    });
+    this.loop.start(() => this.turn());
   }
 
   /** Tells the loop that events were admitted. Cheap; call after every admission. */
   notify(): void {
-    if (this.wake && this.queued() >= this.o.batchSize) this.wakeUp();
-    else if (this.wake && this.timer === null) this.armTimer();
+    if (!this.loop.pausing) return;
+    if (this.queued() >= this.o.batchSize) this.loop.wake();
+    else if (this.loop.idle) {
+      const dueInMs = this.flushDueInMs();
+      if (dueInMs !== null) this.loop.wakeIn(Math.max(0, dueInMs));
+    }
   }
 
   /** Batches being written now, and the most at once. */
@@ -86,63 +82,64 @@ export class BatchWriterLoop {
    * the lanes are empty, or when `abort` was called.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wakeUp();
-    await this.running;
-    this.running = null;
+    await this.loop.stop();
+    await Promise.all(this.inFlight);
   }
 
   /** Gives up on retries (forced shutdown); `stop` then resolves with events still held. */
   abort(): void {
-    this.aborted = true;
-    this.stopping = true;
-    for (const cancel of [...this.backoffCancels]) cancel();
-    this.wakeUp();
+    this.loop.abort();
   }
 
   private queued(): number {
     return this.o.errorLane.queued + this.o.standardLane.queued;
   }
 
-  private async loop(): Promise<void> {
-    const { errorLane, standardLane, batchSize, flushIntervalMs, clock } = this.o;
-    while (!this.aborted) {
-      if (this.inFlight.size >= this.maxInFlight) {
-        await this.sleep(null);
-        continue;
-      }
-      const queued = this.queued();
-      if (queued === 0) {
-        if (this.stopping && this.inFlight.size === 0) return;
-        await this.sleep(null);
-        continue;
-      }
-      if (queued < batchSize && !this.stopping) {
-        const oldest = Math.min(
-          errorLane.oldestAdmittedAt ?? Infinity,
-          standardLane.oldestAdmittedAt ?? Infinity,
-        );
-        const waitMs = oldest + flushIntervalMs - clock.now();
-        if (waitMs > 0) {
-          await this.sleep(waitMs);
-          continue;
-        }
-      }
-      const fromError = errorLane.take(batchSize);
-      const fromStandard = standardLane.take(batchSize - fromError.length);
-      const flight: Promise<void> = this.write([...fromError, ...fromStandard]).then((settled) => {
-        this.inFlight.delete(flight);
-        // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
-        if (settled) {
-          errorLane.release(fromError);
-          standardLane.release(fromStandard);
-          this.drainRate.record(fromError.length + fromStandard.length);
-        }
-        this.wakeUp();
-      });
-      this.inFlight.add(flight);
+  /** Milliseconds until the oldest queued event has waited the flush interval; null when none is queued. */
+  private flushDueInMs(): number | null {
+    const { errorLane, standardLane, flushIntervalMs, clock } = this.o;
+    const oldest = Math.min(
+      errorLane.oldestAdmittedAt ?? Infinity,
+      standardLane.oldestAdmittedAt ?? Infinity,
+    );
+    return Number.isFinite(oldest) ? oldest + flushIntervalMs - clock.now() : null;
+  }
+
+  /** Starts writing one batch when one is due and a write may start; else waits for that. */
+  private async turn(): Promise<TurnResult> {
+    const { loop } = this;
+    const { errorLane, standardLane, batchSize } = this.o;
+    if (this.inFlight.size >= this.maxInFlight) {
+      await loop.pause(null);
+      return 'again';
     }
-    await Promise.all(this.inFlight);
+    const queued = this.queued();
+    if (queued === 0) {
+      if (loop.stopping && this.inFlight.size === 0) return 'done';
+      await loop.pause(null);
+      return 'again';
+    }
+    if (queued < batchSize && !loop.stopping) {
+      const dueInMs = this.flushDueInMs() ?? 0;
+      if (dueInMs > 0) {
+        await loop.pause(dueInMs);
+        return 'again';
+      }
+    }
+    const fromError = errorLane.take(batchSize);
+    const fromStandard = standardLane.take(batchSize - fromError.length);
+    const flight: Promise<void> = this.write([...fromError, ...fromStandard]).then((settled) => {
+      this.inFlight.delete(flight);
+      // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
+      if (settled) {
+        errorLane.release(fromError);
+        standardLane.release(fromStandard);
+        this.drainRate.record(fromError.length + fromStandard.length);
+      }
+      loop.wake();
+    });
+    this.inFlight.add(flight);
+    return 'again';
   }
 
   /**
@@ -163,50 +160,11 @@ export class BatchWriterLoop {
       },
       backoff,
       health: this.o.health,
-      sleep: (ms) => this.sleepUninterrupted(ms),
-      aborted: () => this.aborted,
+      sleep: (ms) => this.loop.backoff(ms),
+      aborted: () => this.loop.aborted,
       metrics,
       logger,
     });
     return outcome.settled;
-  }
-
-  /** Sleeps until `notify`/`stop` wakes the loop or `ms` passes (null: no timeout). */
-  private sleep(ms: number | null): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.wake = resolve;
-      if (ms !== null) this.timer = setTimeout(() => this.wakeUp(), ms);
-    });
-  }
-
-  /** Backoff sleep: only `abort` cuts it short. */
-  private sleepUninterrupted(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const cancel = (): void => {
-        clearTimeout(t);
-        this.backoffCancels.delete(cancel);
-        resolve();
-      };
-      const t = setTimeout(cancel, ms);
-      this.backoffCancels.add(cancel);
-    });
-  }
-
-  private armTimer(): void {
-    const oldest = Math.min(
-      this.o.errorLane.oldestAdmittedAt ?? Infinity,
-      this.o.standardLane.oldestAdmittedAt ?? Infinity,
-    );
-    if (!Number.isFinite(oldest)) return;
-    const ms = Math.max(0, oldest + this.o.flushIntervalMs - this.o.clock.now());
-    this.timer = setTimeout(() => this.wakeUp(), ms);
-  }
-
-  private wakeUp(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const w = this.wake;
-    this.wake = null;
-    w?.();
   }
 }

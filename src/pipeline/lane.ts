@@ -1,7 +1,6 @@
+import type { LaneName } from '../intake/event-sink';
 import type { StorageRow } from '../storage/port';
 import type { CommitTicket } from './commit-ticket';
-
-export type LaneName = 'error' | 'standard';
 
 /** One admitted event, held until storage has committed it. */
 export interface LaneItem {

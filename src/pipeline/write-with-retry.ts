@@ -3,7 +3,7 @@ import type { Metrics } from '../metrics/instruments';
 import type { StorageRow, WriteResult } from '../storage/port';
 import { isPermanentWriteError } from '../storage/write-errors';
 import { backoffDelay, type BackoffOptions } from './backoff';
-import type { LaneName } from './lane';
+import type { LaneName } from '../intake/event-sink';
 
 /** One row to write, with the lane it came through (for the stored-events counter). */
 export interface WritableItem {

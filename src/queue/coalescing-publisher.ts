@@ -1,6 +1,6 @@
 import type { TelemetryEvent } from '../events/types';
 import type { QueueMetrics } from '../metrics/queue-instruments';
-import type { LaneName } from '../pipeline/lane';
+import type { LaneName } from '../intake/event-sink';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
 import {
   EVENT_COUNT_HEADER,

@@ -4,7 +4,8 @@ import type { PulledMessage } from './pulled-message';
 import type { QueueTopology } from './topology';
 
 /** Why something was given up on; the `reason` label of `sluice_queue_dead_letters_total`. */
-export type DeadLetterReason = 'unparseable' | 'storage_rejected' | 'max_deliveries';
+export const DEAD_LETTER_REASONS = ['unparseable', 'storage_rejected', 'max_deliveries'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** Headers a dead letter carries, besides its payload, for whoever inspects `<stream>_DEAD`. */
 export const DEAD_LETTER_HEADERS = {

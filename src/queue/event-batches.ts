@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TelemetryEvent } from '../events/types';
-import type { LaneName } from '../pipeline/lane';
+import type { LaneName } from '../intake/event-sink';
 import { COMPACT_FORMAT, compactEvent } from './compact-payload';
 
 /** Header of every event message: how many events its payload holds (a worker sizes its batches by it). */

@@ -38,7 +38,7 @@ const DOWN_RECHECK_MS = 250;
 const DOWN_TIMEOUT_MS = 1000;
 
 /**
- * Checks JetStream in the background (one stream-info request per interval), so that admission
+ * Checks JetStream in the background (one stream-info request per interval), so that intake
  * and `/readyz` answer from memory: a disconnect is seen at once from the connection's status
  * events, a server that stopped answering after one failed check. Feeds the stream gauges,
  * the consumer-lag gauges, and the stream's drain rate (messages removed per second, i.e. acked

@@ -10,7 +10,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import type { LaneName } from '../pipeline/lane';
+import type { LaneName } from '../intake/event-sink';
 import { streamDifferences, type ManagedStreamConfig, type StreamDifference } from './stream-differences';
 
 /** Names of the stream, subjects and consumers, all derived from two settings. */

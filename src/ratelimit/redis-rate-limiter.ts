@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
-import type { AdmissionMetrics } from '../metrics/admission-instruments';
+import type { IntakeMetrics } from '../metrics/intake-instruments';
 import { creditLease, expireLease, leaseBlock, tokensToFetchAhead, type BudgetLease } from './budget-lease';
 import type { EventRateLimiter, LimitAsk, LimitGrant, LimitSubject, RateLimits } from './event-rate-limiter';
 import { SharedBudget, type BudgetStore } from './shared-budget';
@@ -21,7 +21,7 @@ export interface RedisRateLimiterOptions {
   readonly leaseMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly metrics: AdmissionMetrics;
+  readonly metrics: IntakeMetrics;
 }
 
 /** A lease with what names its budget and its limit. */

@@ -52,7 +52,10 @@ export class Scheduler {
   start(): void {
     if (this.started || this.closing) return;
     this.started = true;
-    for (const loop of this.loops) this.schedule(loop);
+    for (const loop of this.loops) {
+      this.o.metrics.interval.set({ job_name: loop.job.name }, loop.intervalMs / 1000);
+      this.schedule(loop);
+    }
     this.o.logger.info(
       { jobs: this.loops.map((l) => ({ job: l.job.name, intervalMs: l.intervalMs })) },
       'scheduler started',
@@ -116,7 +119,7 @@ export class Scheduler {
       try {
         result = await this.o.backend.attempt(loop.job, loop.intervalMs);
       } catch (err) {
-        this.o.metrics.runs.inc({ job: loop.job.name, result: 'error' });
+        this.o.metrics.runs.inc({ job_name: loop.job.name, result: 'error' });
         this.o.logger.warn({ err, job: loop.job.name }, 'job attempt failed; the next interval retries');
         return;
       }
@@ -143,17 +146,17 @@ export class Scheduler {
     logger.trace({ job, result: result.kind, at: this.o.clock.now() }, 'job attempt');
     switch (result.kind) {
       case 'lock_busy':
-        metrics.lockNotAcquired.inc({ job });
+        metrics.lockNotAcquired.inc({ job_name: job });
         return;
       case 'claim_lost':
-        metrics.claimLost.inc({ job });
+        metrics.claimLost.inc({ job_name: job });
         return;
       case 'ran':
-        metrics.runs.inc({ job, result: 'success' });
-        metrics.runDuration.observe({ job }, result.durationMs / 1000);
-        metrics.rows.inc({ job }, result.outcome.rows);
-        if (result.outcome.skipped) metrics.skipped.inc({ job }, result.outcome.skipped);
-        metrics.lastSuccess.set({ job }, this.o.clock.now() / 1000);
+        metrics.runs.inc({ job_name: job, result: 'success' });
+        metrics.runDuration.observe({ job_name: job }, result.durationMs / 1000);
+        metrics.rows.inc({ job_name: job }, result.outcome.rows);
+        if (result.outcome.skipped) metrics.skipped.inc({ job_name: job }, result.outcome.skipped);
+        metrics.lastSuccess.set({ job_name: job }, this.o.clock.now() / 1000);
         logger.debug(
           {
             job,
@@ -166,8 +169,8 @@ export class Scheduler {
         );
         return;
       case 'job_failed':
-        metrics.runs.inc({ job, result: 'error' });
-        metrics.runDuration.observe({ job }, result.durationMs / 1000);
+        metrics.runs.inc({ job_name: job, result: 'error' });
+        metrics.runDuration.observe({ job_name: job }, result.durationMs / 1000);
         logger.warn(
           { err: result.error, job, slotMs: result.slotMs },
           'job failed; rolled back and recorded',

@@ -13,6 +13,7 @@ import { LoadMonitor } from './load-monitor';
 import { BenchDatabases } from './pg-bench-db';
 import { writeReport } from './results-file';
 import { runClusterBench } from './cluster';
+import { runConsoleBench } from './suites/console';
 import { runQueueBench } from './queue';
 import { runRateLimitBench } from './suites/ratelimit';
 import { runSdkBench } from './sdk';
@@ -90,6 +91,8 @@ async function main(): Promise<number> {
     rows.push(...((await step('cluster', () => runClusterBench())) ?? []));
     progress('sdk');
     rows.push(...((await step('sdk', () => runSdkBench())) ?? []));
+    progress('console');
+    rows.push(...((await step('console', () => runConsoleBench(ctx))) ?? []));
   } finally {
     await databases.dropAll().catch((err: unknown) => {
       failures.push({ suite: 'cleanup', error: String(err) });

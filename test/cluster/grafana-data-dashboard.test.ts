@@ -114,7 +114,7 @@ beforeAll(async () => {
     }),
     lifecycle(SHOP, at(40)),
     log(SHOP, at(35)),
-    log(API, at(10)),
+    log(API, { ...at(10), message: 'token refreshed', attributes: { 'log.severity': 'WARN' } }),
     ...[2, 4, 9].map((value, i) => metric(SHOP, { ...at(50 + i), name: 'render.frame_drop', value })),
     metric(API, {
       ...at(15),
@@ -224,6 +224,7 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
       'Ingest lag per app',
       'Metric average by name',
       'Metric samples by name',
+      'Logs',
     ]);
   });
 
@@ -289,6 +290,24 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
     expect(shopAvg.map((r) => Number(r.time))).toEqual(shopCount.map((r) => Number(r.time)));
     const weighted = shopAvg.reduce((sum, r, i) => sum + Number(r.value) * Number(shopCount[i]?.value), 0);
     expect(weighted / 3).toBeCloseTo(5, 10);
+  });
+
+  it('shows the newest log lines of the selected apps: message, level, app, version, name', async () => {
+    const p = dashboard.panels.find((x) => x.title === 'Logs');
+    expect(p?.type).toBe('logs');
+    const { columns, rows } = await run(panel('Logs').rawSql, context('all'));
+    // Grafana's logs panel: the first time field is the time, the first string field the line,
+    // `level` its level, `id` its identity; the other fields are shown with each line.
+    expect(columns).toEqual(['time', 'body', 'level', 'app', 'version', 'name', 'id']);
+    expect(rows.map(({ body, level, app }) => ({ body, level, app }))).toEqual([
+      { body: 'token refreshed', level: 'warn', app: API },
+      { body: 'cart has 3 items', level: null, app: SHOP },
+    ]);
+    expect(rows[0]?.time).toBeInstanceOf(Date);
+    const ids = new Set(sent.filter((e) => e.type === 'log').map((e) => e.id));
+    expect(rows.every((r) => ids.has(r.id))).toBe(true);
+    const shop = await run(panel('Logs').rawSql, context([SHOP]));
+    expect(shop.rows.map((r) => r.app)).toEqual([SHOP]);
   });
 
   it('reads as a role that cannot write', async () => {

@@ -1,6 +1,24 @@
-import { waitFor } from '../support/http';
-import { postEvents } from '../support/http';
+/**
+ * Tier 3 as Prometheus sees it: a real Prometheus (1 s scrapes and rule evaluations, the rules of
+ * deploy/prometheus/) scraping three collectors and HAProxy. After some traffic (events taken,
+ * events rate limited, invalid ones, a bad request), every Prometheus query of the Grafana
+ * dashboards and every recorded measure answers series with the labels its panel or alert reads
+ * and sensible values; the queue's (tier 4: prometheus-queue.test.ts) answer nothing here.
+ */
 import { errorEvent, metric } from '../support/events';
+import { postEvents, waitFor } from '../support/http';
+import {
+  RULE_FILES,
+  between,
+  checkQueries,
+  dashboardQueries,
+  grafanaPromql,
+  metricNamesIn,
+  nonNegative,
+  oneOf,
+  positive,
+  type Expectation,
+} from './support/dashboard-promql';
 import { startPrometheus, type RunningPrometheus } from './support/prometheus';
 import { startTestCluster, type TestCluster } from './support/test-cluster';
 
@@ -8,12 +26,24 @@ let t: TestCluster;
 let prometheus: RunningPrometheus;
 
 beforeAll(async () => {
-  t = await startTestCluster('prometheus');
+  t = await startTestCluster('prometheus', {
+    env: {
+      // The limit a user gets: the burst below is rate limited.
+      SLUICE_RATE_LIMIT: '100',
+      // Every job runs within the test, so each has a last success and runs to count.
+      SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000',
+      SLUICE_JOB_PURGE_INTERVAL_MS: '2000',
+      SLUICE_JOB_PARTITIONS_INTERVAL_MS: '2000',
+    },
+  });
   const statsHost = new URL(t.cluster.haproxyMetricsUrl).host;
-  prometheus = await startPrometheus([
-    { job: 'sluice', targets: t.cluster.collectors.map((c) => `127.0.0.1:${c.port}`) },
-    { job: 'haproxy', targets: [statsHost] },
-  ]);
+  prometheus = await startPrometheus(
+    [
+      { job: 'sluice', targets: t.cluster.collectors.map((c) => `127.0.0.1:${c.port}`) },
+      { job: 'haproxy', targets: [statsHost] },
+    ],
+    { ruleFiles: RULE_FILES },
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -21,47 +51,198 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
+const WINDOW = '1m';
+const JOBS = ['downsample', 'purge', 'partitions'];
+const haproxyCodes = (v: number, l: Readonly<Record<string, string>>) => (l.code === '2xx' ? v > 0 : v >= 0);
+
+/** What each dashboard query and recorded measure answers in tier 3, after the traffic below. */
+const EXPECTED: Record<string, Expectation> = {
+  'Ingest rate by type/A': {
+    labels: ['type'],
+    value: positive,
+    covers: { label: 'type', values: ['metric', 'error'] },
+  },
+  'Stored rate by lane/A': {
+    labels: ['lane'],
+    value: positive,
+    covers: { label: 'lane', values: ['error', 'standard'] },
+  },
+  'Stored rate by lane/B': { labels: [], value: nonNegative, count: 1 },
+  '429s by reason/A': {
+    labels: ['reason', 'type'],
+    value: positive,
+    covers: { label: 'reason', values: ['rate_limited'] },
+  },
+  'Requests refused, by code/A': {
+    labels: ['code'],
+    value: positive,
+    covers: { label: 'code', values: ['invalid_json'] },
+  },
+  'Requests refused, by code/B': {
+    labels: ['reason'],
+    value: positive,
+    covers: { label: 'reason', values: ['id_invalid'] },
+  },
+  'Lane depth/A': { labels: ['instance', 'lane'], value: nonNegative, count: 6 },
+  'Lane depth/B': { labels: ['lane'], value: positive, count: 2 },
+  'Flush latency/A': { labels: [], value: between(0, 5), count: 1 },
+  'Flush latency/B': { labels: [], value: between(0, 5), count: 1 },
+  'Flush latency/C': { labels: [], value: oneOf(0), count: 1 },
+  // One line per job and result: the job is the scheduler's, not the scrape job.
+  'Scheduler runs/A': {
+    labels: ['job_name', 'result'],
+    value: nonNegative,
+    covers: { label: 'job_name', values: JOBS },
+  },
+  'Rate limiter fallback/A': { labels: ['instance'], value: oneOf(0), count: 3 },
+  'HAProxy responses and retries/A': {
+    labels: ['code'],
+    value: haproxyCodes,
+    covers: { label: 'code', values: ['2xx'] },
+  },
+  'HAProxy responses and retries/B': { labels: [], value: nonNegative, count: 1 },
+  'HAProxy responses and retries/C': { labels: [], value: nonNegative, count: 1 },
+  'Collectors in service/A': { labels: ['__name__', 'instance', 'job', 'proxy'], value: oneOf(3), count: 1 },
+  'Collectors in service/B': { labels: [], value: oneOf(3), count: 1 },
+  'Collectors in service/C': { labels: [], value: oneOf(3), count: 1 },
+  'Collectors in service/D': { labels: [], value: oneOf(0), count: 1 },
+  'Collectors in service/E': { labels: [], value: oneOf(3), count: 1 },
+  'Stream backlog and its limit/A': 'none',
+  'Stream backlog and its limit/B': 'none',
+  'Consumer lag and messages in flight/A': 'none',
+  'Consumer lag and messages in flight/B': 'none',
+  'Publish latency/A': 'none',
+  'Publish latency/B': 'none',
+  'Publishes refused, by reason/A': 'none',
+  'Stream replicas and leader moves/A': 'none',
+  'Stream replicas and leader moves/B': 'none',
+  'Stream replicas and leader moves/C': 'none',
+  'Requests per published message/A': 'none',
+  'Requests per published message/B': 'none',
+  'Requests per published message/C': 'none',
+  // Preset at 0: the first dropped row is an increase.
+  'Events given up on/A': { labels: ['reason'], value: oneOf(0), count: 1 },
+  'Events given up on/B': 'none',
+  // The rules' measures.
+  'sluice:lane_fill:ratio': {
+    labels: ['__name__', 'instance', 'job', 'lane'],
+    value: between(0, 1),
+    count: 6,
+  },
+  'sluice:stream_fill:ratio': 'none',
+  'sluice:events_throttled:share5m': {
+    labels: ['__name__', 'reason'],
+    value: (v, l) => (l.reason === 'rate_limited' ? v > 0 && v < 1 : v >= 0 && v <= 1),
+    covers: { label: 'reason', values: ['rate_limited'] },
+  },
+  'sluice:scheduler_intervals_since_success': {
+    labels: ['__name__', 'job_name'],
+    value: between(0, 3),
+    covers: { label: 'job_name', values: JOBS },
+    count: 3,
+  },
+};
+
+/** What the alerts say after that traffic: only the rate-limited share is above its threshold. */
+const ALERTS_ACTIVE = ['SluiceRateLimitedShareHigh'];
+const ALERTS_READING_TIER_4_ONLY = ['SluiceQueueDown', 'SluiceStreamNearFull', 'SluiceDeadLetters'];
+
+/** Events taken, rate limited (an app above 100 events/s, counted cluster-wide in Redis) and invalid, and bad requests. */
+async function sendTraffic(sent: { metric: number; error: number }): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    const answer = await postEvents(t.cluster.url, [metric('prom'), metric('prom'), errorEvent('prom')]);
+    expect(answer.status).toBe(202);
+    sent.metric += 2;
+    sent.error += 1;
+  }
+  let throttled = 0;
+  for (let i = 0; i < 3; i++) {
+    const answer = await postEvents(
+      t.cluster.url,
+      Array.from({ length: 150 }, () => metric('prom-burst')),
+    );
+    sent.metric += answer.body.accepted ?? 0;
+    throttled += answer.body.throttled?.length ?? 0;
+  }
+  expect(throttled).toBeGreaterThan(0);
+  // To each collector: its labelled counters then increase in the second round on every instance.
+  for (const c of t.cluster.collectors) {
+    const url = `http://127.0.0.1:${c.port}`;
+    const invalid = await postEvents(url, [metric('prom', { id: 'not-a-uuid' })]);
+    expect(invalid.body.rejected).toHaveLength(1);
+    expect((await postEvents(url, null, { raw: '{"events": [' })).status).toBe(400);
+  }
+}
+
 describe('Prometheus scraping the cluster', () => {
-  it('scrapes every collector and HAProxy; sluice_* series read back through its HTTP API', async () => {
-    const sent = { metric: 0, error: 0 };
-    for (let i = 0; i < 30; i++) {
-      const events = [metric('prom'), metric('prom'), errorEvent('prom')];
-      const answer = await postEvents(t.cluster.url, events);
-      expect(answer.status).toBe(202);
-      sent.metric += 2;
-      sent.error += 1;
-    }
+  it('every dashboard query and rule answers what its panel or alert reads, after traffic', async () => {
     await waitFor(
       'every target up in Prometheus',
       async () => (await prometheus.query('up')).filter((s) => s.value === 1).length === 4,
       20_000,
     );
-    // Scraped after the last request: the counters hold every event sent, spread over three instances.
-    await waitFor(
-      'the accepted counters to reach what was sent',
-      async () => {
-        const byType = await prometheus.query('sum by (type) (sluice_events_accepted_total{job="sluice"})');
-        const total = (type: string) => byType.find((s) => s.metric.type === type)?.value ?? 0;
-        return total('metric') === sent.metric && total('error') === sent.error;
-      },
-      20_000,
-    );
+    // Two rounds, each scraped before the next: a labelled counter's series appears at its first
+    // increment, so only the second round is an increase Prometheus can see (a rate above 0).
+    const sent = { metric: 0, error: 0 };
+    for (let round = 0; round < 2; round++) {
+      await sendTraffic(sent);
+      // Scraped after the last request: the counters hold every event taken, spread over three instances.
+      await waitFor(
+        'the accepted counters to reach what was taken',
+        async () => {
+          const byType = await prometheus.query('sum by (type) (sluice_events_accepted_total{job="sluice"})');
+          const total = (type: string) => byType.find((s) => s.metric.type === type)?.value ?? 0;
+          return total('metric') === sent.metric && total('error') === sent.error;
+        },
+        20_000,
+      );
+    }
     const byInstance = await prometheus.query('sum by (instance) (sluice_events_accepted_total)');
     expect(byInstance.map((s) => s.metric.instance).sort()).toEqual(
       t.cluster.collectors.map((c) => `127.0.0.1:${c.port}`).sort(),
     );
-    for (const s of byInstance) expect(s.value).toBeGreaterThan(0);
 
-    const lanes = await prometheus.query('sluice_lane_capacity_events');
-    expect(lanes.length).toBe(6); // two lanes on each of three collectors
-    const storageUp = await prometheus.query('sum(sluice_storage_up)');
-    expect(storageUp[0]?.value).toBe(3);
-
-    const active = await prometheus.query('haproxy_backend_active_servers{proxy="collectors"}');
-    expect(active[0]?.value).toBe(3);
-    const responses = await prometheus.query(
-      'sum(haproxy_backend_http_responses_total{proxy="collectors",code="2xx"})',
+    // No series of a collector had a label renamed by Prometheus (job, instance are the scrape's).
+    const renamed = (await prometheus.query('{__name__=~"sluice_.+"}')).filter((s) =>
+      Object.keys(s.metric).some((k) => k.startsWith('exported_')),
     );
-    expect(responses[0]?.value).toBeGreaterThanOrEqual(30);
-  }, 60_000);
+    expect(renamed.map((s) => s.metric)).toEqual([]);
+
+    const rules = await prometheus.rules();
+    const queries = [
+      ...dashboardQueries().map((q) => ({ key: q.key, expr: grafanaPromql(q.expr, WINDOW) })),
+      ...rules.filter((r) => r.type === 'recording').map((r) => ({ key: r.name, expr: r.name })),
+    ];
+    expect(await checkQueries(prometheus, queries, EXPECTED, 15_000)).toEqual([]);
+
+    // Every alert evaluates without error, reads metrics this setup exports (but the queue's), and
+    // only the one whose condition the traffic made true is pending or firing.
+    const names = await prometheus.metricNames();
+    const alerts = rules.filter((r) => r.type === 'alerting');
+    expect(alerts.length).toBeGreaterThanOrEqual(10);
+    for (const a of alerts) {
+      expect({ alert: a.name, health: a.health, error: a.lastError ?? '' }).toEqual({
+        alert: a.name,
+        health: 'ok',
+        error: '',
+      });
+      if (ALERTS_READING_TIER_4_ONLY.includes(a.name)) continue;
+      const unknown = metricNamesIn(a.query).filter((n) => !names.has(n));
+      expect({ alert: a.name, unknown }).toEqual({ alert: a.name, unknown: [] });
+    }
+    await waitFor(
+      `only ${ALERTS_ACTIVE.join(', ')} pending or firing`,
+      async () => {
+        const now = await prometheus.rules();
+        const active = now.filter((r) => r.type === 'alerting' && r.state !== 'inactive').map((r) => r.name);
+        return JSON.stringify(active) === JSON.stringify(ALERTS_ACTIVE);
+      },
+      15_000,
+    );
+    const limited = (await prometheus.rules()).find((r) => r.name === 'SluiceRateLimitedShareHigh');
+    expect(limited?.alerts?.map((a) => a.labels)).toEqual([
+      { alertname: 'SluiceRateLimitedShareHigh', reason: 'rate_limited', severity: 'ticket' },
+    ]);
+  }, 90_000);
 });

@@ -154,7 +154,7 @@ describe('API keys', () => {
   });
 });
 
-describe('admission configuration files', () => {
+describe('intake configuration files', () => {
   const CLI = path.resolve(__dirname, '../../dist/src/cli.js');
   const run = (env: Record<string, string>) =>
     spawnSync(process.execPath, [CLI, 'serve'], {

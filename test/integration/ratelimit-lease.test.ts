@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../src/log/logger';
-import { createAdmissionMetrics, type AdmissionMetrics } from '../../src/metrics/admission-instruments';
+import { createIntakeMetrics, type IntakeMetrics } from '../../src/metrics/intake-instruments';
 import { leaseBlock } from '../../src/ratelimit/budget-lease';
 import { RateLimits, type LimitAsk, type LimitGrant } from '../../src/ratelimit/event-rate-limiter';
 import { RedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter';
@@ -21,7 +21,7 @@ const LEASE_MS = 100;
 interface Collector {
   readonly limiter: RedisRateLimiter;
   readonly redis: Redis;
-  readonly metrics: AdmissionMetrics;
+  readonly metrics: IntakeMetrics;
   take(a: LimitAsk): Promise<LimitGrant>;
 }
 
@@ -64,7 +64,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     url?: string;
     instances?: number;
   }): Promise<Collector> {
-    const metrics = createAdmissionMetrics(new Registry());
+    const metrics = createIntakeMetrics(new Registry());
     const redis = await client(o.url);
     const limiter = new RedisRateLimiter({
       redis,

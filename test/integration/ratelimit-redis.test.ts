@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
-import { createAdmissionMetrics } from '../../src/metrics/admission-instruments';
+import { createIntakeMetrics } from '../../src/metrics/intake-instruments';
 import { RateLimits, type LimitAsk } from '../../src/ratelimit/event-rate-limiter';
 import { RedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter';
 import { waitFor } from '../support/http';
@@ -36,7 +36,7 @@ describe('RedisRateLimiter (real Redis)', () => {
       leaseMs: loadConfig({}).redisLeaseMs,
       clock: { now: () => Date.now() },
       logger: createLogger('silent'),
-      metrics: createAdmissionMetrics(new Registry()),
+      metrics: createIntakeMetrics(new Registry()),
     });
   });
   afterAll(async () => {

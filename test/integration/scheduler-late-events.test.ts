@@ -50,7 +50,7 @@ async function downsampleRuns(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const line = text
     .split('\n')
-    .find((l) => l.startsWith('sluice_scheduler_runs_total{job="downsample",result="success"}'));
+    .find((l) => l.startsWith('sluice_scheduler_runs_total{job_name="downsample",result="success"}'));
   return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 

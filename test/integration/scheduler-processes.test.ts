@@ -261,7 +261,7 @@ describe('three scheduler processes', () => {
       const counters = (closed?.counters ?? {}) as Record<string, number>;
       for (const job of JOB_NAMES) {
         const n = (name: string, extra = '') =>
-          counters[`sluice_scheduler_${name}_total{job=${job}${extra}}`] ?? 0;
+          counters[`sluice_scheduler_${name}_total{job_name=${job}${extra}}`] ?? 0;
         const ran = n('runs', ',result=success');
         expect({ id: i.id, job, errors: n('runs', ',result=error') }).toEqual({ id: i.id, job, errors: 0 });
         expect(ran + n('claim_lost') + n('lock_not_acquired')).toBeGreaterThanOrEqual(0.8 * WINDOWS);

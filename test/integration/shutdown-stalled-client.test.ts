@@ -46,8 +46,10 @@ describe('shutdown with a stalled client (postgres, default drain and grace)', (
     for (let round = 0; pending.length > 0 && round < 20; round++) {
       const res = await postEvents(c.url, pending);
       expect([202, 429]).toContain(res.status);
-      const throttled = res.body.throttled ?? [];
-      pending = throttled.map((i) => pending[i] as (typeof events)[number]);
+      // A 429 without `throttled` refused the whole request (e.g. `overloaded`): resend all of it.
+      const throttled = res.body.throttled;
+      if (res.status === 202 || throttled)
+        pending = (throttled ?? []).map((i) => pending[i] as (typeof events)[number]);
       if (pending.length > 0)
         await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after')) * 1000));
     }

@@ -13,10 +13,11 @@ function tool(name: string, installed: () => boolean): SystemTool {
 }
 
 describe('system tools before npm test', () => {
-  it('lists haproxy, prometheus, chromium, nats-server and docker-compose with their Debian packages', () => {
+  it('lists haproxy, prometheus, promtool, chromium, nats-server and docker-compose with their Debian packages', () => {
     expect(REQUIRED_TOOLS.map((t) => [t.name, t.debianPackage])).toEqual([
       ['haproxy', 'haproxy'],
       ['prometheus', 'prometheus'],
+      ['promtool', 'prometheus'],
       ['chromium', 'chromium'],
       ['nats-server', 'nats-server'],
       ['docker-compose', 'docker-compose'],

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { ApiKeyRing } from '../../auth/api-keys';
 import { ERROR_CATALOGUE, SluiceError, type ErrorCode } from '../../errors/catalogue';
 import type { Logger } from '../../log/logger';
-import type { AdmissionMetrics } from '../../metrics/admission-instruments';
+import type { IntakeMetrics } from '../../metrics/intake-instruments';
 import type { Metrics } from '../../metrics/instruments';
 import type { OtlpMetrics } from '../../metrics/otlp-instruments';
 import { exportResponse, rpcCodeFor, statusAnswer, type EncodedAnswer } from '../../otlp/answer';
@@ -20,7 +20,7 @@ export interface OtlpListenerDeps {
   readonly exports: Pick<OtlpExportService, 'export'>;
   /** API keys; null: auth off. */
   readonly keyRing: ApiKeyRing | null;
-  readonly admissionMetrics: AdmissionMetrics;
+  readonly intakeMetrics: IntakeMetrics;
   readonly metrics: Pick<Metrics, 'httpDuration'>;
   readonly otlpMetrics: OtlpMetrics;
   /** Largest body after decompression (bytes; `SLUICE_OTLP_MAX_BODY_BYTES`). */
@@ -62,7 +62,7 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
           'Content-Type must be application/json or application/x-protobuf.',
         );
       }
-      const principal = otlpPrincipal(req, deps.keyRing, deps.admissionMetrics);
+      const principal = otlpPrincipal(req, deps.keyRing, deps.intakeMetrics);
       const body = await readBody(req, deps.maxBodyBytes);
       await deps.turns.take();
       const request = decodeExport(body, encoding, spec, types, deps.maxJsonDepth);

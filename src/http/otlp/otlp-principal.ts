@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApiKeyRing, Principal } from '../../auth/api-keys';
-import type { AdmissionMetrics } from '../../metrics/admission-instruments';
+import type { IntakeMetrics } from '../../metrics/intake-instruments';
 import { principalOf } from '../authenticate';
 
 /**
@@ -11,7 +11,7 @@ import { principalOf } from '../authenticate';
 export function otlpPrincipal(
   req: IncomingMessage,
   ring: ApiKeyRing | null,
-  metrics: AdmissionMetrics,
+  metrics: IntakeMetrics,
 ): Principal | null {
   return principalOf(
     req.headers,

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Config } from '../../config/load';
 import type { ShedRule } from '../../intake/shed-rule';
 import type { Logger } from '../../log/logger';
-import type { AdmissionMetrics } from '../../metrics/admission-instruments';
+import type { IntakeMetrics } from '../../metrics/intake-instruments';
 import type { Metrics } from '../../metrics/instruments';
 import type { OtlpMetrics } from '../../metrics/otlp-instruments';
 import type { OtlpExportService } from '../../otlp/export-service';
@@ -13,7 +13,7 @@ import type { TurnQueue } from '../../intake/turn-queue';
 import { createOtlpListener } from './otlp-listener';
 import { withOtlpOverloadGate } from './otlp-overload-gate';
 
-/** What the OTLP receiver is wired to: its export service, the collector's admission and instruments. */
+/** What the OTLP receiver is wired to: its export service, the collector's intake and instruments. */
 export interface OtlpServerDeps {
   readonly config: Pick<
     Config,
@@ -30,7 +30,7 @@ export interface OtlpServerDeps {
   /** The shed rule `POST /v1/events` uses. */
   readonly shed: Pick<ShedRule, 'refuseUnread' | 'hold'>;
   readonly keyRing: ApiKeyRing | null;
-  readonly admissionMetrics: AdmissionMetrics;
+  readonly intakeMetrics: IntakeMetrics;
   readonly metrics: Metrics;
   readonly otlpMetrics: OtlpMetrics;
   readonly turns: Pick<TurnQueue, 'take'>;
@@ -59,7 +59,7 @@ export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlp
   const listener = createOtlpListener({
     exports: deps.exports,
     keyRing: deps.keyRing,
-    admissionMetrics: deps.admissionMetrics,
+    intakeMetrics: deps.intakeMetrics,
     metrics: deps.metrics,
     otlpMetrics,
     maxBodyBytes: config.otlpMaxBodyBytes,

@@ -53,7 +53,7 @@ function holding(inner: Job, holdMs: number, runs: number): Job {
   };
 }
 
-/** `{ "sluice_scheduler_runs_total{job=downsample,result=success}": 12, … }` */
+/** `{ "sluice_scheduler_runs_total{job_name=downsample,result=success}": 12, … }` */
 async function counters(registry: Registry): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const metric of await registry.getMetricsAsJSON()) {

@@ -35,6 +35,12 @@ export const REQUIRED_TOOLS: readonly SystemTool[] = [
     locate: onPath('prometheus'),
   },
   {
+    name: 'promtool',
+    debianPackage: 'prometheus',
+    neededBy: 'checks and unit tests of the alert rules (deploy/prometheus/)',
+    locate: onPath('promtool'),
+  },
+  {
     name: 'chromium',
     debianPackage: 'chromium',
     neededBy: 'SDK test in a headless browser (/usr/bin/chromium)',

@@ -1,6 +1,6 @@
 import { IntakeService } from '../../../src/intake/intake-service';
 import { LaneSink } from '../../../src/pipeline/lane-sink';
-import { createAdmissionMetrics } from '../../../src/metrics/admission-instruments';
+import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { DrainRate } from '../../../src/pipeline/drain-rate';
 import { BoundedLane } from '../../../src/pipeline/lane';
@@ -39,7 +39,7 @@ function setup(standardCapacity = 3, rateLimit = 0) {
     rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit), clock) : null,
     clock,
     metrics,
-    admissionMetrics: createAdmissionMetrics(metrics.registry),
+    intakeMetrics: createIntakeMetrics(metrics.registry),
   });
   return { service, errorLane, standardLane, metrics };
 }

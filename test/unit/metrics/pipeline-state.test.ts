@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { AppActivity, OTHER_APPS } from '../../../src/intake/app-activity';
+import { AppActivity, OTHER_APPS } from '../../../src/metrics/app-activity';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { PipelineState, type PipelineSources } from '../../../src/metrics/pipeline-state';
 

@@ -1,6 +1,6 @@
 import { createLogger } from '../../../src/log/logger';
 import { createMetrics } from '../../../src/metrics/instruments';
-import type { LaneName } from '../../../src/pipeline/lane';
+import type { LaneName } from '../../../src/intake/event-sink';
 import { writeWithRetry, type WriteWithRetryOptions } from '../../../src/pipeline/write-with-retry';
 import type { StorageRow, WriteResult } from '../../../src/storage/port';
 

@@ -83,9 +83,9 @@ describe('Scheduler', () => {
     await jest.advanceTimersByTimeAsync(3 * INTERVAL);
 
     expect(backend.attempts.map((a) => a.at % INTERVAL)).toEqual([10, 10, 10]);
-    expect(await value(metrics, 'runs', { job: 'downsample', result: 'success' })).toBe(3);
-    expect(await value(metrics, 'rows', { job: 'downsample' })).toBe(9);
-    expect(await value(metrics, 'lastSuccess', { job: 'downsample' })).toBeGreaterThan(0);
+    expect(await value(metrics, 'runs', { job_name: 'downsample', result: 'success' })).toBe(3);
+    expect(await value(metrics, 'rows', { job_name: 'downsample' })).toBe(9);
+    expect(await value(metrics, 'lastSuccess', { job_name: 'downsample' })).toBeGreaterThan(0);
     await scheduler.close();
   });
 
@@ -113,8 +113,8 @@ describe('Scheduler', () => {
     backend.script.push({ kind: 'claim_lost', nowMs: 0 });
     await jest.advanceTimersByTimeAsync(INTERVAL);
     expect(backend.attempts).toHaveLength(first + 1);
-    expect(await value(metrics, 'lockNotAcquired', { job: 'downsample' })).toBe(8);
-    expect(await value(metrics, 'claimLost', { job: 'downsample' })).toBe(1);
+    expect(await value(metrics, 'lockNotAcquired', { job_name: 'downsample' })).toBe(8);
+    expect(await value(metrics, 'claimLost', { job_name: 'downsample' })).toBe(1);
     await scheduler.close();
   });
 
@@ -130,8 +130,8 @@ describe('Scheduler', () => {
     scheduler.start();
     await jest.advanceTimersByTimeAsync(3 * INTERVAL);
     expect(backend.attempts).toHaveLength(3);
-    expect(await value(metrics, 'runs', { job: 'downsample', result: 'error' })).toBe(2);
-    expect(await value(metrics, 'runs', { job: 'downsample', result: 'success' })).toBe(1);
+    expect(await value(metrics, 'runs', { job_name: 'downsample', result: 'error' })).toBe(2);
+    expect(await value(metrics, 'runs', { job_name: 'downsample', result: 'success' })).toBe(1);
     await scheduler.close();
   });
 

@@ -1,8 +1,8 @@
 import { type Registry } from 'prom-client';
 import { counter, gauge } from './define';
 
-/** Instruments of admission: rate-limit decisions and authentication. */
-export function createAdmissionMetrics(registry: Registry) {
+/** Instruments of intake: rate-limit decisions and authentication. */
+export function createIntakeMetrics(registry: Registry) {
   return {
     decisions: counter(
       registry,
@@ -47,4 +47,4 @@ export function createAdmissionMetrics(registry: Registry) {
   };
 }
 
-export type AdmissionMetrics = ReturnType<typeof createAdmissionMetrics>;
+export type IntakeMetrics = ReturnType<typeof createIntakeMetrics>;

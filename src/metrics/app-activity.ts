@@ -14,7 +14,7 @@ export const MAX_TRACKED_APPS = 1000;
 export const OTHER_APPS = '(other apps)';
 
 /**
- * Per-app counts of admission decisions in this process, for the pipeline view's busiest apps
+ * Per-app counts of intake decisions in this process, for the pipeline view's busiest apps
  * (metrics labels never carry app names). Bounded: at most `maxApps` apps; apps idle for a while
  * are forgotten by `forgetIdle`. One map update per app per request (per event for errors).
  */

@@ -57,8 +57,8 @@ function origins() {
   };
 }
 
-/** Settings of admission: rate limits (memory or Redis), API keys, CORS. */
-export const ADMISSION_SETTINGS = {
+/** Settings of intake: rate limits (memory or Redis), API keys, CORS. */
+export const INTAKE_SETTINGS = {
   rateLimit: setting({
     env: 'SLUICE_RATE_LIMIT',
     default: '100',

@@ -1,0 +1,181 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { LaneName } from '../intake/event-sink';
+import type { TelemetryEvent } from '../events/types';
+import type { Logger } from '../log/logger';
+import type { Metrics } from '../metrics/instruments';
+import type { QueueMetrics } from '../metrics/queue-instruments';
+import type { BackoffOptions } from '../pipeline/backoff';
+import type { StoppableLoop } from '../pipeline/stoppable-loop';
+import { writeWithRetry, type WriteHealth } from '../pipeline/write-with-retry';
+import type { Storage, StorageRow } from '../storage/port';
+import { LANES, type Fetched } from './batch-puller';
+import type { DeadLetter } from './dead-letter';
+import type { DeadLetterPolicy, InHand } from './dead-letter-policy';
+import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
+
+/** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
+export interface Slot {
+  /** Messages of the batch being settled. */
+  inHand: number;
+  /** The next batch, once its background pull is done; kept alive with the batch in hand. */
+  prefetched: Fetched[];
+}
+
+export interface BatchSettlerOptions {
+  /** The acks' flush. */
+  readonly nc: Pick<NatsConnection, 'flush'>;
+  readonly storage: Pick<Storage, 'toRow' | 'writeRows'>;
+  /** The consumers' ack wait (milliseconds): a batch in hand is kept alive (`working`) well within it. */
+  readonly ackWaitMs: number;
+  /** Delay between retries of a transient storage failure. */
+  readonly backoff: BackoffOptions;
+  readonly deadLetters: DeadLetterPolicy;
+  /** The worker's loop: its backoff waits, and whether a forced shutdown ended the retries. */
+  readonly loop: Pick<StoppableLoop, 'backoff' | 'aborted'>;
+  /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
+  readonly health?: WriteHealth;
+  readonly metrics: Metrics;
+  readonly queueMetrics: QueueMetrics;
+  readonly logger: Logger;
+}
+
+/**
+ * One event of a message in hand, as `writeWithRetry` takes it: its row, not the decoded event,
+ * so the event's object graph is garbage as soon as the row is made (it dies young instead of
+ * being copied by every scavenge while the batch is written). A refused event is decoded again
+ * from its message (`eventAt`), which is rare.
+ */
+interface EventItem {
+  readonly row: StorageRow;
+  readonly lane: LaneName;
+  readonly index: number;
+  readonly message: InHand;
+}
+
+/**
+ * Settles a pulled batch: decodes each message, keeps the batch alive (`working`) while it is
+ * written, writes every event through `writeWithRetry` — the collector's writer's own write path
+ * and `(id, ts)` dedupe — and acks each message only after the commit of all its events; what
+ * failed in a message goes to the dead-letter policy.
+ */
+export class BatchSettler {
+  constructor(private readonly o: BatchSettlerOptions) {}
+
+  async settle(batch: readonly Fetched[], slot: Slot): Promise<void> {
+    const { queueMetrics, ackWaitMs, storage, deadLetters } = this.o;
+    const started = process.hrtime.bigint();
+    slot.inHand = batch.length;
+    slot.prefetched = [];
+    queueMetrics.workerBatchSize.observe(batch.length);
+    const messages: InHand[] = [];
+    const items: EventItem[] = [];
+    for (const fetched of batch) {
+      const { msg, lane } = fetched;
+      const count = msg.info.deliveryCount;
+      if (count > 1) queueMetrics.redeliveries.inc({ consumer: lane });
+      if (deadLetters.exhausted(fetched)) {
+        const detail = `delivered ${count} times without an ack`;
+        await deadLetters.giveUp({
+          fetched,
+          failures: [{ reason: 'max_deliveries', detail, data: msg.data }],
+        });
+        continue;
+      }
+      const events = decodeEvents(msg.data);
+      if (events === null) {
+        const detail = unreadableDetail(msg.data);
+        await deadLetters.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
+        continue;
+      }
+      const message: InHand = { fetched, failures: [] };
+      messages.push(message);
+      for (let index = 0; index < events.length; index++) {
+        const event = events[index];
+        if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
+        else items.push({ row: storage.toRow(event), lane, index, message });
+      }
+    }
+    queueMetrics.workerBatchEvents.observe(items.length);
+    // Keep the batch ours while it is written, however long storage takes.
+    const keepAlive = setInterval(
+      () => {
+        for (const m of messages) m.fetched.msg.working();
+        for (const f of slot.prefetched) f.msg.working();
+      },
+      Math.max(250, Math.floor(ackWaitMs / 3)),
+    );
+    try {
+      const settled = items.length > 0 ? await this.write(items) : true;
+      if (!settled) {
+        // Forced shutdown mid-retry: hand the batch back now rather than after the ack wait.
+        for (const m of messages) m.fetched.msg.nak();
+        queueMetrics.messagesNaked.inc({ reason: 'stopping' }, messages.length);
+        this.o.logger.warn({ messages: messages.length }, 'batch handed back unwritten (forced shutdown)');
+      } else {
+        // MUST come after the commit: an ack is JetStream's licence to delete the message.
+        const acked = { error: 0, standard: 0 };
+        for (const m of messages) {
+          if (m.failures.length > 0) {
+            await deadLetters.failed(m);
+            continue;
+          }
+          m.fetched.msg.ack();
+          acked[m.fetched.lane]++;
+        }
+        for (const lane of LANES) queueMetrics.messagesAcked.inc({ consumer: lane }, acked[lane]);
+      }
+    } finally {
+      clearInterval(keepAlive);
+      slot.inHand = 0;
+    }
+    await this.o.nc.flush().catch((err: unknown) => this.o.logger.warn({ err }, 'flushing acks failed'));
+    queueMetrics.workerBatchDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  /**
+   * Writes until committed (see `writeWithRetry`); the events the database refuses are noted
+   * against their message. False when `abort` ended the retries.
+   */
+  private async write(items: EventItem[]): Promise<boolean> {
+    const { storage, metrics, logger, backoff, loop } = this.o;
+    const outcome = await writeWithRetry(items, {
+      write: (rows) => storage.writeRows(rows),
+      onRefused: (item, err) => {
+        const event = eventAt(item);
+        item.message.failures.push({
+          reason: 'storage_rejected',
+          detail: err instanceof Error ? err.message : String(err),
+          data: encodeEvent(event),
+          event: { index: item.index, id: event.id },
+        });
+      },
+      backoff,
+      sleep: (ms) => loop.backoff(ms),
+      aborted: () => loop.aborted,
+      ...(this.o.health && { health: this.o.health }),
+      metrics,
+      logger,
+    });
+    return outcome.settled;
+  }
+}
+
+/** The event of a refused item, decoded again from its message (the same bytes decoded before). */
+function eventAt(item: EventItem): TelemetryEvent {
+  const m = item.message;
+  m.redecoded ??= decodeEvents(m.fetched.msg.data);
+  const event = m.redecoded?.[item.index];
+  // Unreachable: the item was made from this very element when the payload was first decoded.
+  if (!event) throw new Error(`event ${item.index} of a message in hand no longer decodes`);
+  return event;
+}
+
+/** An element of a message that is not an event: dead-lettered alone, as its own JSON. */
+function unparseableElement(data: Uint8Array, index: number): DeadLetter {
+  return {
+    reason: 'unparseable',
+    detail: `element ${index} is not a Sluice event`,
+    data: payloadElement(data, index),
+    event: { index, id: null },
+  };
+}
