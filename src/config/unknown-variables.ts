@@ -19,9 +19,11 @@ export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
 /**
  * Variables of the `sluice` family that are read by something other than a collector's settings:
  * the HAProxy stats page of `sluice cluster` and docker-compose.yml, the Grafana reader of
- * docker-compose.yml, and the marker a relaunched process carries (src/runtime/relaunch.ts).
+ * docker-compose.yml, the read token of `sluice tail` and `sluice query`, and the marker a
+ * relaunched process carries (src/runtime/relaunch.ts).
  */
 const OTHER_SLUICE_VARIABLES: ReadonlySet<string> = new Set([
+  'SLUICE_READ_TOKEN',
   'SLUICE_STATS_USER',
   'SLUICE_STATS_PASSWORD',
   'SLUICE_GRAFANA_DB_PASSWORD',
