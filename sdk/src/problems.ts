@@ -111,16 +111,23 @@ function rejectedProblem(r: RequestResult, indices: readonly number[]): SluiceSd
   const rejected = indices.map((i): RejectedEvent => {
     const detail = reasons.get(i);
     const event: RejectedEvent = { name: r.events[i]?.name ?? '', reason: detail?.reason ?? 'unknown' };
-    return detail?.field === undefined ? event : { ...event, field: detail.field };
+    return {
+      ...event,
+      ...(detail?.field !== undefined && { field: detail.field }),
+      ...(detail?.hint !== undefined && { hint: detail.hint }),
+    };
   });
   const examples = rejected
     .slice(0, MESSAGE_EXAMPLES)
     .map((e) => `${e.name}: ${e.reason}${e.field ? ` (${e.field})` : ''}`)
     .join('; ');
   const more = rejected.length > MESSAGE_EXAMPLES ? '; …' : '';
+  // The collector's hint for each reason, once (it sends one on the first event of each reason).
+  const hints = [...new Set(rejected.flatMap((e) => (e.hint === undefined ? [] : [e.hint])))];
+  const fix = hints.length === 0 ? '' : `: ${hints.join('; ')}`;
   return new SluiceSdkError({
     code: 'events_rejected',
-    message: `the collector rejected ${rejected.length} of ${events(r.events.length)} as invalid (${examples}${more}); they are dropped`,
+    message: `the collector rejected ${rejected.length} of ${events(r.events.length)} as invalid (${examples}${more}); they are dropped${fix}`,
     status: r.response?.status,
     events: rejected.length,
     retrying: false,
@@ -128,15 +135,22 @@ function rejectedProblem(r: RequestResult, indices: readonly number[]): SluiceSd
   });
 }
 
-/** `index → {reason, field}` of a body's `rejected` list; malformed entries are skipped. */
-function rejectionsByIndex(body: unknown): Map<number, { reason: string; field: string | undefined }> {
-  const out = new Map<number, { reason: string; field: string | undefined }>();
+interface Rejection {
+  readonly reason: string;
+  readonly field: string | undefined;
+  readonly hint: string | undefined;
+}
+
+/** `index → {reason, field, hint}` of a body's `rejected` list; malformed entries are skipped. */
+function rejectionsByIndex(body: unknown): Map<number, Rejection> {
+  const out = new Map<number, Rejection>();
   const list = isRecord(body) && Array.isArray(body.rejected) ? (body.rejected as unknown[]) : [];
   for (const entry of list) {
     if (!isRecord(entry) || typeof entry.index !== 'number') continue;
     out.set(entry.index, {
       reason: typeof entry.reason === 'string' ? entry.reason : 'unknown',
       field: typeof entry.field === 'string' ? entry.field : undefined,
+      hint: typeof entry.hint === 'string' ? entry.hint : undefined,
     });
   }
   return out;

@@ -3,7 +3,10 @@ import type { TransportResponse } from './transport';
 
 /** What one request's answer means for its batch (indices into the batch). */
 export type Outcome =
-  /** 2xx: all taken except `rejected` (invalid; dropped). */
+  /**
+   * 2xx: all taken except `rejected` (invalid; dropped). Also a 422 `events_rejected`: the
+   * collector rejected every event as invalid, so all are `rejected` (dropped, never resent).
+   */
   | { readonly kind: 'accepted'; readonly rejected: readonly number[]; readonly unconfirmed: boolean }
   /** 429: `throttled` are resent after the wait, `rejected` dropped, the rest were taken. */
   | {
@@ -39,6 +42,11 @@ export function classify(response: TransportResponse | undefined, size: number, 
       rejected: rejectedIndices(body, size),
       unconfirmed: response.unconfirmed === true,
     };
+  }
+  if (status === 422 && body.error === 'events_rejected') {
+    const all: number[] = [];
+    for (let i = 0; i < size; i++) all.push(i);
+    return { kind: 'accepted', rejected: all, unconfirmed: false };
   }
   if (status === 429) {
     const rejected = rejectedIndices(body, size);

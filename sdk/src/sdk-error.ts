@@ -29,6 +29,8 @@ export interface RejectedEvent {
   readonly reason: string;
   /** The offending field, when the collector names one, e.g. `attributes.route`. */
   readonly field?: string;
+  /** What to do about it, when the collector says (on the first event of each reason of an answer). */
+  readonly hint?: string;
 }
 
 export interface SluiceSdkErrorDetails {

@@ -71,6 +71,8 @@ interface Intake {
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
   /** What the pipeline state reads of this intake. */
   readonly state: Pick<PipelineSources, 'lanes' | 'writer' | 'queue'>;
+  /** The read barrier (`http/read-barrier.ts`); absent when this process holds no events. */
+  readonly acknowledgedSettled?: () => Promise<void> | null;
 }
 
 /** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
@@ -141,6 +143,8 @@ async function startLaneIntake(
       toRow: (event) => storage.toRow(event),
     }),
     flusher: writer,
+    // Storage known down: no wait, the read answers 503 at once.
+    acknowledgedSettled: () => (readiness.dependencyUp ? writer.settled() : null),
     closers: [{ name: 'health', close: () => health.stop() }, ...jobs],
     state: {
       lanes: () =>
@@ -324,6 +328,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
+    acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],

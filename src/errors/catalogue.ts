@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
   unauthorized: { status: 401, message: 'API key missing or not valid.' },
   not_found: { status: 404, message: 'No such route.' },
+  method_not_allowed: { status: 405, message: 'The path does not answer this method; see the Allow header.' },
   request_timeout: {
     status: 408,
     message: 'The request did not arrive in time (SLUICE_HEADERS_TIMEOUT_MS, SLUICE_REQUEST_TIMEOUT_MS).',
@@ -24,6 +25,11 @@ export const ERROR_CATALOGUE = {
   too_many_values: {
     status: 413,
     message: 'Body holds more JSON arrays, objects or members than the largest request allowed can.',
+  },
+  events_rejected: {
+    status: 422,
+    message:
+      'Every event of the request was rejected as invalid; see rejected[] (reason, field, hint). Resending it cannot help.',
   },
   headers_too_large: { status: 431, message: 'The request line and headers are larger than 16 KiB.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },

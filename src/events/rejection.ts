@@ -1,36 +1,47 @@
+import type { EventLimits } from './limits';
+
 /**
- * Why one event of a request was not taken. Codes are stable: SDKs and
- * dashboards match on them. The message says what is allowed.
+ * Why one event of a request was not taken, and what to do about it. Codes are stable: SDKs and
+ * dashboards match on them. Each code's hint is a sentence for the person who wrote the event,
+ * with the collector's own limits in it (the answer's `rejected[].hint`; docs/http-api.md lists
+ * them at the default limits, and a unit test keeps both in step).
  *
  * "Text" below means a string that can be stored exactly as sent: well-formed
  * Unicode (no lone surrogate) without U+0000. Nothing is replaced on the way in;
  * a string that is not text is refused with the reason of its field.
  */
 export const REJECTION_REASONS = {
-  not_an_object: 'event must be a JSON object',
-  id_invalid: 'id must be a UUID string',
-  type_invalid: 'type must be one of error, lifecycle, metric, log',
-  name_invalid: 'name must be a dotted identifier (letters, digits, _ - between dots)',
-  name_too_long: 'name is too long',
-  ts_invalid: 'ts must be an integer number of milliseconds since the Unix epoch',
-  ts_out_of_range: 'ts is older than the retention window or too far in the future',
-  source_invalid: 'source must be an object whose app is non-empty text within the length limit',
-  source_field_invalid: 'source.version and source.env must be text within the length limit',
-  value_invalid: 'a metric needs a finite number value or a summary',
-  value_out_of_range:
+  not_an_object: () => 'each element of "events" must be a JSON object',
+  id_invalid: () =>
+    'id must be a UUID string such as "0190f3c2-7f00-7000-8000-000000000001" (v7 preferred), or left out for the collector to assign one',
+  type_invalid: () => 'type must be one of "error", "lifecycle", "metric", "log"',
+  name_invalid: () =>
+    'name must be a dotted identifier: letters, digits, "_" and "-" between dots, such as "render.frame_drop"',
+  name_too_long: (l) => `name must be at most ${l.maxNameLength} characters`,
+  ts_invalid: () => 'ts must be an integer: milliseconds since the Unix epoch, such as Date.now()',
+  ts_out_of_range: (l) =>
+    `ts must be milliseconds since the epoch, within ${durationText(l.maxAgeMs)} back and ${durationText(l.maxFutureMs)} ahead of the collector's clock (seconds are 1000 times too small)`,
+  source_invalid: (l) =>
+    `source must be an object whose "app" is a non-empty string of at most ${l.maxSourceLength} characters`,
+  source_field_invalid: (l) =>
+    `source.version and source.env, when present, must be strings of at most ${l.maxSourceLength} characters`,
+  value_invalid: () => 'a metric needs "value", a finite number, or "summary" (not both)',
+  value_out_of_range: () =>
     'metric values (value, summary min and max) must lie within ±1e300, and a summary sum within ±count × 1e300, so that rollup sums stay finite',
-  summary_invalid:
+  summary_invalid: () =>
     'summary must be {count, min, max, sum, avg} of finite numbers, count an integer ≥ 1, min ≤ max and avg = sum / count',
-  error_invalid: 'an error event needs error: {message, kind?, stack?}, each text within its length limit',
-  message_invalid: 'message must be text (a string) within the length limit',
-  attributes_invalid: 'attributes must be a flat object of string, number or boolean values',
-  attributes_too_many: 'too many attributes',
-  attribute_key_invalid:
-    'attribute key is empty, too long, not text, or reserved (__proto__, constructor, prototype)',
-  app_mismatch: 'source.app differs from the app this API key is bound to',
-  attribute_value_invalid:
-    'attribute value must be text within the length limit, a finite number or a boolean',
-} as const;
+  error_invalid: (l) =>
+    `an error event needs "error": {"message": string of at most ${l.maxStringLength} characters, "kind"?, "stack"?}`,
+  message_invalid: (l) => `message must be a string of at most ${l.maxStringLength} characters`,
+  attributes_invalid: () =>
+    'attributes must be a flat object whose values are strings, finite numbers or booleans',
+  attributes_too_many: (l) => `an event may carry at most ${l.maxAttributes} attributes`,
+  attribute_key_invalid: (l) =>
+    `attribute keys must be 1 to ${l.maxAttributeKeyLength} characters and not __proto__, constructor or prototype`,
+  app_mismatch: () => 'source.app must be the app this API key was made for',
+  attribute_value_invalid: (l) =>
+    `attribute values must be strings of at most ${l.maxStringLength} characters, finite numbers or booleans`,
+} as const satisfies Record<string, (limits: EventLimits) => string>;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
 
@@ -38,4 +49,28 @@ export interface Rejection {
   readonly reason: RejectionReason;
   /** The offending field, e.g. `attributes.route`; an attribute key is cut to 64 characters. */
   readonly field?: string;
+}
+
+/** Every reason's hint under `limits`: made once per collector, not per rejection. */
+export function rejectionHints(limits: EventLimits): Readonly<Record<RejectionReason, string>> {
+  const hints = {} as Record<RejectionReason, string>;
+  for (const reason of Object.keys(REJECTION_REASONS) as RejectionReason[]) {
+    hints[reason] = REJECTION_REASONS[reason](limits);
+  }
+  return Object.freeze(hints);
+}
+
+const UNITS: ReadonlyArray<readonly [string, number]> = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/** `7 days`, `5 minutes`, `90 seconds`: the largest unit that divides `ms` exactly. */
+function durationText(ms: number): string {
+  for (const [unit, size] of UNITS) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${ms} ms`;
 }

@@ -1,3 +1,4 @@
+import { assignedEventId } from './assigned-id';
 import { isAttributeKey } from './attribute-key';
 import { cutText, isStorableText, TRUNCATED } from './cut-text';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from './event-size';
@@ -121,7 +122,9 @@ function validateOrThrow(
   now: number,
 ): { event: TelemetryEvent; bytes: number } {
   if (!isRecord(raw)) fail('not_an_object');
-  const { id, type, name, ts, source } = raw;
+  const { type, name, ts, source } = raw;
+  // No id at all: the collector assigns one (docs/http-api.md: such an event cannot be deduplicated).
+  const id = raw.id === undefined ? assignedEventId(now) : raw.id;
   if (typeof id !== 'string' || !UUID.test(id)) fail('id_invalid', 'id');
   if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))
     fail('type_invalid', 'type');

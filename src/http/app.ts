@@ -26,6 +26,9 @@ import { getPipeline } from './routes/get-pipeline';
 import { livez, metricsText, readyz } from './routes/operations';
 import { eventsHandler, postEvents } from './routes/post-events';
 import { PATHS } from './paths';
+import { readBarrier } from './read-barrier';
+import { AllowedMethods } from './allowed-methods';
+import { READ_LIMITS } from '../read/read-limits';
 import { sendError } from './send-error';
 import type { TurnQueue } from '../intake/turn-queue';
 
@@ -66,6 +69,12 @@ export interface AppDeps {
   readonly metricResolutions?: readonly MetricResolution[];
   /** Where 503 refusals are logged, once per episode and route. */
   readonly refusals: RefusalEpisodes;
+  /**
+   * What a read waits for first (at most `READ_LIMITS.barrierTimeoutMs`): the commit of the events
+   * this collector acknowledged before it (`read-barrier.ts`). Absent: reads do not wait (queue
+   * mode, where this process holds no events).
+   */
+  readonly acknowledgedSettled?: () => Promise<void> | null;
 }
 
 /**
@@ -110,14 +119,22 @@ function expressApp(
   app.set('strict routing', true);
   app.use(requestContext(context));
 
+  const allowed = new AllowedMethods();
+  const route = (method: 'GET' | 'POST' | 'OPTIONS', path: string, ...handlers: RequestHandler[]): void => {
+    allowed.add(method, path);
+    if (method === 'GET') app.get(path, ...handlers);
+    else if (method === 'POST') app.post(path, ...handlers);
+    else app.options(path, ...handlers);
+  };
+
   const write = authenticate(deps.keyRing, 'ingest', deps.intakeMetrics);
   const read = authenticate(deps.keyRing, 'read', deps.intakeMetrics);
   if (deps.corsOrigins.length > 0) {
     const allowCors = cors(deps.corsOrigins);
-    app.options(PATHS.events, allowCors);
-    app.post(PATHS.events, allowCors, write, postEvents(handle));
+    route('OPTIONS', PATHS.events, allowCors);
+    route('POST', PATHS.events, allowCors, write, postEvents(handle));
   } else {
-    app.post(PATHS.events, write, postEvents(handle));
+    route('POST', PATHS.events, write, postEvents(handle));
   }
   // The read API: CORS for the same origins as ingest (GET from dashboards on other origins).
   const readCors =
@@ -131,26 +148,40 @@ function expressApp(
     [PATHS.apps, readCors, getApps(deps.storage, deps.clock)],
     [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock)],
   ];
+  const barrier =
+    deps.acknowledgedSettled === undefined
+      ? []
+      : [readBarrier({ settled: deps.acknowledgedSettled, timeoutMs: READ_LIMITS.barrierTimeoutMs })];
   for (const [path, corsHandlers, handler] of reads) {
-    if (corsHandlers.length > 0 && path !== PATHS.events) app.options(path, ...corsHandlers);
-    app.get(path, ...corsHandlers, read, handler);
+    if (corsHandlers.length > 0 && path !== PATHS.events) route('OPTIONS', path, ...corsHandlers);
+    route('GET', path, ...corsHandlers, read, ...barrier, handler);
   }
   // Per process, like /metrics, but it names apps: a read key when auth is on.
-  app.get(PATHS.pipeline, read, getPipeline(deps.pipeline));
+  route('GET', PATHS.pipeline, read, getPipeline(deps.pipeline));
   // Static files, no data: the console asks for a read key when the API answers 401.
-  for (const f of deps.consoleFiles) app.get(f.path, consoleFile(f));
+  for (const f of deps.consoleFiles) route('GET', f.path, consoleFile(f));
   if (deps.consoleMissing !== undefined) {
     const message = deps.consoleMissing;
-    app.get(PATHS.console, () => {
+    route('GET', PATHS.console, () => {
       throw new SluiceError('not_found', message);
     });
   }
   // Health and /metrics stay open: the load balancer and Prometheus need them; keep them off the public network.
-  app.get(PATHS.livez, livez());
-  app.get(PATHS.readyz, readyz(deps.readiness));
-  app.get(PATHS.prometheus, metricsText(deps.metrics.registry));
+  route('GET', PATHS.livez, livez());
+  route('GET', PATHS.readyz, readyz(deps.readiness));
+  route('GET', PATHS.prometheus, metricsText(deps.metrics.registry));
 
   app.use((req: Request, res: Response) => {
+    const allow = allowed.allowOf(req.path);
+    if (allow !== null) {
+      res.setHeader('Allow', allow);
+      sendError(
+        res,
+        new SluiceError('method_not_allowed', `${req.path} answers ${allow}, not ${req.method}.`),
+        req.context,
+      );
+      return;
+    }
     sendError(res, new SluiceError('not_found', `No route for ${req.method} ${req.path}.`), req.context);
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

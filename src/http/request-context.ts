@@ -49,7 +49,7 @@ export class RequestContext {
     private readonly method: string,
     requestId: string | string[] | undefined,
   ) {
-    this.id = typeof requestId === 'string' && SAFE_REQUEST_ID.test(requestId) ? requestId : randomUUID();
+    this.id = requestIdOf(requestId);
     this.closesConnection = deps.closing();
   }
 
@@ -83,6 +83,11 @@ export class RequestContext {
       );
     }
   }
+}
+
+/** A request's id: the load balancer's `X-Request-Id` when sane, else a new UUID (every port answers with it). */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
 /** A new context for `req`. */

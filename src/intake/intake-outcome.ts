@@ -4,6 +4,11 @@ export interface RejectedEntry {
   readonly index: number;
   readonly reason: RejectionReason;
   readonly field?: string;
+  /**
+   * What to do about it (`events/rejection.ts`), on the first entry of each reason in a request:
+   * an answer stays about as small as its request, however many events share the fault.
+   */
+  readonly hint?: string;
 }
 
 /** Why valid events were not taken. */

@@ -5,6 +5,7 @@ import type { EventLimits } from '../events/limits';
 import { EVENT_TYPES, type EventType, type TelemetryEvent } from '../events/types';
 import { eventBytes } from '../events/event-size';
 import { validateEvent } from '../events/validate';
+import { rejectionHints, type RejectionReason } from '../events/rejection';
 import type { IntakeMetrics } from '../metrics/intake-instruments';
 import type { Metrics } from '../metrics/instruments';
 import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
@@ -45,6 +46,8 @@ interface OpenRequest {
   readonly principal: Principal | null;
   readonly now: number;
   readonly rejected: RejectedEntry[];
+  /** Reasons whose hint this request's answer already carries. */
+  readonly hinted: Set<RejectionReason>;
   /** Error events: the fast lane. */
   readonly errors: Candidate[];
   /** Other events by app: the rate limit, then the standard lane. */
@@ -74,7 +77,11 @@ interface Throttle {
  * `Retry-After`.
  */
 export class IntakeService {
-  constructor(private readonly o: IntakeServiceOptions) {}
+  private readonly hints: Readonly<Record<RejectionReason, string>>;
+
+  constructor(private readonly o: IntakeServiceOptions) {
+    this.hints = rejectionHints(o.limits);
+  }
 
   /**
    * Admits what it can of one request's events, as they came off the wire: each is validated
@@ -99,7 +106,7 @@ export class IntakeService {
       }
       const v = validateEvent(rawEvents[index], this.o.limits, request.now);
       if (!v.ok) {
-        this.reject(request.rejected, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
         continue;
       }
       this.sort(request, v.event, v.bytes, index);
@@ -143,6 +150,7 @@ export class IntakeService {
       principal,
       now: o.clock.now(),
       rejected: [],
+      hinted: new Set(),
       errors: [],
       byApp: new Map(),
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
@@ -155,7 +163,7 @@ export class IntakeService {
   private sort(request: OpenRequest, event: TelemetryEvent, bytes: number, index: number): void {
     const { principal } = request;
     if (principal?.kind === 'ingest' && event.app !== principal.app) {
-      this.reject(request.rejected, index, 'app_mismatch', 'source.app', event.type);
+      this.reject(request, index, 'app_mismatch', 'source.app', event.type);
       return;
     }
     request.received[event.type]++;
@@ -258,13 +266,22 @@ export class IntakeService {
   }
 
   private reject(
-    rejected: RejectedEntry[],
+    request: OpenRequest,
     index: number,
-    reason: RejectedEntry['reason'],
+    reason: RejectionReason,
     field: string | undefined,
     type: string,
   ): void {
-    rejected.push(field === undefined ? { index, reason } : { index, reason, field });
+    const entry: { index: number; reason: RejectionReason; field?: string; hint?: string } = {
+      index,
+      reason,
+    };
+    if (field !== undefined) entry.field = field;
+    if (!request.hinted.has(reason)) {
+      request.hinted.add(reason);
+      entry.hint = this.hints[reason];
+    }
+    request.rejected.push(entry);
     this.o.metrics.eventsRejected.inc({ reason });
     this.o.metrics.eventsReceived.inc({ type });
   }

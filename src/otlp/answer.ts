@@ -13,6 +13,7 @@ export const RPC_CODES = {
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
@@ -22,6 +23,7 @@ export const RPC_CODES = {
 export function rpcCodeFor(status: number): number {
   if (status === 401) return RPC_CODES.UNAUTHENTICATED;
   if (status === 404) return RPC_CODES.NOT_FOUND;
+  if (status === 405) return RPC_CODES.UNIMPLEMENTED;
   if (status === 413 || status === 429) return RPC_CODES.RESOURCE_EXHAUSTED;
   if (status === 503) return RPC_CODES.UNAVAILABLE;
   if (status >= 500) return RPC_CODES.INTERNAL;

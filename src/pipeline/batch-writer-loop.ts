@@ -33,6 +33,18 @@ export interface BatchWriterOptions {
 }
 
 /**
+ * A wait for the events that were held when it began (`BatchWriterLoop.settled`): the batches
+ * already in flight, and the first `error` / `standard` events still queued in each lane (lanes are
+ * FIFO, so the next batches take exactly those first).
+ */
+interface SettleWaiter {
+  error: number;
+  standard: number;
+  readonly flights: Promise<void>[];
+  readonly resolve: () => void;
+}
+
+/**
  * The single writer of a process: takes batches from the lanes (error lane
  * first) when a batch is full or its oldest event has waited the flush
  * interval, writes each in one transaction, and releases the room only after
@@ -45,6 +57,7 @@ export class BatchWriterLoop {
   private readonly maxInFlight: number;
   private readonly loop: StoppableLoop;
   private readonly inFlight = new Set<Promise<void>>();
+  private settleWaiters: SettleWaiter[] = [];
 
   constructor(private readonly o: BatchWriterOptions) {
     this.drainRate = new DrainRate(o.clock);
@@ -65,6 +78,25 @@ export class BatchWriterLoop {
       const dueInMs = this.flushDueInMs();
       if (dueInMs !== null) this.loop.wakeIn(Math.max(0, dueInMs));
     }
+  }
+
+  /**
+   * Resolves once every event held now (queued or being written) is settled: committed, or refused
+   * by the database and dropped. Queued events leave at once instead of at the flush interval, so
+   * the wait is one commit, not the interval. Null when nothing is held (no allocation, no wait).
+   * Never rejects, and never resolves while their writes are retried (a database that is away):
+   * the caller bounds the wait (read barrier, docs/ARCHITECTURE.md "The read side").
+   */
+  settled(): Promise<void> | null {
+    const error = this.o.errorLane.queued;
+    const standard = this.o.standardLane.queued;
+    if (error + standard === 0) {
+      return this.inFlight.size === 0 ? null : Promise.all(this.inFlight).then(() => undefined);
+    }
+    return new Promise<void>((resolve) => {
+      this.settleWaiters.push({ error, standard, flights: [...this.inFlight], resolve });
+      this.loop.wake();
+    });
   }
 
   /** Batches being written now, and the most at once. */
@@ -119,7 +151,7 @@ export class BatchWriterLoop {
       await loop.pause(null);
       return 'again';
     }
-    if (queued < batchSize && !loop.stopping) {
+    if (queued < batchSize && !loop.stopping && this.settleWaiters.length === 0) {
       const dueInMs = this.flushDueInMs() ?? 0;
       if (dueInMs > 0) {
         await loop.pause(dueInMs);
@@ -139,7 +171,26 @@ export class BatchWriterLoop {
       loop.wake();
     });
     this.inFlight.add(flight);
+    this.countTaken(fromError.length, fromStandard.length, flight);
     return 'again';
+  }
+
+  /** Tells the waiters of `settled` that a batch took part of what they wait for. */
+  private countTaken(error: number, standard: number, flight: Promise<void>): void {
+    if (this.settleWaiters.length === 0) return;
+    this.settleWaiters = this.settleWaiters.filter((w) => {
+      if (w.error > 0 && error > 0) {
+        w.error -= Math.min(w.error, error);
+        w.flights.push(flight);
+      }
+      if (w.standard > 0 && standard > 0) {
+        w.standard -= Math.min(w.standard, standard);
+        if (w.flights[w.flights.length - 1] !== flight) w.flights.push(flight);
+      }
+      if (w.error > 0 || w.standard > 0) return true;
+      void Promise.all(w.flights).then(() => w.resolve());
+      return false;
+    });
   }
 
   /**

@@ -29,4 +29,11 @@ export const READ_LIMITS = {
   /** Longest text parameter (an app, a name, a value). */
   maxTextLength: 128,
   maxSearchLength: 256,
+  /**
+   * Longest a read waits for this collector's writer to commit the events it acknowledged before
+   * the read (milliseconds; the read barrier, `http/read-barrier.ts`). A commit takes a few
+   * milliseconds; past this the database is slow or away, and the read goes ahead (and answers 503
+   * when storage cannot serve it).
+   */
+  barrierTimeoutMs: 500,
 } as const;

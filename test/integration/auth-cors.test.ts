@@ -56,7 +56,12 @@ describe('API keys', () => {
     expect(res.body).toEqual({
       accepted: 1,
       rejected: [
-        { index: 1, reason: 'app_mismatch', field: 'source.app' },
+        {
+          index: 1,
+          reason: 'app_mismatch',
+          field: 'source.app',
+          hint: 'source.app must be the app this API key was made for',
+        },
         { index: 2, reason: 'app_mismatch', field: 'source.app' },
       ],
     });

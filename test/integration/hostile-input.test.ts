@@ -242,7 +242,7 @@ const anyRequest: fc.Arbitrary<RawRequest> = fc.oneof(
  * Answers a collector may give to anything; 500 is not among them. 431 comes from Node's HTTP
  * parser (request line and headers over 16 KiB) before the app sees the request.
  */
-const EXPECTED_STATUSES = new Set([200, 202, 400, 401, 404, 413, 415, 429, 431, 503]);
+const EXPECTED_STATUSES = new Set([200, 202, 400, 401, 404, 405, 413, 415, 422, 429, 431, 503]);
 /** Bodies from this size may be answered before they are read (socket buffers hold less). */
 const UNREAD_BODY_BYTES = 64 * 1024;
 /**
@@ -328,9 +328,14 @@ describe.each(['sqlite', 'postgres'] as const)('hostile input (%s, default setti
     expect(JSON.parse(res.body)).toEqual({
       accepted: 3,
       rejected: [
-        { index: 1, reason: 'message_invalid', field: 'message' },
-        { index: 3, reason: 'summary_invalid', field: 'summary.avg' },
-        { index: 5, reason: 'attribute_key_invalid', field: `attributes.${'k'.repeat(63)}…` },
+        { index: 1, reason: 'message_invalid', field: 'message', hint: expect.any(String) },
+        { index: 3, reason: 'summary_invalid', field: 'summary.avg', hint: expect.any(String) },
+        {
+          index: 5,
+          reason: 'attribute_key_invalid',
+          field: `attributes.${'k'.repeat(63)}…`,
+          hint: expect.any(String),
+        },
         { index: 6, reason: 'message_invalid', field: 'message' },
       ],
     });

@@ -49,9 +49,14 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     expect(res.status).toBe(202);
     expect(res.body.accepted).toBe(1);
     expect(res.body.rejected).toEqual([
-      { index: 0, reason: 'id_invalid', field: 'id' },
-      { index: 2, reason: 'not_an_object' },
-      { index: 3, reason: 'ts_out_of_range', field: 'ts' },
+      { index: 0, reason: 'id_invalid', field: 'id', hint: expect.stringMatching(/^id must be a UUID/) },
+      { index: 2, reason: 'not_an_object', hint: 'each element of "events" must be a JSON object' },
+      {
+        index: 3,
+        reason: 'ts_out_of_range',
+        field: 'ts',
+        hint: expect.stringMatching(/^ts must be milliseconds/),
+      },
     ]);
   });
 
@@ -179,7 +184,13 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
     expect(res.body).toEqual({
       accepted: 1,
       rejected: [
-        { index: 1, reason: 'attribute_key_invalid', field: 'attributes.__proto__' },
+        {
+          index: 1,
+          reason: 'attribute_key_invalid',
+          field: 'attributes.__proto__',
+          hint: expect.any(String),
+        },
+        // The hint is on the first rejection of each reason only.
         { index: 2, reason: 'attribute_key_invalid', field: 'attributes.constructor' },
       ],
     });

@@ -21,10 +21,18 @@ export interface SluiceProcess {
  * the memory flags `npm start` passes: the child is the process itself, not a relaunching parent
  * (so a signal reaches it).
  */
-export function spawnSluice(command: 'serve' | 'worker', env: Record<string, string>): SluiceProcess {
+export function spawnSluice(
+  command: 'serve' | 'worker',
+  env: Record<string, string>,
+  opts: {
+    /** Working directory (default: the test's): where `./data/sluice.db`, the default SQLite file, is. */
+    cwd?: string;
+  } = {},
+): SluiceProcess {
   const child = spawn(process.execPath, [...memoryFlagArgs(), CLI, command], {
     env: { PATH: process.env.PATH ?? '', SLUICE_HOST: '127.0.0.1', SLUICE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd,
   });
   const output: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {

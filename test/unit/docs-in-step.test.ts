@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '../../src/errors/catalogue';
-import { REJECTION_REASONS } from '../../src/events/rejection';
+import { REJECTION_REASONS, rejectionHints } from '../../src/events/rejection';
+import { eventLimits } from '../../src/compose/storage';
+import { loadConfig } from '../../src/config/load';
 
 const doc = (name: string): string => readFileSync(path.resolve(__dirname, '../../docs', name), 'utf8');
 const httpApi = doc('http-api.md');
@@ -15,7 +17,12 @@ describe('docs', () => {
     expect(httpApi).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|`));
   });
 
-  it.each(Object.keys(REJECTION_REASONS))('documents rejection reason %s', (reason) => {
-    expect(httpApi).toContain(`\`${reason}\``);
-  });
+  it.each(Object.entries(rejectionHints(eventLimits(loadConfig({}, [])))))(
+    'documents rejection reason %s with its hint at the default limits',
+    (reason, hint) => {
+      expect(Object.keys(REJECTION_REASONS)).toContain(reason);
+      const row = httpApi.split('\n').find((l) => l.startsWith(`| \`${reason}\``));
+      expect(row).toContain(`\`${hint}\``);
+    },
+  );
 });

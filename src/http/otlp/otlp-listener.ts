@@ -14,6 +14,7 @@ import { readBody } from '../read-body';
 import type { RefusalEpisodes } from '../refusal-episodes';
 import type { TurnQueue } from '../../intake/turn-queue';
 import { decodeExport } from './decode-export';
+import { requestIdOf } from '../request-context';
 import { otlpPrincipal } from './otlp-principal';
 
 export interface OtlpListenerDeps {
@@ -54,8 +55,13 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
   ): Promise<{ status: number; code: ErrorCode | null }> {
     const answerIn = encoding ?? 'json';
     try {
-      if (spec === undefined)
-        throw new SluiceError('not_found', `No OTLP route for ${req.method} ${pathOf(req)}.`);
+      if (spec === undefined) {
+        if (!byPath.has(pathOf(req))) {
+          throw new SluiceError('not_found', `No OTLP route for ${req.method} ${pathOf(req)}.`);
+        }
+        res.setHeader('Allow', 'POST');
+        throw new SluiceError('method_not_allowed', `${pathOf(req)} answers POST, not ${req.method}.`);
+      }
       if (encoding === null) {
         throw new SluiceError(
           'unsupported_media_type',
@@ -95,6 +101,7 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
     const path = pathOf(req);
     const spec = req.method === 'POST' ? byPath.get(path) : undefined;
     const encoding = encodingOf(req.headers['content-type']);
+    res.setHeader('X-Request-Id', requestIdOf(req.headers['x-request-id']));
     if (deps.draining()) res.setHeader('Connection', 'close');
     void handle(req, res, spec, encoding).then(({ status, code }) => {
       const route = spec?.path ?? 'unmatched';

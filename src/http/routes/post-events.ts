@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Principal } from '../../auth/api-keys';
-import { SluiceError } from '../../errors/catalogue';
+import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
 import type { Metrics } from '../../metrics/instruments';
 import { wireShapeBudget } from '../../events/wire-shape';
@@ -51,6 +51,20 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     const outcome = await o.ingest.ingest(events, principal);
     switch (outcome.kind) {
       case 'taken':
+        if (outcome.accepted === 0 && outcome.rejected.length > 0) {
+          // Every event was invalid: not a success (curl -f and proxies see it), and a client must
+          // not resend it (a 4xx, never retried by the SDK; it drops the events as rejected).
+          o.metrics.requestsRejected.inc({ code: 'events_rejected' });
+          return {
+            status: ERROR_CATALOGUE.events_rejected.status,
+            body: JSON.stringify({
+              accepted: 0,
+              rejected: outcome.rejected,
+              error: 'events_rejected',
+              message: ERROR_CATALOGUE.events_rejected.message,
+            }),
+          };
+        }
         return {
           status: 202,
           body: JSON.stringify({ accepted: outcome.accepted, rejected: outcome.rejected }),

@@ -124,7 +124,14 @@ describe('IntakeService', () => {
     expect(await service.ingestValidated([unchecked, telemetryEvent('log', { app: 'other' })], key)).toEqual({
       kind: 'taken',
       accepted: 1,
-      rejected: [{ index: 1, reason: 'app_mismatch', field: 'source.app' }],
+      rejected: [
+        {
+          index: 1,
+          reason: 'app_mismatch',
+          field: 'source.app',
+          hint: 'source.app must be the app this API key was made for',
+        },
+      ],
     });
     expect(standardLane.heldEvents).toBe(1);
     const more = [telemetryEvent('error'), telemetryEvent('metric'), telemetryEvent('metric')];

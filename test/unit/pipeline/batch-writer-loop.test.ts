@@ -153,4 +153,71 @@ describe('BatchWriterLoop', () => {
     await stopped;
     expect(writer.held()).toBe(1);
   });
+
+  describe('settled (the read barrier)', () => {
+    it('is null when nothing is held: a read with empty lanes does not wait', () => {
+      const { writer } = setup();
+      writer.start();
+      expect(writer.settled()).toBeNull();
+      return writer.stop();
+    });
+
+    it('writes queued events at once, not at the flush interval, and resolves after their commit', async () => {
+      const { storage, errorLane, standardLane, writer, admit } = setup(100, 60_000);
+      writer.start();
+      admit(standardLane, ['s1', 's2']);
+      admit(errorLane, ['e1']);
+      const t0 = Date.now();
+      await writer.settled();
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(storage.batches.flat().sort()).toEqual(['e1', 's1', 's2']);
+      expect(writer.settled()).toBeNull();
+      await writer.stop();
+    });
+
+    it('waits for every batch in flight and every queued event before it, whatever commits first', async () => {
+      const { storage, standardLane, writer, admit } = setup(2, 1, 3);
+      const gates: Array<() => void> = [];
+      const write = storage.writeRows.bind(storage);
+      storage.writeRows = async (rows) => {
+        await new Promise<void>((release) => gates.push(release));
+        return write(rows);
+      };
+      writer.start();
+      admit(standardLane, ['a', 'b', 'c', 'd', 'e']);
+      await until(() => gates.length === 3);
+      let done = false;
+      void writer.settled()?.then(() => (done = true));
+      admit(standardLane, ['later']);
+      // The last batch commits first: the first two are still in flight.
+      gates.pop()?.();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(done).toBe(false);
+      gates.shift()?.();
+      gates.shift()?.();
+      await until(() => done);
+      expect(storage.batches.flat().sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+      for (;;) {
+        const release = gates.shift();
+        if (release === undefined && standardLane.heldEvents === 0) break;
+        release?.();
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await writer.stop();
+    });
+
+    it('does not resolve while the writes fail: the caller bounds the wait', async () => {
+      const { storage, standardLane, writer, admit } = setup(1, 1);
+      for (let i = 0; i < 1e4; i++) storage.failures.push(new Error('down'));
+      writer.start();
+      admit(standardLane, ['a']);
+      let done = false;
+      void writer.settled()?.then(() => (done = true));
+      await until(() => storage.failures.length < 1e4 - 3);
+      expect(done).toBe(false);
+      storage.failures.length = 0;
+      await until(() => done);
+      await writer.stop();
+    });
+  });
 });

@@ -85,6 +85,33 @@ describe('client: problems by default (no onError): one console warning per kind
     ]);
   });
 
+  it('a request whose every event is rejected (422): dropped as rejected, not resent, with the reasons and hints', async () => {
+    const { client, transport } = harness({ ...defaults, batchSize: 2 });
+    const hint = 'ts must be milliseconds since the epoch, within 7 days back';
+    transport.answerAlways(() => ({
+      status: 422,
+      body: {
+        accepted: 0,
+        rejected: [
+          { index: 0, reason: 'ts_out_of_range', field: 'ts', hint },
+          { index: 1, reason: 'ts_out_of_range', field: 'ts' },
+        ],
+        error: 'events_rejected',
+        message: 'Every event of the request was rejected as invalid.',
+      },
+    }));
+    client.lifecycle('a.one');
+    client.lifecycle('a.two');
+    await client.flush();
+    expect(transport.requests).toHaveLength(1);
+    expect(client.stats()).toMatchObject({ sent: 0, dropped: { rejected: 2, client_error: 0 } });
+    expect(warnings()).toEqual([
+      expect.stringMatching(
+        /rejected 2 of 2 events as invalid \(a\.one: ts_out_of_range \(ts\); a\.two: ts_out_of_range \(ts\)\); they are dropped: ts must be milliseconds since the epoch, within 7 days back \(said once/,
+      ),
+    ]);
+  });
+
   it('an unreachable collector: one warning (events kept and retried), then each kind once', async () => {
     const { client, clock, transport } = harness(defaults);
     const refused = Object.assign(new TypeError('fetch failed'), {

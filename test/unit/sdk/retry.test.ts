@@ -60,6 +60,19 @@ describe('classify', () => {
     expect(classify({ status: 200 }, 3, NOW)).toMatchObject({ kind: 'accepted', rejected: [] });
   });
 
+  it('422 events_rejected: every event rejected (dropped, never resent); another 422 is a failure', () => {
+    const body = { accepted: 0, rejected: [{ index: 0, reason: 'x' }], error: 'events_rejected' };
+    expect(classify({ status: 422, body }, 3, NOW)).toEqual({
+      kind: 'accepted',
+      rejected: [0, 1, 2],
+      unconfirmed: false,
+    });
+    expect(classify({ status: 422, body: { error: 'other' } }, 3, NOW)).toEqual({
+      kind: 'failed',
+      status: 422,
+    });
+  });
+
   it('429: throttled indices, rejected indices (never both), Retry-After', () => {
     const body = { accepted: 1, rejected: [{ index: 0, reason: 'x' }], throttled: [0, 2, 3, 9, 'x', 2.5] };
     expect(classify({ status: 429, retryAfter: '2', body }, 4, NOW)).toEqual({
