@@ -14,7 +14,8 @@ import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
 import type { EventSink } from '../intake/event-sink';
-import { IntakeService } from '../intake/intake-service';
+import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
+import { compactFromScan } from '../queue/compact-from-scan';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
@@ -30,7 +31,7 @@ import { AsyncPublisher } from '../queue/async-publisher';
 import { JetStreamSink } from '../queue/jetstream-sink';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
 import { ensureStreams } from '../queue/topology';
-import type { Storage } from '../storage/port';
+import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
@@ -308,6 +309,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     clock,
     metrics,
     activity,
+    // The single pass (events/scan/) writes what the sink takes from the body's bytes: COPY rows
+    // (tiers 2–3 on PostgreSQL's copy method), or in queue mode each event's message element.
+    ...singlePassWriter(queue !== null, storage),
   });
   const app = createApp({
     ingest,
@@ -390,4 +394,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     storage,
     shutdown: (reason) => shutdown.trigger(reason),
   };
+}
+
+/** The row writer of the single pass for this intake, if it has one (see `IntakeServiceOptions.rowFromScan`). */
+function singlePassWriter(queueMode: boolean, storage: Storage): Pick<IntakeServiceOptions, 'rowFromScan'> {
+  if (queueMode) {
+    // The JetStream sink reads these rows as message elements (queue/jetstream-sink.ts).
+    return { rowFromScan: (body, event) => compactFromScan(body, event) as unknown as StorageRow };
+  }
+  return storage.rowFromScan === undefined ? {} : { rowFromScan: storage.rowFromScan };
 }

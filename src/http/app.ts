@@ -33,7 +33,7 @@ import { sendError } from './send-error';
 import type { TurnQueue } from '../intake/turn-queue';
 
 export interface AppDeps {
-  readonly ingest: Pick<IntakeService, 'ingest'>;
+  readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   readonly storage: Pick<
     Storage,
     'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors'

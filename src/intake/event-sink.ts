@@ -1,12 +1,31 @@
-import type { TelemetryEvent } from '../events/types';
+import type { EventType, TelemetryEvent } from '../events/types';
+import type { StorageRow } from '../storage/port';
 
 /** The two lanes of every sink: errors (the fast lane, never rate-limited) and the rest. */
 export type LaneName = 'error' | 'standard';
 
+/**
+ * One valid event as a sink takes it: typed (`event`), or already written as its storage row by the
+ * single pass (`row`, events/scan/), with what admission reads of it either way.
+ */
 export interface SinkItem {
-  readonly event: TelemetryEvent;
+  readonly type: EventType;
+  readonly app: string;
+  /** Lower-case UUID. */
+  readonly id: string;
+  /** Milliseconds since the Unix epoch. */
+  readonly ts: number;
   /** Estimated in-memory size (bytes). */
   readonly bytes: number;
+  /** The typed event; null when the single pass wrote `row` straight from the body. */
+  readonly event: TelemetryEvent | null;
+  /** The event as storage writes it, when the single pass made it; null: the sink makes it from `event`. */
+  readonly row: StorageRow | null;
+}
+
+/** A typed event as a sink item. */
+export function typedItem(event: TelemetryEvent, bytes: number): SinkItem {
+  return { type: event.type, app: event.app, id: event.id, ts: event.ts, bytes, event, row: null };
 }
 
 export type SinkAnswer =

@@ -52,8 +52,8 @@ export class LaneSink implements EventSink {
     const { toRow } = this.o;
     target.admit(
       items.map((i) => ({
-        row: toRow(i.event),
-        id: i.event.id,
+        row: i.row ?? toRow(i.event as TelemetryEvent),
+        id: i.id,
         lane,
         bytes: i.bytes,
         ticket,

@@ -1,4 +1,3 @@
-import type { TelemetryEvent } from '../events/types';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import type { LaneName } from '../intake/event-sink';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
@@ -6,8 +5,7 @@ import {
   EVENT_COUNT_HEADER,
   PAYLOAD_ENVELOPE_BYTES,
   coalescedMessage,
-  encodeEvents,
-  eventMessages,
+  splitMessages,
   type EncodedEvents,
   type EventMessage,
 } from './event-batches';
@@ -59,8 +57,7 @@ export class CoalescingPublisher {
   constructor(private readonly o: CoalescingPublisherOptions) {}
 
   /** Resolves, never rejects, with the outcome of every message carrying these events. */
-  publish(events: readonly TelemetryEvent[]): Promise<PublishOutcome[]> {
-    const part = encodeEvents(events);
+  publish(part: EncodedEvents): Promise<PublishOutcome[]> {
     return new Promise<PublishOutcome[]>((resolve) => {
       const waiting: Waiting = {
         part,
@@ -141,7 +138,7 @@ export class CoalescingPublisher {
     const only = batch.length === 1 ? batch[0] : undefined;
     const maxPayload = this.o.maxPayloadBytes();
     if (only && only.part.bytes + PAYLOAD_ENVELOPE_BYTES > maxPayload) {
-      return eventMessages(this.o.lane, only.part.events, maxPayload);
+      return splitMessages(this.o.lane, only.part, maxPayload);
     }
     return [
       coalescedMessage(

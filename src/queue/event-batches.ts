@@ -26,32 +26,66 @@ export interface EventMessage {
  * (`coalescedMessage` joins those of several requests).
  */
 export interface EncodedEvents {
-  readonly events: readonly TelemetryEvent[];
-  /** The events' format-2 arrays joined by commas: a message's payload without `[2,` and `]`. */
-  readonly json: string;
-  /** UTF-8 bytes of `json`. */
+  /** Each event's format-2 array (JSON, UTF-8), in order. */
+  readonly elements: readonly Uint8Array[];
+  /** Each event's `id/ts;`, in order: what the message id digests. */
+  readonly identities: readonly string[];
+  /** Bytes of the elements joined by commas: a message's payload without `[2,` and `]`. */
   readonly bytes: number;
-  /** Every event's `id/ts;`, in order: what the message id digests. */
-  readonly identity: string;
 }
 
 /** Bytes a payload adds around its events: `[2,` and `]`. */
 export const PAYLOAD_ENVELOPE_BYTES = `[${COMPACT_FORMAT},]`.length;
 
-export function encodeEvents(events: readonly TelemetryEvent[]): EncodedEvents {
-  const arrays: unknown[] = [];
-  let identity = '';
+/** An event ready for a message: its identity and its format-2 array, already JSON. */
+export interface EncodedEvent {
+  readonly id: string;
+  readonly ts: number;
+  readonly element: Uint8Array;
+}
+
+/** Events whose elements are made (by the single pass, or `compactElement`), as a message's piece. */
+export function encodedEvents(events: readonly EncodedEvent[]): EncodedEvents {
+  const elements: Uint8Array[] = [];
+  const identities: string[] = [];
+  let bytes = events.length > 0 ? events.length - 1 : 0;
   for (const e of events) {
-    arrays.push(compactEvent(e));
-    identity += `${e.id}/${e.ts};`;
+    elements.push(e.element);
+    identities.push(`${e.id}/${e.ts};`);
+    bytes += e.element.byteLength;
   }
-  const json = JSON.stringify(arrays).slice(1, -1);
-  return { events, json, bytes: Buffer.byteLength(json), identity };
+  return { elements, identities, bytes };
+}
+
+/** A typed event's format-2 array, JSON in UTF-8. */
+export function compactElement(e: TelemetryEvent): Uint8Array {
+  return Buffer.from(JSON.stringify(compactEvent(e)));
+}
+
+export function encodeEvents(events: readonly TelemetryEvent[]): EncodedEvents {
+  return encodedEvents(events.map((e) => ({ id: e.id, ts: e.ts, element: compactElement(e) })));
 }
 
 function messageOf(lane: LaneName, identity: string, events: number, data: Buffer): EventMessage {
   const digest = createHash('sha256').update(lane).update(identity).digest('base64url');
   return { data, msgId: `${lane}-${digest}`, events };
+}
+
+const HEAD = Buffer.from(`[${COMPACT_FORMAT}`);
+
+/** `[2,e1,e2,…]` of the elements, in one buffer. */
+function payloadOf(elements: readonly Uint8Array[]): Buffer {
+  let size = HEAD.length + 1;
+  for (const e of elements) size += e.byteLength + 1;
+  const out = Buffer.allocUnsafe(size);
+  let at = HEAD.copy(out, 0);
+  for (const e of elements) {
+    out[at++] = 0x2c;
+    out.set(e, at);
+    at += e.byteLength;
+  }
+  out[at] = 0x5d;
+  return out;
 }
 
 /**
@@ -61,59 +95,49 @@ function messageOf(lane: LaneName, identity: string, events: number, data: Buffe
  */
 export function coalescedMessage(lane: LaneName, parts: readonly EncodedEvents[]): EventMessage {
   let identity = '';
-  let events = 0;
-  const json: string[] = [];
+  const elements: Uint8Array[] = [];
   for (const p of parts) {
-    identity += p.identity;
-    events += p.events.length;
-    if (p.json.length > 0) json.push(p.json);
+    for (const id of p.identities) identity += id;
+    for (const e of p.elements) elements.push(e);
   }
-  return messageOf(lane, identity, events, Buffer.from(`[${COMPACT_FORMAT},${json.join(',')}]`, 'utf8'));
+  return messageOf(lane, identity, elements.length, payloadOf(elements));
 }
 
 /**
  * A request's events of one lane as few messages as the server's payload limit allows: one,
- * encoded in one `JSON.stringify`, unless that passes `maxPayloadBytes`; then each event is
- * encoded alone and a message closes before it would pass the limit (an event larger than that
- * alone still gets its own message, which the server refuses).
+ * unless that passes `maxPayloadBytes`; then a message closes before it would pass the limit (an
+ * event larger than that alone still gets its own message, which the server refuses).
  */
+export function splitMessages(lane: LaneName, part: EncodedEvents, maxPayloadBytes: number): EventMessage[] {
+  if (part.elements.length === 0) return [];
+  if (part.bytes + PAYLOAD_ENVELOPE_BYTES <= maxPayloadBytes || part.elements.length === 1) {
+    return [coalescedMessage(lane, [part])];
+  }
+  const messages: EventMessage[] = [];
+  let from = 0;
+  let bytes = HEAD.length + 1; // the closing bracket
+  const close = (to: number): void => {
+    const identity = part.identities.slice(from, to).join('');
+    messages.push(messageOf(lane, identity, to - from, payloadOf(part.elements.slice(from, to))));
+  };
+  part.elements.forEach((e, i) => {
+    const size = e.byteLength + 1; // and its comma
+    if (i > from && bytes + size > maxPayloadBytes) {
+      close(i);
+      from = i;
+      bytes = HEAD.length + 1;
+    }
+    bytes += size;
+  });
+  close(part.elements.length);
+  return messages;
+}
+
+/** `splitMessages` of typed events. */
 export function eventMessages(
   lane: LaneName,
   events: readonly TelemetryEvent[],
   maxPayloadBytes: number,
 ): EventMessage[] {
-  if (events.length === 0) return [];
-  const whole = encodeEvents(events);
-  if (whole.bytes + PAYLOAD_ENVELOPE_BYTES <= maxPayloadBytes || events.length === 1) {
-    return [coalescedMessage(lane, [whole])];
-  }
-  return split(lane, events, maxPayloadBytes);
-}
-
-function split(lane: LaneName, events: readonly TelemetryEvent[], maxPayloadBytes: number): EventMessage[] {
-  const head = `[${COMPACT_FORMAT}`;
-  const messages: EventMessage[] = [];
-  let parts: string[] = [];
-  let from = 0;
-  let bytes = head.length + 1; // the closing bracket
-  events.forEach((e, i) => {
-    const json = JSON.stringify(compactEvent(e));
-    const size = Buffer.byteLength(json) + 1; // and its comma
-    if (parts.length > 0 && bytes + size > maxPayloadBytes) {
-      messages.push(splitMessage(lane, events.slice(from, i), `${head},${parts.join(',')}]`));
-      parts = [];
-      from = i;
-      bytes = head.length + 1;
-    }
-    parts.push(json);
-    bytes += size;
-  });
-  messages.push(splitMessage(lane, events.slice(from), `${head},${parts.join(',')}]`));
-  return messages;
-}
-
-function splitMessage(lane: LaneName, events: readonly TelemetryEvent[], payload: string): EventMessage {
-  let identity = '';
-  for (const e of events) identity += `${e.id}/${e.ts};`;
-  return messageOf(lane, identity, events.length, Buffer.from(payload));
+  return splitMessages(lane, encodeEvents(events), maxPayloadBytes);
 }

@@ -1,3 +1,5 @@
+import type { TelemetryEvent } from '../events/types';
+import type { StorageRow } from '../storage/port';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import {
@@ -7,6 +9,7 @@ import {
 } from '../intake/retry-after';
 import type { AsyncPublisher, PublishOutcome } from './async-publisher';
 import { CoalescingPublisher } from './coalescing-publisher';
+import { compactElement, encodedEvents, type EncodedEvent } from './event-batches';
 import type { QueueTopology } from './topology';
 
 export interface JetStreamSinkOptions {
@@ -44,6 +47,20 @@ const MESSAGES_IN_FLIGHT_PER_LANE = 4;
  * larger than this still goes in one message, up to the server's `max_payload`.
  */
 const MESSAGE_TARGET_BYTES = 256 * 1024;
+
+/**
+ * An item as a message element: what the single pass wrote (in queue mode its `row` is the event's
+ * format-2 array, `compactFromScan`), or the typed event encoded now.
+ */
+function encodedEvent(item: SinkItem): EncodedEvent {
+  const element = item.row === null ? compactElement(item.event as TelemetryEvent) : rowElement(item.row);
+  return { id: item.id, ts: item.ts, element };
+}
+
+/** In queue mode the intake's row writer is `compactFromScan` (src/compose/collector.ts): its rows are elements. */
+function rowElement(row: StorageRow): Uint8Array {
+  return row as unknown as Uint8Array;
+}
 
 /** JetStream's "maximum bytes/messages exceeded" (a discard-new stream at its limit). */
 const STREAM_STORE_FAILED = 10077;
@@ -120,7 +137,7 @@ export class JetStreamSink implements EventSink {
     this.pending += n;
     let outcomes: PublishOutcome[];
     try {
-      outcomes = await this.lanes[lane].publish(items.map((i) => i.event));
+      outcomes = await this.lanes[lane].publish(encodedEvents(items.map(encodedEvent)));
     } finally {
       this.pending -= n;
       if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();

@@ -1,4 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
+import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
 export interface WriteResult {
@@ -220,6 +221,12 @@ export interface Storage {
   migrate(): Promise<void>;
   /** `event` as `writeRows` takes it. Pure; throws nothing for a validated event. */
   toRow(event: TelemetryEvent): StorageRow;
+  /**
+   * An event the single pass validated (events/scan/), written from the body's bytes as the row
+   * `toRow` makes of the same event typed, byte for byte. Absent when this storage's rows are not
+   * made that way (requests then take the typed path).
+   */
+  readonly rowFromScan?: (body: Uint8Array, event: ScannedEvent) => StorageRow;
   /**
    * Stores a batch of rows made by this storage's `toRow` in one transaction: all rows or none.
    * `(id, ts)` already present is skipped, not an error. Rejects on any storage failure; the

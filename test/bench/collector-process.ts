@@ -33,8 +33,12 @@ export function collectorNodeArgs(): string[] {
   return given === undefined ? memoryFlagArgs() : given.split(' ').filter(Boolean);
 }
 
-/** `dist/src/cli.js`, next to this file's compiled `dist/test/bench/`. */
-export const CLI_SCRIPT = path.resolve(__dirname, '..', '..', 'src', 'cli.js');
+/**
+ * `dist/src/cli.js`, next to this file's compiled `dist/test/bench/`; or `BENCH_COLLECTOR_CLI`, the
+ * `cli.js` of another build (to measure an older version with the same bench, one after the other).
+ */
+export const CLI_SCRIPT =
+  process.env.BENCH_COLLECTOR_CLI ?? path.resolve(__dirname, '..', '..', 'src', 'cli.js');
 
 /** The environment without any `SLUICE_*` the bench itself was started with. */
 export function cleanEnv(): NodeJS.ProcessEnv {

@@ -95,7 +95,8 @@ class RawConnection {
     const headEnd = this.buffered.indexOf(CRLF_CRLF);
     if (headEnd < 0) return;
     const head = this.buffered.toString('latin1', 0, headEnd);
-    const length = CONTENT_LENGTH.exec(head);
+    // A 204 has no body and may have no Content-Length (InfluxDB's answer to a write).
+    const length = / 204 /.test(head.slice(8, 13)) ? ['', '0'] : CONTENT_LENGTH.exec(head);
     if (length === null) {
       this.fail(new Error(`answer without Content-Length: ${head.split('\r\n')[0]}`));
       this.close();

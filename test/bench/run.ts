@@ -23,6 +23,8 @@ import { runOpenLoopSuite } from './suites/open-loop';
 import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
 import { runWritePath } from './suites/write-path';
+import { runInfluxBaseline } from './suites/influx';
+import { runSinglePass } from './suites/single-pass';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
 import { BodyCorpus, EventGenerator } from './workload';
@@ -81,8 +83,16 @@ async function main(): Promise<number> {
           []),
       );
     }
+    // BENCH_SATURATION=<events/s> with BENCH_SUITES=overload: the overload suite alone, at three
+    // times that rate (a re-measurement without the headline's sweeps).
+    const givenSaturation = Number(process.env.BENCH_SATURATION ?? NaN);
+    if (!headline && Number.isFinite(givenSaturation) && givenSaturation > 0) {
+      rows.push(...((await step('overload', () => runOverload(ctx, givenSaturation, NaN))) ?? []));
+    }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
+    rows.push(...((await step('influx', () => runInfluxBaseline(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
     progress('queue');

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import type { Principal } from '../../auth/api-keys';
 import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
+import type { IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
 import { wireShapeBudget } from '../../events/wire-shape';
 import { scanJson, type JsonShapeLimits } from '../json-scan';
@@ -12,7 +13,7 @@ import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
 
 export interface PostEventsOptions {
-  readonly ingest: Pick<IntakeService, 'ingest'>;
+  readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   /** Largest body after decompression (bytes). */
   readonly maxBodyBytes: number;
   /** Deepest array/object nesting accepted. */
@@ -41,14 +42,17 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
   };
   return async (req, principal) => {
-    let events: unknown[];
+    let outcome: IntakeOutcome;
     try {
-      events = await readEvents(req, o, shape);
+      const body = await readChecked(req, o, shape);
+      // The single pass first; a body of another shape is parsed and validated as before.
+      outcome =
+        (await o.ingest.ingestBody(body, principal, () => o.turns.take())) ??
+        (await o.ingest.ingest(parseEvents(body), principal));
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
     }
-    const outcome = await o.ingest.ingest(events, principal);
     switch (outcome.kind) {
       case 'taken':
         if (outcome.accepted === 0 && outcome.rejected.length > 0) {
@@ -94,15 +98,15 @@ export function postEvents(handle: EventsHandler) {
 }
 
 /**
- * The body's `events` array. Everything a hostile body could make expensive is refused on the raw
- * bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word), and
- * nesting or a number of values no request of the contract needs (parsing them is what costs).
+ * The body, once it had its turn. Everything a hostile body could make expensive is refused on the
+ * raw bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word),
+ * and nesting or a number of values no request of the contract needs (parsing them is what costs).
  */
-async function readEvents(
+async function readChecked(
   req: IncomingMessage,
   o: PostEventsOptions,
   shape: JsonShapeLimits,
-): Promise<unknown[]> {
+): Promise<Buffer> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SluiceError('unsupported_media_type');
   }
@@ -119,6 +123,11 @@ async function readEvents(
       `Body holds more arrays/objects (${shape.maxContainers}) or members (${shape.maxSeparators} separators) than ${o.maxEventsPerRequest} events can.`,
     );
   }
+  return body;
+}
+
+/** The body's `events` array, parsed whole (the typed path). */
+function parseEvents(body: Buffer): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));

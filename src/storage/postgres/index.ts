@@ -18,6 +18,8 @@ import { PG_EVENTS_DIALECT } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { pgReadRunner } from './read-runner';
 import { createCopyWrite } from './write-copy';
+import { copyLineFromScan } from './copy-line-from-scan';
+import type { ScannedEvent } from '../../events/scan/scanned-event';
 import { writeUnnest } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
@@ -26,6 +28,7 @@ export { createPostgresMaintenanceRunner, type PostgresMaintenanceOptions } from
 /** A write method's row form: what `toRow` makes and its writer takes (the casts stay here). */
 interface RowCodec {
   toRow(event: TelemetryEvent): StorageRow;
+  rowFromScan?: Storage['rowFromScan'];
   write(client: pg.PoolClient, rows: readonly StorageRow[]): Promise<WriteResult>;
 }
 
@@ -39,6 +42,8 @@ function rowCodec(method: WriteMethod): RowCodec {
   const write = createCopyWrite();
   return {
     toRow: (event) => toCopyLine(event) as unknown as StorageRow,
+    rowFromScan: (body: Uint8Array, event: ScannedEvent) =>
+      copyLineFromScan(body, event) as unknown as StorageRow,
     write: (client, rows) => write(client, rows as unknown as readonly CopyLine[]),
   };
 }
@@ -107,6 +112,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     ensurePartitions: () => partitions(options.clock.now()),
 
     toRow: codec.toRow,
+    ...(codec.rowFromScan === undefined ? {} : { rowFromScan: codec.rowFromScan }),
     writeRows,
 
     queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),

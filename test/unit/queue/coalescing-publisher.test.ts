@@ -46,7 +46,7 @@ describe('CoalescingPublisher', () => {
   it('publishes a lone request at once, in a message of its own', async () => {
     const p = new FakePublisher();
     const batch = events(3);
-    const answer = coalescer(p).publish(batch);
+    const answer = coalescer(p).publish(encodeEvents(batch));
     expect(p.calls).toHaveLength(1);
     expect(p.idsOf(0)).toEqual(batch.map((e) => e.id));
     p.ack(0);
@@ -56,9 +56,9 @@ describe('CoalescingPublisher', () => {
   it('puts the requests that arrive while a message awaits its ack in the next message, in order', async () => {
     const p = new FakePublisher();
     const c = coalescer(p);
-    const first = c.publish(events(1));
+    const first = c.publish(encodeEvents(events(1)));
     const [a, b] = [events(2), events(3)];
-    const later = [c.publish(a), c.publish(b)];
+    const later = [c.publish(encodeEvents(a)), c.publish(encodeEvents(b))];
     expect(p.calls).toHaveLength(1);
     p.ack(0);
     await first;
@@ -76,8 +76,8 @@ describe('CoalescingPublisher', () => {
   it('refuses every request of a message that failed', async () => {
     const p = new FakePublisher();
     const c = coalescer(p);
-    const first = c.publish(events(1));
-    const later = [c.publish(events(1)), c.publish(events(1))];
+    const first = c.publish(encodeEvents(events(1)));
+    const later = [c.publish(encodeEvents(events(1))), c.publish(encodeEvents(events(1)))];
     p.ack(0);
     await first;
     await flush();
@@ -88,8 +88,8 @@ describe('CoalescingPublisher', () => {
   it('answers a waiting request with a timeout and never publishes it afterwards', async () => {
     const p = new FakePublisher();
     const c = coalescer(p, { timeoutMs: 50 });
-    const first = c.publish(events(1));
-    const waiting = c.publish(events(1));
+    const first = c.publish(encodeEvents(events(1)));
+    const waiting = c.publish(encodeEvents(events(1)));
     expect(await waiting).toEqual([{ kind: 'timeout' }]);
     p.ack(0);
     await first;
@@ -102,8 +102,8 @@ describe('CoalescingPublisher', () => {
     const one = encodeEvents(events(1)).bytes;
     const target = (one + 1) * 10 + PAYLOAD_ENVELOPE_BYTES;
     const c = coalescer(p, { targetBytes: target });
-    const answers = [c.publish(events(1))];
-    for (let i = 0; i < 25; i++) answers.push(c.publish(events(1)));
+    const answers = [c.publish(encodeEvents(events(1)))];
+    for (let i = 0; i < 25; i++) answers.push(c.publish(encodeEvents(events(1))));
     // The first went alone; then, with it in flight, each time a full message's worth waited, a
     // full message left without waiting for an ack: two of ten, five stay for the next ack.
     expect(p.calls.map((_, i) => p.idsOf(i).length)).toEqual([1, 10, 10]);

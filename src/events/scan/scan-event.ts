@@ -1,0 +1,606 @@
+import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from '../event-size';
+import type { EventLimits } from '../limits';
+import { isWithinMetricBound, summaryOutOfRange } from '../metric-bound';
+import { summaryFault } from '../summary-rule';
+import { isTsInWindow } from '../ts-window';
+import {
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_OBJECT,
+  QUOTE,
+  Token,
+  isLiteral,
+  numberValue,
+  readNumber,
+  readString,
+  skipSpace,
+  skipValue,
+} from './json-text';
+import {
+  ATTR_FALSE,
+  ATTR_NUMBER,
+  ATTR_NUMBER_TEXT,
+  ATTR_STRING,
+  ATTR_TRUE,
+  ScannedEvent,
+  TextField,
+} from './scanned-event';
+
+/*
+ * One event object of a body, read and validated in one pass over its bytes (scan-request.ts).
+ * It decides only "fast": the event is one validation takes as it is (events/validate.ts), and
+ * every field is one this pass writes exactly as the typed path would. Anything else (an invalid
+ * field, a duplicate member, an escaped key, a stack to cut, a number written as `1e3` where an
+ * integer is due) leaves the event to the typed path, which gives the same answer it always did.
+ */
+
+/** How a member's value was found. */
+const ABSENT = 0;
+const NULL = 1;
+const GOOD = 2;
+const BAD = 3;
+
+const DASH = 0x2d;
+
+class EventScan {
+  seen = 0;
+  fast = true;
+  type = -1;
+  tsOk = false;
+  sourceOk = false;
+  valueState = ABSENT;
+  summaryState = ABSENT;
+  errorState = ABSENT;
+  idOk = false;
+  nameOk = false;
+
+  reset(): void {
+    this.seen = 0;
+    this.fast = true;
+    this.type = -1;
+    this.tsOk = false;
+    this.sourceOk = false;
+    this.valueState = ABSENT;
+    this.summaryState = ABSENT;
+    this.errorState = ABSENT;
+    this.idOk = false;
+    this.nameOk = false;
+  }
+}
+
+const TYPES = ['metric', 'log', 'lifecycle', 'error'] as const;
+
+/** Reads keys and values of one event; one per scan. */
+export class EventScanner {
+  private readonly t = new Token();
+  /** An attribute's value, read while `t` still holds its key. */
+  private readonly t2 = new Token();
+  private readonly s = new EventScan();
+  /** The last event scanned is in `fields`, for the fast path. */
+  fast = false;
+
+  constructor(
+    private readonly limits: EventLimits,
+    /** The clock's now for the ts window (milliseconds). */
+    private readonly now: number,
+    readonly fields: ScannedEvent,
+  ) {}
+
+  /**
+   * Scans the event object whose `{` is at `i`. Answers the index past its `}`, or -1 when the
+   * body is not JSON there; `fast` then says whether `fields` hold the event for the fast path.
+   */
+  scan(text: Uint8Array, i: number): number {
+    const s = this.s;
+    const f = this.fields;
+    s.reset();
+    f.reset();
+    let p = skipSpace(text, i + 1);
+    if (text[p] === CLOSE_OBJECT) {
+      this.fast = false;
+      return p + 1;
+    }
+    for (;;) {
+      if (text[p] !== QUOTE) return -1;
+      p = readString(text, p, this.t);
+      if (p < 0) return -1;
+      const member = this.t.escaped ? -1 : memberOf(text, this.t.start, this.t.end);
+      p = skipSpace(text, p);
+      if (text[p] !== COLON) return -1;
+      p = skipSpace(text, p + 1);
+      if (member >= 0) {
+        const bit = 1 << member;
+        if ((s.seen & bit) !== 0) s.fast = false;
+        s.seen |= bit;
+      } else if (member === -1) s.fast = false;
+      p = this.member(text, p, member);
+      if (p < 0) return -1;
+      p = skipSpace(text, p);
+      if (text[p] === CLOSE_OBJECT) break;
+      if (text[p] !== COMMA) return -1;
+      p = skipSpace(text, p + 1);
+    }
+    f.spanStart = i;
+    f.spanEnd = p + 1;
+    this.fast = s.fast && this.complete();
+    return p + 1;
+  }
+
+  /** The rules validation applies once the members are known (events/validate.ts). */
+  private complete(): boolean {
+    const s = this.s;
+    const f = this.fields;
+    if (!s.idOk || s.type < 0 || !s.nameOk || !s.tsOk || !s.sourceOk) return false;
+    f.type = TYPES[s.type] as ScannedEvent['type'];
+    if (f.type === 'metric') {
+      if (s.summaryState !== ABSENT && s.summaryState !== NULL) {
+        if (s.valueState !== ABSENT && s.valueState !== NULL) return false;
+        if (s.summaryState !== GOOD) return false;
+        f.summary = true;
+      } else if (s.valueState !== GOOD || !isWithinMetricBound(f.value)) return false;
+    }
+    if (f.type === 'error') {
+      if (s.errorState !== GOOD) return false;
+    } else {
+      f.errorMessage.clear();
+      f.errorKind.clear();
+      f.errorStack.clear();
+    }
+    let units = f.name.units + f.app.units + f.version.units + f.env.units + f.message.units;
+    if (f.type === 'error') units += f.errorMessage.units + f.errorKind.units + f.errorStack.units;
+    let bytes = EVENT_OVERHEAD_BYTES + units * 2;
+    for (let a = 0; a < f.attributeCount; a++) {
+      bytes += (f.keyUnits[a] as number) * 2 + ATTRIBUTE_OVERHEAD_BYTES;
+      if (f.valueKind[a] === ATTR_STRING) bytes += (f.valueNumber[a] as number) * 2;
+    }
+    f.bytes = bytes;
+    return true;
+  }
+
+  private member(text: Uint8Array, p: number, member: number): number {
+    const s = this.s;
+    const f = this.fields;
+    const t = this.t;
+    const { limits } = this;
+    const c = text[p];
+    switch (member) {
+      case M_ID: {
+        if (c !== QUOTE) break;
+        const end = readString(text, p, t);
+        s.idOk = end > 0 && !t.escaped && t.end - t.start === 36 && isUuid(text, t.start);
+        f.idStart = t.start;
+        return end;
+      }
+      case M_TYPE: {
+        if (c !== QUOTE) break;
+        const end = readString(text, p, t);
+        s.type = t.escaped ? -1 : typeOf(text, t.start, t.end);
+        return end;
+      }
+      case M_NAME: {
+        if (c !== QUOTE) break;
+        const end = readString(text, p, t);
+        s.nameOk =
+          end > 0 && !t.escaped && t.units <= limits.maxNameLength && isDottedName(text, t.start, t.end);
+        setText(f.name, t);
+        return end;
+      }
+      case M_TS: {
+        if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) break;
+        const end = readNumber(text, p, t);
+        if (end < 0) return -1;
+        const ts = numberValue(text, t);
+        s.tsOk = t.plainInteger && Number.isSafeInteger(ts) && isTsInWindow(ts, this.now, limits);
+        f.ts = ts;
+        f.tsStart = t.start;
+        f.tsEnd = t.end;
+        return end;
+      }
+      case M_SOURCE:
+        if (c !== OPEN_OBJECT) break;
+        return this.source(text, p);
+      case M_VALUE: {
+        if (c === 0x6e && isLiteral(text, p, 'null')) {
+          s.valueState = NULL;
+          return p + 4;
+        }
+        if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
+          s.valueState = BAD;
+          return skipValue(text, p, t);
+        }
+        const end = readNumber(text, p, t);
+        if (end < 0) return -1;
+        f.value = numberValue(text, t);
+        f.valueTextStart = t.start;
+        f.valueTextEnd = t.end;
+        f.valueCanonical = t.canonical;
+        s.valueState = Number.isFinite(f.value) ? GOOD : BAD;
+        return end;
+      }
+      case M_SUMMARY:
+        if (c === 0x6e && isLiteral(text, p, 'null')) {
+          s.summaryState = NULL;
+          return p + 4;
+        }
+        if (c !== OPEN_OBJECT) {
+          s.summaryState = BAD;
+          return skipValue(text, p, t);
+        }
+        return this.summary(text, p);
+      case M_ERROR:
+        if (c === 0x6e && isLiteral(text, p, 'null')) {
+          s.errorState = NULL;
+          return p + 4;
+        }
+        if (c !== OPEN_OBJECT) {
+          s.errorState = BAD;
+          return skipValue(text, p, t);
+        }
+        return this.error(text, p);
+      case M_MESSAGE:
+        return this.optionalText(text, p, f.message, limits.maxStringLength);
+      case M_ATTRIBUTES:
+        if (c === 0x6e && isLiteral(text, p, 'null')) return p + 4;
+        if (c !== OPEN_OBJECT) break;
+        return this.attributes(text, p);
+      default:
+        return skipValue(text, p, t);
+    }
+    s.fast = false;
+    return skipValue(text, p, t);
+  }
+
+  /** An optional text field: a string within `max` units that storage keeps as it is, or null. */
+  private optionalText(text: Uint8Array, p: number, field: TextField, max: number): number {
+    const t = this.t;
+    const c = text[p];
+    if (c === 0x6e && isLiteral(text, p, 'null')) {
+      field.clear();
+      return p + 4;
+    }
+    if (c !== QUOTE) {
+      this.s.fast = false;
+      return skipValue(text, p, t);
+    }
+    const end = readString(text, p, t);
+    if (end < 0) return -1;
+    if (t.units > max || t.unstorable) this.s.fast = false;
+    setText(field, t);
+    return end;
+  }
+
+  /** Members of an object, each handed to `each` with its key's member code (-1: escaped key). */
+  private object(
+    text: Uint8Array,
+    p: number,
+    keys: (text: Uint8Array, start: number, end: number) => number,
+    each: (member: number, at: number) => number,
+  ): number {
+    const t = this.t;
+    let q = skipSpace(text, p + 1);
+    if (text[q] === CLOSE_OBJECT) return q + 1;
+    let seen = 0;
+    for (;;) {
+      if (text[q] !== QUOTE) return -1;
+      q = readString(text, q, t);
+      if (q < 0) return -1;
+      const member = t.escaped ? -1 : keys(text, t.start, t.end);
+      if (member === -1) this.s.fast = false;
+      if (member >= 0) {
+        if ((seen & (1 << member)) !== 0) this.s.fast = false;
+        seen |= 1 << member;
+      }
+      q = skipSpace(text, q);
+      if (text[q] !== COLON) return -1;
+      q = skipSpace(text, q + 1);
+      q = member >= 0 ? each(member, q) : skipValue(text, q, t);
+      if (q < 0) return -1;
+      q = skipSpace(text, q);
+      if (text[q] === CLOSE_OBJECT) return q + 1;
+      if (text[q] !== COMMA) return -1;
+      q = skipSpace(text, q + 1);
+    }
+  }
+
+  private source(text: Uint8Array, p: number): number {
+    const f = this.fields;
+    const { maxSourceLength } = this.limits;
+    const end = this.object(text, p, sourceKeyOf, (member, at) => {
+      if (member === 0) return this.optionalText(text, at, f.app, maxSourceLength);
+      if (member === 1) return this.optionalText(text, at, f.version, maxSourceLength);
+      if (member === 2) return this.optionalText(text, at, f.env, maxSourceLength);
+      return skipValue(text, at, this.t);
+    });
+    this.s.sourceOk = f.app.present && f.app.units > 0;
+    return end;
+  }
+
+  private summary(text: Uint8Array, p: number): number {
+    const t = this.t;
+    const numbers = [NaN, NaN, NaN, NaN, NaN];
+    let ok = true;
+    const end = this.object(text, p, summaryKeyOf, (member, at) => {
+      if (member > 4) return skipValue(text, at, t);
+      const c = text[at];
+      if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
+        ok = false;
+        return skipValue(text, at, t);
+      }
+      const q = readNumber(text, at, t);
+      numbers[member] = numberValue(text, t);
+      return q;
+    });
+    const [count, min, max, sum, avg] = numbers as [number, number, number, number, number];
+    const s = { count, min, max, sum, avg };
+    ok = ok && summaryFault(s) === null && summaryOutOfRange(s) === null;
+    this.s.summaryState = ok ? GOOD : BAD;
+    const f = this.fields;
+    f.count = count;
+    f.min = min;
+    f.max = max;
+    f.sum = sum;
+    return end;
+  }
+
+  private error(text: Uint8Array, p: number): number {
+    const f = this.fields;
+    const { limits } = this;
+    // An error's fields decide only an error event: of another type they are not read, so a bad
+    // one there must not send the event to the typed path. Their verdict is kept apart.
+    const fast = this.s.fast;
+    this.s.fast = true;
+    const end = this.object(text, p, errorKeyOf, (member, at) => {
+      if (member === 0) return this.optionalText(text, at, f.errorMessage, limits.maxStringLength);
+      if (member === 1) return this.optionalText(text, at, f.errorKind, limits.maxSourceLength);
+      if (member === 2) return this.optionalText(text, at, f.errorStack, limits.maxStackLength);
+      return skipValue(text, at, this.t);
+    });
+    this.s.errorState = this.s.fast && f.errorMessage.present ? GOOD : BAD;
+    this.s.fast = fast;
+    return end;
+  }
+
+  private attributes(text: Uint8Array, p: number): number {
+    const f = this.fields;
+    const t = this.t;
+    const { limits } = this;
+    const t2 = this.t2;
+    let q = skipSpace(text, p + 1);
+    if (text[q] === CLOSE_OBJECT) return q + 1;
+    for (;;) {
+      if (text[q] !== QUOTE) return -1;
+      q = readString(text, q, t);
+      if (q < 0) return -1;
+      const n = f.attributeCount;
+      let ok =
+        !t.escaped &&
+        t.units > 0 &&
+        t.units <= limits.maxAttributeKeyLength &&
+        t.highByte < 0xee &&
+        !isReservedKey(text, t.start, t.end) &&
+        n < limits.maxAttributes;
+      const keyStart = t.start;
+      const keyEnd = t.end;
+      const units = t.units;
+      q = skipSpace(text, q);
+      if (text[q] !== COLON) return -1;
+      q = skipSpace(text, q + 1);
+      const c = text[q];
+      let kind = ATTR_STRING;
+      let number = 0;
+      let valueStart = q;
+      let valueEnd = q;
+      if (c === QUOTE) {
+        q = readString(text, q, t2);
+        if (q < 0) return -1;
+        ok = ok && !t2.escaped && t2.units <= limits.maxStringLength;
+        valueStart = t2.start;
+        valueEnd = t2.end;
+        number = t2.units;
+      } else if (c === 0x74 && isLiteral(text, q, 'true')) {
+        kind = ATTR_TRUE;
+        q += 4;
+      } else if (c === 0x66 && isLiteral(text, q, 'false')) {
+        kind = ATTR_FALSE;
+        q += 5;
+      } else if (c === DASH || (c !== undefined && c >= 0x30 && c <= 0x39)) {
+        q = readNumber(text, q, t2);
+        if (q < 0) return -1;
+        kind = t2.canonical ? ATTR_NUMBER_TEXT : ATTR_NUMBER;
+        number = numberValue(text, t2);
+        ok = ok && Number.isFinite(number);
+        valueStart = t2.start;
+        valueEnd = t2.end;
+      } else {
+        ok = false;
+        q = skipValue(text, q, t2);
+        if (q < 0) return -1;
+      }
+      if (ok) {
+        f.keyStart[n] = keyStart;
+        f.keyEnd[n] = keyEnd;
+        f.keyUnits[n] = units;
+        f.valueStart[n] = valueStart;
+        f.valueEnd[n] = valueEnd;
+        f.valueKind[n] = kind;
+        // A string's length in units, or a number's value.
+        f.valueNumber[n] = number;
+        f.attributeCount = n + 1;
+      } else this.s.fast = false;
+      q = skipSpace(text, q);
+      if (text[q] === CLOSE_OBJECT) break;
+      if (text[q] !== COMMA) return -1;
+      q = skipSpace(text, q + 1);
+    }
+    if (!sortAttributes(text, f)) this.s.fast = false;
+    return q + 1;
+  }
+}
+
+function setText(field: TextField, t: Token): void {
+  field.start = t.start;
+  field.end = t.end;
+  field.escaped = t.escaped;
+  field.units = t.units;
+}
+
+/**
+ * Orders the attributes by key in code-unit order (keys below U+E000 order alike as UTF-8 bytes);
+ * false when two keys are equal (`JSON.parse` would keep the last: left to the typed path).
+ */
+function sortAttributes(text: Uint8Array, f: ScannedEvent): boolean {
+  const { order, keyStart, keyEnd } = f;
+  const n = f.attributeCount;
+  for (let a = 0; a < n; a++) {
+    let j = a - 1;
+    while (j >= 0) {
+      const b = order[j] as number;
+      const cmp = compareBytes(
+        text,
+        keyStart[b] as number,
+        keyEnd[b] as number,
+        keyStart[a] as number,
+        keyEnd[a] as number,
+      );
+      if (cmp === 0) return false;
+      if (cmp < 0) break;
+      order[j + 1] = b;
+      j--;
+    }
+    order[j + 1] = a;
+  }
+  return true;
+}
+
+function compareBytes(text: Uint8Array, as: number, ae: number, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const d = (text[as + k] as number) - (text[bs + k] as number);
+    if (d !== 0) return d;
+  }
+  return ae - as - (be - bs);
+}
+
+const M_ID = 0;
+const M_TYPE = 1;
+const M_NAME = 2;
+const M_TS = 3;
+const M_SOURCE = 4;
+const M_VALUE = 5;
+const M_SUMMARY = 6;
+const M_ERROR = 7;
+const M_MESSAGE = 8;
+const M_ATTRIBUTES = 9;
+/** Not a member of the contract: ignored. */
+const M_OTHER = 31;
+
+function equals(text: Uint8Array, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (text[start + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+function memberOf(text: Uint8Array, start: number, end: number): number {
+  switch (end - start) {
+    case 2:
+      if (equals(text, start, end, 'id')) return M_ID;
+      if (equals(text, start, end, 'ts')) return M_TS;
+      break;
+    case 4:
+      if (equals(text, start, end, 'type')) return M_TYPE;
+      if (equals(text, start, end, 'name')) return M_NAME;
+      break;
+    case 5:
+      if (equals(text, start, end, 'value')) return M_VALUE;
+      if (equals(text, start, end, 'error')) return M_ERROR;
+      break;
+    case 6:
+      if (equals(text, start, end, 'source')) return M_SOURCE;
+      break;
+    case 7:
+      if (equals(text, start, end, 'summary')) return M_SUMMARY;
+      if (equals(text, start, end, 'message')) return M_MESSAGE;
+      break;
+    case 10:
+      if (equals(text, start, end, 'attributes')) return M_ATTRIBUTES;
+      break;
+  }
+  return M_OTHER;
+}
+
+function sourceKeyOf(text: Uint8Array, start: number, end: number): number {
+  if (equals(text, start, end, 'app')) return 0;
+  if (equals(text, start, end, 'version')) return 1;
+  if (equals(text, start, end, 'env')) return 2;
+  return M_OTHER;
+}
+
+function summaryKeyOf(text: Uint8Array, start: number, end: number): number {
+  if (equals(text, start, end, 'count')) return 0;
+  if (equals(text, start, end, 'min')) return 1;
+  if (equals(text, start, end, 'max')) return 2;
+  if (equals(text, start, end, 'sum')) return 3;
+  if (equals(text, start, end, 'avg')) return 4;
+  return M_OTHER;
+}
+
+function errorKeyOf(text: Uint8Array, start: number, end: number): number {
+  if (equals(text, start, end, 'message')) return 0;
+  if (equals(text, start, end, 'kind')) return 1;
+  if (equals(text, start, end, 'stack')) return 2;
+  return M_OTHER;
+}
+
+function typeOf(text: Uint8Array, start: number, end: number): number {
+  for (let k = 0; k < TYPES.length; k++) if (equals(text, start, end, TYPES[k] as string)) return k;
+  return -1;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+}
+
+/** `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$` on 36 bytes. */
+function isUuid(text: Uint8Array, start: number): boolean {
+  for (let k = 0; k < 36; k++) {
+    const c = text[start + k] as number;
+    if (k === 8 || k === 13 || k === 18 || k === 23) {
+      if (c !== DASH) return false;
+    } else if (!isHex(c)) return false;
+  }
+  return true;
+}
+
+function isNamePart(c: number): boolean {
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x5f ||
+    c === DASH
+  );
+}
+
+/** `^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$` */
+function isDottedName(text: Uint8Array, start: number, end: number): boolean {
+  if (end === start) return false;
+  let partLength = 0;
+  for (let p = start; p < end; p++) {
+    const c = text[p] as number;
+    if (c === 0x2e) {
+      if (partLength === 0) return false;
+      partLength = 0;
+    } else if (isNamePart(c)) partLength++;
+    else return false;
+  }
+  return partLength > 0;
+}
+
+function isReservedKey(text: Uint8Array, start: number, end: number): boolean {
+  return (
+    equals(text, start, end, '__proto__') ||
+    equals(text, start, end, 'constructor') ||
+    equals(text, start, end, 'prototype')
+  );
+}
