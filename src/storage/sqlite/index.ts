@@ -1,3 +1,4 @@
+import { deleteAppData } from './delete-app';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -71,6 +72,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
     queryMetricSeries: (query) => readOrUnavailable(() => queryMetricSeriesWith(run, query)),
     scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
+    deleteAppData: async (deletion) => deleteAppData(db, prepare, deletion),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },
