@@ -16,16 +16,20 @@ export interface ClusterArgs {
 
 export const CLUSTER_USAGE = `Usage: sluice cluster [--collectors N] [--port P] [--otlp-port P] [--stats-port P] [--exporter-port P]
 
-Starts N collectors (default 3, at most 20) on loopback ports and a real HAProxy
-in front of them, with haproxy.cfg rendered for loopback (same checks, timeouts
-and rules, only addresses differ): the API on 127.0.0.1:--port (default 8080,
-/v1/... only), OTLP/HTTP on --otlp-port (default 4318), the stats page on
---stats-port (default 8404; user and password SLUICE_STATS_USER and
-SLUICE_STATS_PASSWORD, default admin and admin) and HAProxy's Prometheus exporter
-on --exporter-port (default 8405). PostgreSQL: SLUICE_DATABASE_URL
-(default postgres://postgres@127.0.0.1:5432/sluice, created if missing); Redis:
-SLUICE_REDIS_URL (default redis://127.0.0.1:6379). Other SLUICE_* variables
-configure every collector. Ctrl-C drains and stops everything.
+Starts N collectors on loopback ports and a real HAProxy in front of them, with haproxy.cfg
+rendered for loopback (same checks, timeouts and rules, only addresses differ). Ctrl-C drains and
+stops everything (docs/cluster.md).
+
+  --collectors N       collectors behind HAProxy (default 3, at most 20)
+  --port P             the API on 127.0.0.1:P (default 8080, /v1/... only)
+  --otlp-port P        OTLP/HTTP (default 4318)
+  --stats-port P       HAProxy's stats page (default 8404; user and password SLUICE_STATS_USER
+                       and SLUICE_STATS_PASSWORD, default admin and admin)
+  --exporter-port P    HAProxy's Prometheus exporter (default 8405)
+
+PostgreSQL: SLUICE_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/sluice, created if
+missing); Redis: SLUICE_REDIS_URL (default redis://127.0.0.1:6379). Other SLUICE_* variables
+configure every collector (sluice help serve).
 `;
 
 /** Thrown for a bad flag or value; the message says which. */

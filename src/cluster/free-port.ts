@@ -30,3 +30,14 @@ export async function freePort(): Promise<number> {
   }
   throw new Error('no free port found that this process had not handed out already');
 }
+
+/** True when something already listens on `port` of 127.0.0.1 (binding it fails with EADDRINUSE). */
+export function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' ? resolve(true) : reject(err),
+    );
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
+}

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../config/load';
 import { timingProblems, type CheckTiming } from './check-timing';
 import { CollectorNode } from './collector-node';
 import { requireProgram, searchFolders } from './executables';
-import { freePort } from './free-port';
+import { freePort, portInUse } from './free-port';
 import {
   COLLECTORS_BACKEND,
   deriveHaproxyConfig,
@@ -180,6 +180,20 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   const statsPort = await portOrFree(o.statsPort, DEFAULT_STATS_PORT);
   const otlpPort = await portOrFree(o.otlpPort, 0);
   const exporterPort = await portOrFree(o.exporterPort, 0);
+  // HAProxy would exit on a port it cannot bind, and the wait for its stats page would report that
+  // instead: say which port is taken before anything starts.
+  for (const [what, flag, p] of [
+    ['the API', '--port', port],
+    ['the stats page', '--stats-port', statsPort],
+    ['OTLP/HTTP', '--otlp-port', otlpPort],
+    ['the Prometheus exporter', '--exporter-port', exporterPort],
+  ] as const) {
+    if (await portInUse(p)) {
+      throw new Error(
+        `port ${p} for ${what} (${flag}) is already in use on 127.0.0.1: stop what listens there, or choose another with ${flag}`,
+      );
+    }
+  }
   const folder = await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-'));
   const collectors: CollectorNode[] = [];
   for (let i = 1; i <= count; i++) {

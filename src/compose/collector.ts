@@ -21,7 +21,6 @@ import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { Shutdown } from '../lifecycle/shutdown';
-import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
@@ -35,7 +34,7 @@ import { ensureStreams } from '../queue/topology';
 import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
-import { eventLimits, openStorage, type OpenedStorage } from './storage';
+import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
 import { reportTaker, startOutcomeRecorder } from './outcomes';
@@ -89,7 +88,7 @@ async function startLaneIntake(
   logger: Logger,
   outcomes: CountSink | undefined,
 ): Promise<Intake> {
-  await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
+  await prepareStorage(config, storage, logger);
 
   const errorLane = new BoundedLane('error', {
     maxEvents: config.errorQueueCapacity,

@@ -10,6 +10,7 @@ import type { EventLimits } from '../events/limits';
 import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createPostgresStorage, type PostgresStorage } from '../storage/postgres';
+import { DatabaseMissingError, ensureDatabase } from '../storage/postgres/ensure-database';
 import { createSqliteStorage, type SqliteStorage } from '../storage/sqlite';
 
 /** The storage a process opens: SQLite (tier 1) or PostgreSQL. */
@@ -55,11 +56,37 @@ export function eventLimits(config: Config): EventLimits {
   };
 }
 
+/**
+ * Makes the storage ready to use at start: on PostgreSQL creates the database when it is missing
+ * and the role may (else fails at once, saying how to create it), then applies the migrations,
+ * retrying while the server comes up (for six storage timeouts).
+ */
+export async function prepareStorage(config: Config, storage: OpenedStorage, logger: Logger): Promise<void> {
+  const url = config.databaseUrl;
+  let checked = url === null;
+  const step = async (): Promise<void> => {
+    if (!checked && url !== null) {
+      if ((await ensureDatabase(url, config.storageTimeoutMs)) === 'created') {
+        logger.info({ database: new URL(url).pathname.slice(1) }, 'created the database');
+      }
+      checked = true;
+    }
+    await storage.migrate();
+  };
+  await retryUntil(
+    'migrate',
+    step,
+    config.storageTimeoutMs * 6,
+    logger,
+    (err) => err instanceof DatabaseMissingError,
+  );
+}
+
 /** Applies migrations (retrying while the database comes up), then closes the storage. */
 export async function migrateStorage(config: Config, logger: Logger): Promise<void> {
   const storage = openStorage(config, logger);
   try {
-    await retryUntil('migrate', () => storage.migrate(), config.storageTimeoutMs * 6, logger);
+    await prepareStorage(config, storage, logger);
     logger.info({ storage: storage.kind }, 'migrations applied');
   } finally {
     await storage.close();

@@ -7,14 +7,13 @@ import express from 'express';
 import { systemClock, type Clock } from '../clock';
 import { exitOnConfigError, startJetStream } from './jetstream';
 import { startJobs } from './scheduler';
-import { openStorage } from './storage';
+import { openStorage, prepareStorage } from './storage';
 import { startOutcomeRecorder } from './outcomes';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
 import { listen } from '../http/server';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { Shutdown } from '../lifecycle/shutdown';
-import { retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
@@ -51,8 +50,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const metrics = createMetrics();
   const queueMetrics = createQueueMetrics(metrics.registry);
   const storage = openStorage(config, logger, clock, metrics.registry);
-  const startupMs = config.storageTimeoutMs * 6;
-  await retryUntil('migrate', () => storage.migrate(), startupMs, logger);
+  await prepareStorage(config, storage, logger);
 
   const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
   // A worker is the writer of tier 4: sluice_storage_up says whether it can write, as a

@@ -15,7 +15,7 @@ export const CORE_SETTINGS = {
   console: setting({
     env: 'SLUICE_CONSOLE',
     default: 'on',
-    doc: 'Serve the read-only web console at / (on | off). It reads through the read API and GET /pipeline; with API keys on it asks for a read key.',
+    doc: 'Serve the read-only web console at `/` (`on` | `off`). It reads through the read API and `GET /pipeline`; with API keys on it asks for a read key (docs/console.md).',
     parse: oneOf(['on', 'off'] as const),
   }),
   databaseUrl: setting({
@@ -56,7 +56,7 @@ export const CORE_SETTINGS = {
   batchSize: setting({
     env: 'SLUICE_BATCH_SIZE',
     default: '2000',
-    doc: 'Most events written in one storage transaction; at most SLUICE_QUEUE_CAPACITY (the default shrinks to a smaller queue).',
+    doc: 'Most events written in one storage transaction; at most `SLUICE_QUEUE_CAPACITY` (the default shrinks to a smaller queue).',
     parse: integer(1, 100_000),
   }),
   flushIntervalMs: setting({
@@ -68,7 +68,7 @@ export const CORE_SETTINGS = {
   writeConcurrency: setting({
     env: 'SLUICE_WRITE_CONCURRENCY',
     default: '3',
-    doc: 'Batches the writer has in flight at once, each in its own transaction (the next is prepared while the database stores the last).',
+    doc: "Batches the writer has in flight at once, each in its own transaction on its own connection (PostgreSQL: the writer's pool has exactly this many): the next is taken while the database stores the last.",
     parse: integer(1, 16),
   }),
   ack: setting({
@@ -92,7 +92,7 @@ export const CORE_SETTINGS = {
   shedLagMs: setting({
     env: 'SLUICE_SHED_LAG_MS',
     default: '10',
-    doc: "Queueing delay (the oldest ingest request's wait for a turn, or the event loop's standing lag) from which POST /v1/events is answered 429 overloaded before its body is read; 0: never.",
+    doc: "Queueing delay (the oldest ingest request's wait for a turn, or the event loop's standing lag) from which `POST /v1/events` is answered 429 `overloaded` before its body is read; `0`: never.",
     parse: duration(0, 60_000, 'ms'),
   }),
   maxEventsPerRequest: setting({
@@ -146,25 +146,25 @@ export const CORE_SETTINGS = {
   pgWriteMethod: setting({
     env: 'SLUICE_PG_WRITE_METHOD',
     default: 'copy',
-    doc: 'PostgreSQL write path: copy (COPY into the tables; a batch holding an already stored event is redone through a staging table with ON CONFLICT DO NOTHING) or unnest (INSERT … SELECT FROM unnest arrays ON CONFLICT DO NOTHING). Both store an (id, ts) once.',
+    doc: 'PostgreSQL write path: `copy` (COPY straight into the tables; a batch holding an already stored event is written again through a staging table with `ON CONFLICT DO NOTHING`) or `unnest` (`INSERT … SELECT FROM unnest` arrays `ON CONFLICT DO NOTHING`). Both store an `(id, ts)` once.',
     parse: oneOf(['copy', 'unnest'] as const),
   }),
   readPoolSize: setting({
     env: 'SLUICE_PG_READ_POOL_SIZE',
     default: '4',
-    doc: 'PostgreSQL: connections of the read API (GET /v1/events, /v1/metrics). The writer has SLUICE_WRITE_CONCURRENCY connections of its own, the health check one, jobs their own: no read can hold them back.',
+    doc: 'PostgreSQL: connections of the read API (`GET /v1/events`, `/v1/metrics`). The writer has `SLUICE_WRITE_CONCURRENCY` connections of its own, the health check one, jobs their own: no read can hold them back.',
     parse: integer(1, 200),
   }),
   readTimeoutMs: setting({
     env: 'SLUICE_PG_READ_TIMEOUT_MS',
     default: '5000',
-    doc: 'PostgreSQL: statement timeout of a read; a longer read is answered 503 storage_busy.',
+    doc: 'PostgreSQL: statement timeout of a read; a longer read is answered 503 `storage_busy`.',
     parse: duration(100, 600_000, 'ms'),
   }),
   readWaitMs: setting({
     env: 'SLUICE_PG_READ_WAIT_MS',
     default: '250',
-    doc: 'PostgreSQL: longest a read waits for a free read connection (then 503 storage_busy) or to connect (then 503 storage_unavailable), with Retry-After.',
+    doc: 'PostgreSQL: longest a read waits for a free read connection (then 503 `storage_busy`) or to connect (then 503 `storage_unavailable`), with `Retry-After`.',
     parse: duration(1, 60_000, 'ms'),
   }),
   storageTimeoutMs: setting({
@@ -194,7 +194,7 @@ export const CORE_SETTINGS = {
   shutdownTimeoutMs: setting({
     env: 'SLUICE_SHUTDOWN_TIMEOUT_MS',
     default: '30000',
-    doc: 'Longest a graceful shutdown may take before the process exits anyway (code 1).',
+    doc: 'Longest a graceful shutdown may take before the process exits anyway (code 1); must exceed drain delay + grace.',
     parse: duration(100, 3_600_000, 'ms'),
   }),
   keepAliveTimeoutMs: setting({

@@ -1,9 +1,9 @@
-import { duration, integer, nonEmpty } from './parsers';
+import { accepting, duration, integer, nonEmpty } from './parsers';
 import { setting } from './setting';
 
 /** `redis://` or `rediss://` URL. */
 function redisUrl() {
-  return (raw: string): string => {
+  return accepting('redis:// or rediss:// URL', (raw: string): string => {
     let url: URL;
     try {
       url = new URL(raw);
@@ -14,12 +14,12 @@ function redisUrl() {
       throw new Error('must start with redis:// or rediss://');
     }
     return raw;
-  };
+  });
 }
 
 /** `app=limit,app=limit`, limits in events per second. */
 function overrides() {
-  return (raw: string): ReadonlyMap<string, number> => {
+  return accepting('app=events_per_second,…', (raw: string): ReadonlyMap<string, number> => {
     const out = new Map<string, number>();
     for (const part of raw
       .split(',')
@@ -31,12 +31,12 @@ function overrides() {
       out.set(m[1] as string, Number(m[2]));
     }
     return out;
-  };
+  });
 }
 
 /** `*`, or a comma-separated list of origins such as `https://shop.example`. */
 function origins() {
-  return (raw: string): readonly string[] => {
+  return accepting('*, or origins, comma-separated', (raw: string): readonly string[] => {
     const list = raw
       .split(',')
       .map((o) => o.trim())
@@ -54,7 +54,7 @@ function origins() {
       if (url.origin !== o) throw new Error(`entry "${o}" is not an origin (scheme://host[:port], no path)`);
     }
     return list;
-  };
+  });
 }
 
 /** Settings of intake: rate limits (memory or Redis), API keys, CORS. */
@@ -89,7 +89,7 @@ export const INTAKE_SETTINGS = {
   redisLeaseMs: setting({
     env: 'SLUICE_REDIS_LEASE_MS',
     default: '100',
-    doc: "Budget each collector leases from Redis at a time, as milliseconds of an app's limit (100: a tenth of it, at least 1 event), spent locally without a round trip. N collectors may admit up to N such blocks beyond the shared budget's own bound. 0: every decision asks Redis.",
+    doc: "Budget each collector leases from Redis at a time, as milliseconds of an app's limit (100: a tenth, at least 1 event), spent locally without a round trip. N collectors may admit up to N such blocks beyond the shared budget's own bound. 0: every decision asks Redis.",
     parse: duration(0, 1000, 'ms'),
   }),
   redisKeyPrefix: setting({
@@ -111,7 +111,7 @@ export const INTAKE_SETTINGS = {
   }),
   corsOrigins: setting({
     env: 'SLUICE_CORS_ORIGINS',
-    doc: 'Origins allowed to call the API from a browser (POST /v1/events, and the read API with a read token): * or a comma-separated list. Unset: no CORS headers.',
+    doc: 'Origins allowed to call the API from a browser (`POST /v1/events`, and the read API with a read token): `*` or a comma-separated list. Unset: no CORS headers.',
     parse: origins(),
   }),
 } as const;

@@ -1,5 +1,6 @@
 import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
+import { closestName, findUnknownVariable } from './unknown-variables';
 
 /**
  * A setting with a value that is not allowed. The message names the variable and shows the value
@@ -43,7 +44,11 @@ export function flagsToEnv(args: readonly string[]): Record<string, string> {
     const eq = arg.indexOf('=');
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const variable = byFlag.get(flag);
-    if (variable === undefined) throw new ConfigError(flag, arg, 'is not a known option (see sluice --help)');
+    if (variable === undefined) {
+      const closest = closestName(flag, [...byFlag.keys()]);
+      const hint = closest === null ? '' : `; did you mean ${closest}?`;
+      throw new ConfigError(flag, arg, `is not a known option${hint} (see sluice --help)`);
+    }
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined) throw new ConfigError(variable, '', `needs a value (${flag} VALUE)`);
     out[variable] = value;
@@ -53,12 +58,15 @@ export function flagsToEnv(args: readonly string[]): Record<string, string> {
 
 /**
  * Parses and validates every setting once. Flags win over the environment.
- * Throws `ConfigError` on the first bad value.
+ * Throws `ConfigError` on the first bad value, and on a `SLUICE_*` variable that is no setting
+ * (a typo or a retired name: see unknown-variables.ts).
  */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   args: readonly string[] = [],
 ): Config {
+  const unknown = findUnknownVariable(env);
+  if (unknown !== null) throw new ConfigError(unknown.variable, env[unknown.variable] ?? '', unknown.reason);
   const source = { ...env, ...flagsToEnv(args) };
   const config: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS)) {
@@ -102,13 +110,37 @@ export function loadConfig(
   return Object.freeze(result);
 }
 
-/** The `--help` text: every variable, its flag, default and meaning. */
-export function helpText(): string {
-  const rows = Object.values(SETTINGS).map((s) => {
-    const def = 'default' in s ? s.default : '(unset)';
-    return `  ${s.env.padEnd(30)} ${flagOf(s.env).padEnd(26)} default ${def}\n      ${s.doc}`;
-  });
-  return rows.join('\n');
+/**
+ * The options part of `--help`: each setting's variable, flag and default in aligned columns, its
+ * meaning below (markdown backticks dropped). `keys` picks and orders settings; default all.
+ */
+export function settingsHelp(
+  keys: readonly (keyof typeof SETTINGS)[] = Object.keys(SETTINGS) as never,
+): string {
+  const chosen = keys.map((k) => SETTINGS[k]);
+  const envWidth = Math.max(...chosen.map((s) => s.env.length));
+  const flagWidth = Math.max(...chosen.map((s) => flagOf(s.env).length));
+  return chosen
+    .map((s) => {
+      const def = 'default' in s ? s.default : '(unset)';
+      const head = `  ${s.env.padEnd(envWidth)}  ${flagOf(s.env).padEnd(flagWidth)}  default ${def}`;
+      return `${head}\n${wrap(s.doc.replace(/`/g, ''), 96, '      ')}`;
+    })
+    .join('\n');
+}
+
+/** `text` cut at spaces into lines of at most `width` characters, each after `indent`. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
 }
 
 export type { Config } from './settings';

@@ -8,7 +8,7 @@ export const OTLP_SETTINGS = {
   otlpPort: setting({
     env: 'SLUICE_OTLP_PORT',
     default: '4318',
-    doc: 'Port of the OTLP/HTTP receiver (POST /v1/logs, /v1/metrics, /v1/traces), on SLUICE_HOST; 4318 is where OTel exporters send by default. 0 turns the receiver off.',
+    doc: 'Port of the OTLP/HTTP receiver (`POST /v1/logs`, `/v1/metrics`, `/v1/traces`) on `SLUICE_HOST`; 4318 is where OTel exporters send by default. `0` turns the receiver off.',
     parse: integer(0, 65535),
   }),
   otlpMaxBodyBytes: setting({
@@ -26,7 +26,7 @@ export const OTLP_SETTINGS = {
   otlpRetryAfterMaxMs: setting({
     env: 'SLUICE_OTLP_RETRY_AFTER_MAX',
     default: '2s',
-    doc: 'Longest Retry-After of an OTLP 429/503 (whole seconds). OTel exporters give up on a batch when told to wait past their export timeout (10 s by default), so it stays well below.',
+    doc: 'Longest `Retry-After` of an OTLP 429/503 (whole seconds). OTel exporters give up on a batch when told to wait past their export timeout (10 s by default), so it stays well below.',
     parse: duration(1000, 60_000, 's'),
   }),
 } as const;

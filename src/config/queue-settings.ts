@@ -1,9 +1,9 @@
-import { bytes, duration, integer, oneOf } from './parsers';
+import { accepting, bytes, duration, integer, oneOf } from './parsers';
 import { setting } from './setting';
 
 /** A comma-separated list of `nats://` (or `tls://`) server URLs. */
 function natsUrls() {
-  return (raw: string): readonly string[] => {
+  return accepting('nats:// or tls:// URLs, comma-separated', (raw: string): readonly string[] => {
     const list = raw
       .split(',')
       .map((u) => u.trim())
@@ -23,23 +23,23 @@ function natsUrls() {
       }
     }
     return list;
-  };
+  });
 }
 
 /** A JetStream stream name: letters, digits, `_` and `-` (no `.`, `*`, `>` or spaces). */
 function streamName() {
-  return (raw: string): string => {
+  return accepting('1–64 of A–Z a–z 0–9 _ -', (raw: string): string => {
     const v = raw.trim();
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(v)) {
       throw new Error('must be 1–64 characters of letters, digits, "_" or "-"');
     }
     return v;
-  };
+  });
 }
 
 /** Dot-separated subject tokens without wildcards, e.g. `sluice.events`. */
 function subjectPrefix() {
-  return (raw: string): string => {
+  return accepting('dot-separated tokens', (raw: string): string => {
     const v = raw.trim();
     if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(v) || v.length > 128) {
       throw new Error(
@@ -47,7 +47,7 @@ function subjectPrefix() {
       );
     }
     return v;
-  };
+  });
 }
 
 /**
@@ -55,7 +55,7 @@ function subjectPrefix() {
  * no more failures than 1 and 4 no more than 3; JetStream allows at most 5.
  */
 function replicaCount() {
-  return (raw: string): 1 | 3 | 5 => {
+  return accepting('1, 3, 5', (raw: string): 1 | 3 | 5 => {
     const v = raw.trim();
     if (v !== '1' && v !== '3' && v !== '5') {
       throw new Error(
@@ -63,7 +63,7 @@ function replicaCount() {
       );
     }
     return Number(v) as 1 | 3 | 5;
-  };
+  });
 }
 
 const MiB = 1024 * 1024;

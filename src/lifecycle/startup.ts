@@ -4,13 +4,15 @@ import { backoffDelay } from '../pipeline/backoff';
 /**
  * Retries a start-up step (e.g. migrations while the database comes up) for
  * at most `deadlineMs` (milliseconds), then rethrows the last error: a
- * collector never hangs forever on a dead dependency at start.
+ * collector never hangs forever on a dead dependency at start. An error for
+ * which `fatal` is true (no retry can fix it) is rethrown at once.
  */
 export async function retryUntil<T>(
   what: string,
   step: () => Promise<T>,
   deadlineMs: number,
   logger: Logger,
+  fatal: (err: unknown) => boolean = () => false,
 ): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (let attempt = 0; ; attempt++) {
@@ -18,7 +20,7 @@ export async function retryUntil<T>(
       return await step();
     } catch (err) {
       const delay = backoffDelay(attempt, { baseMs: 200, maxMs: 3000 });
-      if (Date.now() + delay > deadline) throw err;
+      if (fatal(err) || Date.now() + delay > deadline) throw err;
       logger.warn({ err, attempt, retryInMs: delay }, `${what} failed; retrying`);
       await new Promise((r) => setTimeout(r, delay));
     }

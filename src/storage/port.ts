@@ -182,6 +182,23 @@ export interface ErrorScan {
   readonly boundTs: number | null;
 }
 
+/**
+ * What `deleteAppData` removes: every row of `app` (events, metric samples, both rollups, pending
+ * rollup invalidations), or only what is older than `before`, or only the event(s) with `id`.
+ */
+export type AppDataDeletion =
+  | { readonly app: string; readonly scope: 'all' }
+  | { readonly app: string; readonly scope: 'before'; readonly before: number }
+  | { readonly app: string; readonly scope: 'id'; readonly id: string };
+
+/** Rows removed by `deleteAppData`, per table. */
+export interface DeletedRows {
+  readonly events: number;
+  readonly metricSamples: number;
+  readonly rollups1m: number;
+  readonly rollups1h: number;
+}
+
 declare const storageRowBrand: unique symbol;
 
 /**
@@ -240,6 +257,14 @@ export interface Storage {
   writeOutcomes(batch: OutcomeBatch): Promise<void>;
   /** The loss map's counts of one app in a window, summed per minute, type, outcome, reason and origin. */
   queryOutcomes(query: OutcomeQuery): Promise<OutcomeRow[]>;
+  /**
+   * Deletes an app's data in one transaction (a privacy request: `sluice delete`). Rollup buckets
+   * that held deleted samples go with them; a bucket that also holds data that stays (the one
+   * holding `before`, or one an `id` shared) is deleted and logged as invalidated, so the next
+   * downsample run recomputes it from what is left. Samples older than the raw retention are gone
+   * already, so such a bucket may come back smaller than before: never larger.
+   */
+  deleteAppData(deletion: AppDataDeletion): Promise<DeletedRows>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Idempotent. Waits for queries in flight, then releases connections. */

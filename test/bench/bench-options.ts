@@ -32,7 +32,7 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
-  const adminUrl = env.BENCH_PG_URL ?? env.SLUICE_TEST_PG_URL ?? DEFAULT_ADMIN_URL;
+  const adminUrl = env.BENCH_PG_URL ?? env.TEST_PG_URL ?? DEFAULT_ADMIN_URL;
   if (quick) {
     return {
       quick,

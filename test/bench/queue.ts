@@ -10,7 +10,7 @@
  * drain; `pg-backend-cpu.ts`). After the rounds, `queue-replicas.ts` measures the ingest collector
  * against an R1 and an R3 stream on a three-node cluster of its own (target: R3 ≥ 0.8 × R1).
  *
- * NATS: `BENCH_NATS_URL`, else `SLUICE_TEST_NATS_URL`, else nats://127.0.0.1:4222; each round has
+ * NATS: `BENCH_NATS_URL`, else `TEST_NATS_URL`, else nats://127.0.0.1:4222; each round has
  * a stream of its own, deleted at the end.
  *
  * `BENCH_QUEUE_PROFILE_DIR`: when set, the ingest collector and the workers run with `--cpu-prof`
@@ -58,7 +58,7 @@ function profileArgs(): string[] {
 }
 
 function natsUrl(): string {
-  return process.env.BENCH_NATS_URL ?? process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+  return process.env.BENCH_NATS_URL ?? process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 }
 
 async function startWorker(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../../src/cluster/free-port';
 import { log } from '../support/events';
@@ -118,5 +119,22 @@ describe('sluice cluster', () => {
     });
     expect(await setting.exited).toBe(1);
     expect(setting.stderr.join('\n')).toMatch(/invalid collector configuration: SLUICE_ACK="sometimes"/);
+  }, 30_000);
+
+  it('names the flag of a port another process holds, before starting anything', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as net.AddressInfo).port;
+    try {
+      const runner = runCluster(['--port', String(taken), '--stats-port', '0'], {
+        SLUICE_DATABASE_URL: db.url,
+      });
+      expect(await runner.exited).toBe(1);
+      const said = runner.stderr.join('\n');
+      expect(said).toContain(`port ${taken} for the API (--port) is already in use`);
+      expect(said).not.toMatch(/stats page: haproxy exited/);
+    } finally {
+      holder.close();
+    }
   }, 30_000);
 });

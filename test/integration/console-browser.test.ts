@@ -4,7 +4,7 @@
  * bundle): SQLite with API keys off, PostgreSQL with API keys on. Each holds an hour of generated
  * telemetry of two apps, written to its storage. Every view is opened, filters are applied, the
  * chart's points are compared with what the read API answers, and no page error or unexpected
- * console error may appear. With SLUICE_CONSOLE_SCREENSHOTS=<folder>, a screenshot of each view is
+ * console error may appear. With TEST_CONSOLE_SCREENSHOTS=<folder>, a screenshot of each view is
  * written there (docs/console/ holds the committed ones).
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { createClient } from '../../sdk/src';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { openPostgresStorage, writeEvents } from '../support/storage';
 
-const SCREENSHOTS = process.env.SLUICE_CONSOLE_SCREENSHOTS;
+const SCREENSHOTS = process.env.TEST_CONSOLE_SCREENSHOTS;
 const APPS = ['web-shop', 'checkout-api'] as const;
 const logger = createLogger('silent');
 

@@ -391,8 +391,8 @@ describe.each(['sqlite', 'postgres'] as const)('hostile input (%s, default setti
       return c.measure();
     };
 
-    // SLUICE_TEST_SEED replays a reported failure (the warm-up uses it, the measured run it + 1).
-    const seed = Number(process.env.SLUICE_TEST_SEED ?? Date.now() % 1_000_000);
+    // TEST_SEED replays a reported failure (the warm-up uses it, the measured run it + 1).
+    const seed = Number(process.env.TEST_SEED ?? Date.now() % 1_000_000);
     // Warm-up: code paths compiled, pools and caches at their working size.
     const warmup = await run(100, seed);
     const before = await settled();

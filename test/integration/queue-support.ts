@@ -21,7 +21,7 @@ import { spawnSluice, waitUntilReady, type SluiceProcess } from '../support/slui
 import { NATS_SERVER_BIN, startNatsCluster, type NatsCluster } from '../support/nats-cluster';
 
 export function sharedNatsUrl(): string {
-  return process.env.SLUICE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+  return process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 }
 
 /** A stream and subject prefix of this test alone, and a management connection to clean up with. */

@@ -212,12 +212,12 @@ describe.each([
   };
 
   it('after any writes (random ages, resends, duplicates, writes racing a run) one run makes every rollup equal a brute-force fold; a second run changes nothing', async () => {
-    const seed = Number(process.env.SLUICE_TEST_SEED ?? crypto.randomInt(2 ** 31));
+    const seed = Number(process.env.TEST_SEED ?? crypto.randomInt(2 ** 31));
     const random = prng(seed);
     const next = generator(random);
     // Small folds, so a run takes the log in many steps.
     const job = downsampleJob({ retention1mMs: RETENTION_1M, maxEntriesPerFold: 40, maxFoldsPerRun: 1000 });
-    const context = `seed ${seed} (replay with SLUICE_TEST_SEED=${seed})`;
+    const context = `seed ${seed} (replay with TEST_SEED=${seed})`;
     const resends = (n: number) =>
       Array.from({ length: n }, () => {
         const all = [...stored.values()];

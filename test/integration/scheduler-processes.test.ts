@@ -46,7 +46,7 @@ function start(id: string, env: Record<string, string>): Instance {
       PATH: process.env.PATH ?? '',
       SLUICE_DATABASE_URL: db.url,
       SLUICE_LOG_LEVEL: 'warn',
-      SLUICE_TEST_INSTANCE: id,
+      TEST_INSTANCE: id,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -208,10 +208,10 @@ describe('three scheduler processes', () => {
     const instances = [
       start('a', every),
       // 100 ms behind: always knocks late in the window.
-      start('b', { ...every, SLUICE_TEST_CLOCK_SKEW_MS: '-100' }),
+      start('b', { ...every, TEST_CLOCK_SKEW_MS: '-100' }),
       // 72 s ahead, and 5 ms short of a whole number of windows: knocks in the same part of
       // the window as `a`, so it wins some and loses some.
-      start('c', { ...every, SLUICE_TEST_CLOCK_SKEW_MS: String(240 * INTERVAL + INTERVAL - 5) }),
+      start('c', { ...every, TEST_CLOCK_SKEW_MS: String(240 * INTERVAL + INTERVAL - 5) }),
     ];
     for (const i of instances) await i.line((l) => l.event === 'started', 'start');
 
@@ -279,7 +279,7 @@ describe('a lock holder that dies mid-run', () => {
     SLUICE_JOB_PURGE_INTERVAL_MS: '0',
     SLUICE_JOB_PARTITIONS_INTERVAL_MS: '0',
   };
-  const holding = { ...downsampleOnly, SLUICE_TEST_HOLD_JOB: 'downsample', SLUICE_TEST_HOLD_MS: '30000' };
+  const holding = { ...downsampleOnly, TEST_HOLD_JOB: 'downsample', TEST_HOLD_MS: '30000' };
 
   async function insertSamples(): Promise<number> {
     await admin.query('TRUNCATE metric_samples, metric_rollup_invalidations');

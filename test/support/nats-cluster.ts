@@ -15,9 +15,9 @@ import { waitFor } from './http';
 import { reachable } from './services';
 import { REQUIRED_TOOLS } from './system-tools/required-tools';
 
-/** `SLUICE_TEST_NATS_SERVER_BIN`, else where `npm test` finds it (see required-tools.ts). */
+/** `TEST_NATS_SERVER_BIN`, else where `npm test` finds it (see required-tools.ts). */
 export const NATS_SERVER_BIN =
-  process.env.SLUICE_TEST_NATS_SERVER_BIN ??
+  process.env.TEST_NATS_SERVER_BIN ??
   REQUIRED_TOOLS.find((t) => t.name === 'nats-server')?.locate(process.env.PATH) ??
   '/usr/sbin/nats-server';
 

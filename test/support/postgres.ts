@@ -13,9 +13,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Admin URL (any database the test role can connect to): `SLUICE_TEST_PG_URL`, else local trust auth. */
+/** Admin URL (any database the test role can connect to): `TEST_PG_URL`, else local trust auth. */
 export function adminUrl(): string {
-  return process.env.SLUICE_TEST_PG_URL ?? DEFAULT_ADMIN_URL;
+  return process.env.TEST_PG_URL ?? DEFAULT_ADMIN_URL;
 }
 
 function uniqueSuffix(label: string): string {
@@ -37,7 +37,7 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
     throw new Error(
       `Cannot reach PostgreSQL at ${url} (${(err as Error).message}). Start it with ` +
         '`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, ' +
-        'or point SLUICE_TEST_PG_URL at a server where the role may create databases.',
+        'or point TEST_PG_URL at a server where the role may create databases.',
       { cause: err },
     );
   }

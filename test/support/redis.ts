@@ -5,7 +5,7 @@ import { reachable } from './services';
 import { waitFor } from './http';
 
 export function redisUrl(): string {
-  return process.env.SLUICE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
 /** A key prefix of this test run alone, so parallel runs never share counters. */

@@ -18,7 +18,7 @@ export interface ServiceSpec {
 
 export const POSTGRES: ServiceSpec = {
   name: 'PostgreSQL',
-  env: 'SLUICE_TEST_PG_URL',
+  env: 'TEST_PG_URL',
   defaultUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
   image: 'postgres:16-alpine',
   containerPort: 5432,
@@ -29,7 +29,7 @@ export const POSTGRES: ServiceSpec = {
 
 export const REDIS: ServiceSpec = {
   name: 'Redis',
-  env: 'SLUICE_TEST_REDIS_URL',
+  env: 'TEST_REDIS_URL',
   defaultUrl: 'redis://127.0.0.1:6379',
   image: 'redis:7-alpine',
   containerPort: 6379,
@@ -40,7 +40,7 @@ export const REDIS: ServiceSpec = {
 
 export const NATS: ServiceSpec = {
   name: 'NATS (JetStream)',
-  env: 'SLUICE_TEST_NATS_URL',
+  env: 'TEST_NATS_URL',
   defaultUrl: 'nats://127.0.0.1:4222',
   image: 'nats:2-alpine',
   containerPort: 4222,

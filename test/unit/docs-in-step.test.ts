@@ -4,13 +4,14 @@ import { ERROR_CATALOGUE } from '../../src/errors/catalogue';
 import { REJECTION_REASONS, rejectionHints } from '../../src/events/rejection';
 import { eventLimits } from '../../src/compose/storage';
 import { loadConfig } from '../../src/config/load';
-import { SETTINGS } from '../../src/config/settings';
 
 const doc = (name: string): string => readFileSync(path.resolve(__dirname, '../../docs', name), 'utf8');
 const httpApi = doc('http-api.md');
-const configuration = doc('configuration.md');
 
-/** The docs list every stable code and every setting; this keeps them in step with the code. */
+/**
+ * The docs list every stable code; this keeps them in step with the code (settings:
+ * test/unit/docs/configuration-reference.test.ts).
+ */
 describe('docs', () => {
   it.each(Object.entries(ERROR_CATALOGUE))('documents error code %s with its status', (code, { status }) => {
     expect(httpApi).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|`));
@@ -22,15 +23,6 @@ describe('docs', () => {
       expect(Object.keys(REJECTION_REASONS)).toContain(reason);
       const row = httpApi.split('\n').find((l) => l.startsWith(`| \`${reason}\``));
       expect(row).toContain(`\`${hint}\``);
-    },
-  );
-
-  it.each(Object.values(SETTINGS).map((s) => [s.env, 'default' in s ? s.default : undefined]))(
-    'documents %s with its default',
-    (env, def) => {
-      const row = configuration.split('\n').find((l) => l.startsWith(`| \`${env}\``));
-      expect(row).toBeDefined();
-      if (def !== undefined) expect(row).toContain(`\`${def}\``);
     },
   );
 });

@@ -7,6 +7,7 @@ import type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './opt
 import { DAY_MS } from '../layout/rollups';
 import { ensureDailyPartitions } from './partitions';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
+import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
 import { createReadPool } from './read-pool';
 import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
@@ -134,6 +135,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
     queryOutcomes: (query) => queryOutcomes(reads.query, query),
+    deleteAppData: (deletion) => deleteAppData(writer, logger, deletion),
 
     async ping(): Promise<void> {
       await health.query('SELECT 1');

@@ -1,3 +1,4 @@
+import { deleteAppData } from './delete-app';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -77,6 +78,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
     writeOutcomes: async (batch) => writeOutcomeBatch(batch),
     queryOutcomes: (query) => readOrUnavailable(() => queryOutcomes(prepare, query)),
+    deleteAppData: async (deletion) => deleteAppData(db, prepare, deletion),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

@@ -47,7 +47,7 @@ export async function startTestCluster(label: string, o: TestClusterOptions = {}
       port: 0,
       statsPort: 0,
       databaseUrl: db.url,
-      redisUrl: process.env.SLUICE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       env: { PATH: process.env.PATH, HOME: process.env.HOME },
       collectorEnv: {
         SLUICE_LOG_LEVEL: 'warn',

@@ -4,11 +4,11 @@
  * Configuration is the collector's own (`SLUICE_*`, e.g. SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS=300),
  * plus test-only variables:
  *
- *   SLUICE_TEST_INSTANCE       id recorded in scheduler_runs (and in the connection's application_name)
- *   SLUICE_TEST_CLOCK_SKEW_MS  added to this process's clock (the database clock is untouched)
- *   SLUICE_TEST_HOLD_JOB       a job name: after that job's work, keep its transaction open ...
- *   SLUICE_TEST_HOLD_MS        ... this long (default 30000), or until its connection fails ...
- *   SLUICE_TEST_HOLD_RUNS      ... for this many runs of the job (default 1)
+ *   TEST_INSTANCE       id recorded in scheduler_runs (and in the connection's application_name)
+ *   TEST_CLOCK_SKEW_MS  added to this process's clock (the database clock is untouched)
+ *   TEST_HOLD_JOB       a job name: after that job's work, keep its transaction open ...
+ *   TEST_HOLD_MS        ... this long (default 30000), or until its connection fails ...
+ *   TEST_HOLD_RUNS      ... for this many runs of the job (default 1)
  *
  * While holding it prints `{"event":"holding",...}` on stdout; it prints `{"event":"started"}` once
  * the timers run. SIGTERM closes the scheduler, prints `{"event":"closed","counters":{…}}` (its
@@ -72,10 +72,10 @@ function main(): void {
   const env = process.env;
   const config = loadConfig(env);
   if (config.databaseUrl === null) throw new Error('SLUICE_DATABASE_URL is required');
-  const skewMs = Number(env.SLUICE_TEST_CLOCK_SKEW_MS ?? 0);
-  const holdJob = env.SLUICE_TEST_HOLD_JOB;
-  const holdMs = Number(env.SLUICE_TEST_HOLD_MS ?? 30_000);
-  const holdRuns = Number(env.SLUICE_TEST_HOLD_RUNS ?? 1);
+  const skewMs = Number(env.TEST_CLOCK_SKEW_MS ?? 0);
+  const holdJob = env.TEST_HOLD_JOB;
+  const holdMs = Number(env.TEST_HOLD_MS ?? 30_000);
+  const holdRuns = Number(env.TEST_HOLD_RUNS ?? 1);
   const logger = createLogger(config.logLevel);
   const registry = new Registry();
   const scheduler = createScheduler({
@@ -84,7 +84,7 @@ function main(): void {
     clock: { now: () => Date.now() + skewMs },
     logger,
     metrics: createSchedulerMetrics(registry),
-    instance: env.SLUICE_TEST_INSTANCE ?? `instance-${process.pid}`,
+    instance: env.TEST_INSTANCE ?? `instance-${process.pid}`,
     jobs: (standard) => standard.map((job) => (job.name === holdJob ? holding(job, holdMs, holdRuns) : job)),
   });
   const keepAlive = setInterval(() => undefined, 1 << 30);

@@ -1,4 +1,4 @@
-import { ConfigError, flagsToEnv, helpText, loadConfig } from '../../../src/config/load';
+import { ConfigError, flagsToEnv, settingsHelp, loadConfig } from '../../../src/config/load';
 import { SETTINGS } from '../../../src/config/settings';
 
 describe('loadConfig', () => {
@@ -87,7 +87,41 @@ describe('loadConfig', () => {
   });
 
   it('lists every variable in --help', () => {
-    const text = helpText();
+    const text = settingsHelp();
     for (const s of Object.values(SETTINGS)) expect(text).toContain(s.env);
+  });
+});
+
+describe('SLUICE_* variables that are not settings', () => {
+  it('refuses a typo with the closest setting, and a flag typo with the closest flag', () => {
+    expect(() => loadConfig({ SLUICE_QUEUE_CAPACTY: '5' })).toThrow(/did you mean SLUICE_QUEUE_CAPACITY\?/);
+    expect(() => loadConfig({ SLUICE_ZZZ: '5' })).toThrow(
+      /^SLUICE_ZZZ="5" is not a setting; \(sluice --help/,
+    );
+    expect(() => flagsToEnv(['--prot', '1'])).toThrow(/did you mean --port\?/);
+  });
+
+  it('accepts the variables of sluice cluster and docker-compose.yml that are not collector settings', () => {
+    expect(() =>
+      loadConfig({ SLUICE_STATS_USER: 'a', SLUICE_STATS_PASSWORD: 'b', SLUICE_GRAFANA_DB_PASSWORD: 'c' }),
+    ).not.toThrow();
+  });
+
+  it('ignores variables of other programs', () => {
+    expect(() => loadConfig({ PORT: '1', SLUICEPORT: '2', NODE_OPTIONS: '' })).not.toThrow();
+  });
+});
+
+describe('units', () => {
+  it('takes weeks and days, and shows limits in units', () => {
+    expect(loadConfig({ SLUICE_RETENTION_RAW: '1w' }).retentionRawMs).toBe(7 * 86_400_000);
+    expect(loadConfig({ SLUICE_RETENTION_1M: '90d' }).retention1mMs).toBe(90 * 86_400_000);
+    expect(() => loadConfig({ SLUICE_NATS_MAX_AGE: '0' })).toThrow(/between 1s and 365d \(a number of h/);
+  });
+
+  it('reads MB as 10^6 bytes and MiB as 2^20', () => {
+    expect(loadConfig({ SLUICE_MAX_BODY_BYTES: '2MB' }).maxBodyBytes).toBe(2_000_000);
+    expect(loadConfig({ SLUICE_MAX_BODY_BYTES: '2MiB' }).maxBodyBytes).toBe(2 * 1024 * 1024);
+    expect(loadConfig({ SLUICE_MAX_BODY_BYTES: '2M' }).maxBodyBytes).toBe(2 * 1024 * 1024);
   });
 });

@@ -49,7 +49,7 @@ describe('every launch path passes the flags of src/runtime/memory-flags.ts', ()
 
   it('npm start: on node’s command line, before the script', () => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.start).toBe(`node ${flags} dist/src/cli.js serve`);
+    expect(scripts.start).toBe(`exec node ${flags} dist/src/cli.js serve`);
   });
 
   it('the Docker image: in NODE_OPTIONS, and on the command line of the node running the CLI what Node refuses there', () => {

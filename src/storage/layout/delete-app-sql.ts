@@ -1,0 +1,124 @@
+import type { AppDataDeletion, DeletedRows } from '../port';
+import { floorTo, ROLLUP_TABLE, ROLLUP_WIDTH_MS } from './rollups';
+
+/*
+ * The statements of `Storage.deleteAppData`, the same on both adapters; each runs them in order in
+ * one transaction. Placeholders are numbered (`$1` on PostgreSQL, `$p1` on SQLite), given by the
+ * dialect; a statement's `params` are its parameters 1, 2, … in order.
+ */
+
+const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
+const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
+
+export interface DeleteDialect {
+  /** The placeholder of the n-th parameter (1-based). */
+  readonly param: (n: number) => string;
+  /** `INSERT INTO metric_rollup_invalidations (name, app, bucket)`, as the log's keys allow. */
+  readonly logInvalidations: string;
+}
+
+/** One statement; `counts` names the figure its row count adds to, if any. */
+export interface DeleteStatement {
+  readonly sql: string;
+  readonly params: readonly (string | number)[];
+  readonly counts?: keyof DeletedRows;
+}
+
+export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): DeleteStatement[] {
+  const p = dialect.param;
+  const m1 = ROLLUP_TABLE['1m'];
+  const h1 = ROLLUP_TABLE['1h'];
+  if (d.scope === 'all') {
+    return [
+      { sql: `DELETE FROM events WHERE app = ${p(1)}`, params: [d.app], counts: 'events' },
+      { sql: `DELETE FROM metric_samples WHERE app = ${p(1)}`, params: [d.app], counts: 'metricSamples' },
+      { sql: `DELETE FROM ${m1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1m' },
+      { sql: `DELETE FROM ${h1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1h' },
+      { sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)}`, params: [d.app] },
+      // The loss map goes with the data it describes (docs/ARCHITECTURE.md, "The loss map").
+      { sql: `DELETE FROM event_outcomes WHERE app = ${p(1)}`, params: [d.app] },
+    ];
+  }
+  if (d.scope === 'before') {
+    const minute = floorTo(d.before, MINUTE_MS);
+    const hour = floorTo(d.before, HOUR_MS);
+    const statements: DeleteStatement[] = [];
+    if (d.before !== hour) {
+      // The hour holding `before` keeps data from it on: every series with data in that hour
+      // before `before` gets its minute of `before` logged, which refolds that minute (from raw
+      // samples) and its hour (whole, from its source) once their rows below are gone.
+      statements.push({
+        sql: `${dialect.logInvalidations}
+          SELECT DISTINCT name, CAST(${p(1)} AS text), CAST(${p(2)} AS bigint) FROM (
+            SELECT name FROM ${h1} WHERE app = ${p(1)} AND bucket = ${p(3)}
+            UNION SELECT name FROM ${m1} WHERE app = ${p(1)} AND bucket >= ${p(3)} AND bucket < ${p(4)}
+            UNION SELECT name FROM metric_samples WHERE app = ${p(1)} AND ts >= ${p(3)} AND ts < ${p(4)}
+          ) series WHERE name IS NOT NULL`,
+        params: [d.app, minute, hour, d.before],
+      });
+    }
+    const older = (table: string, column: string, counts?: keyof DeletedRows): DeleteStatement => ({
+      sql: `DELETE FROM ${table} WHERE app = ${p(1)} AND ${column} < ${p(2)}`,
+      params: [d.app, d.before],
+      counts,
+    });
+    return [
+      ...statements,
+      older('events', 'ts', 'events'),
+      older('metric_samples', 'ts', 'metricSamples'),
+      // A bucket starting before `before` either ends by it (all its data goes) or holds it (it
+      // was logged above and is refolded from what is left).
+      older(m1, 'bucket', 'rollups1m'),
+      older(h1, 'bucket', 'rollups1h'),
+      {
+        sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)} AND bucket < ${p(2)}`,
+        params: [d.app, minute],
+      },
+      // The loss map of the minutes wholly before `before`; the minute holding it keeps its counts.
+      {
+        sql: `DELETE FROM event_outcomes WHERE app = ${p(1)} AND minute < ${p(2)}`,
+        params: [d.app, minute],
+      },
+    ];
+  }
+  // One event id: its samples' buckets are refolded from the samples left. The loss map keeps
+  // counting it as stored: it was.
+  const samples = `SELECT name, ts FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`;
+  const bucketsOf = (width: number): string =>
+    `SELECT name, CAST(${p(1)} AS text), ts - ts % ${width} FROM (${samples}) deleted`;
+  return [
+    { sql: `${dialect.logInvalidations} ${bucketsOf(MINUTE_MS)}`, params: [d.app, d.id] },
+    {
+      sql: `DELETE FROM ${m1} WHERE (name, app, bucket) IN (${bucketsOf(MINUTE_MS)})`,
+      params: [d.app, d.id],
+      counts: 'rollups1m',
+    },
+    {
+      sql: `DELETE FROM ${h1} WHERE (name, app, bucket) IN (${bucketsOf(HOUR_MS)})`,
+      params: [d.app, d.id],
+      counts: 'rollups1h',
+    },
+    {
+      sql: `DELETE FROM events WHERE app = ${p(1)} AND id = ${p(2)}`,
+      params: [d.app, d.id],
+      counts: 'events',
+    },
+    {
+      sql: `DELETE FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`,
+      params: [d.app, d.id],
+      counts: 'metricSamples',
+    },
+  ];
+}
+
+/** Adds each statement's row count to its figure. */
+export function tallyDeleted(
+  statements: readonly DeleteStatement[],
+  rowCounts: readonly number[],
+): DeletedRows {
+  const out = { events: 0, metricSamples: 0, rollups1m: 0, rollups1h: 0 };
+  statements.forEach((s, i) => {
+    if (s.counts !== undefined) out[s.counts] += rowCounts[i] ?? 0;
+  });
+  return out;
+}

@@ -1,0 +1,36 @@
+import type pg from 'pg';
+import type { Logger } from '../../log/logger';
+import { deleteStatements, tallyDeleted, type DeleteDialect } from '../layout/delete-app-sql';
+import type { AppDataDeletion, DeletedRows } from '../port';
+import { jobLockName } from '../lock-keys';
+import { lockInTransaction } from './advisory-lock';
+import { withTransaction } from './pool';
+
+/** The invalidation log has no key on PostgreSQL (see migrations/003): a repeated row is folded once. */
+const PG_DELETE_DIALECT: DeleteDialect = {
+  param: (n) => `$${n}`,
+  logInvalidations: 'INSERT INTO metric_rollup_invalidations (name, app, bucket)',
+};
+
+/**
+ * The downsample job's lock. A fold that read the app's samples before the delete committed
+ * would write its rollups back afterwards, with nothing left in the invalidation log to correct
+ * them: the delete waits for a running fold, and a fold starting meanwhile finds the lock busy and
+ * leaves its window to the next run.
+ */
+const ROLLUP_FOLD_LOCK = jobLockName('downsample');
+
+/** `Storage.deleteAppData` on the writer's pool, in one transaction, serialised with the rollup fold. */
+export function deleteAppData(
+  pool: pg.Pool,
+  logger: Logger,
+  deletion: AppDataDeletion,
+): Promise<DeletedRows> {
+  const statements = deleteStatements(deletion, PG_DELETE_DIALECT);
+  return withTransaction(pool, logger, async (client) => {
+    await lockInTransaction(client, ROLLUP_FOLD_LOCK);
+    const counts: number[] = [];
+    for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
+    return tallyDeleted(statements, counts);
+  });
+}
