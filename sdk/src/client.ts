@@ -2,6 +2,7 @@ import { MetricAggregator, type ClosedSeries } from './aggregator';
 import { sanitizeAttributes } from './attributes';
 import { installPageHooks } from './browser-hooks';
 import type { TimerHandle } from './clock';
+import { ClientReports } from './client-report';
 import { Delivery } from './delivery';
 import { Diagnostics } from './diagnostics';
 import { describeError, errorName, estimateChars, makeSource, sourceChars } from './events';
@@ -76,6 +77,7 @@ class SluiceClient implements Client {
   private readonly ids = new Uuid7Generator();
   private readonly sampler = new DynamicSampler();
   private readonly delivery: Delivery;
+  private readonly reports: ClientReports;
   private readonly diagnostics: Diagnostics;
   private readonly aggregator: MetricAggregator | undefined;
   private readonly aggregates: (name: string) => boolean;
@@ -99,10 +101,12 @@ class SluiceClient implements Client {
       debug: o.debug,
       onInternalError: this.internalError,
     });
+    this.reports = new ClientReports(o.app, () => this.ids.next(Math.floor(o.clock.now())));
     this.delivery = new Delivery(o, this.sampler, {
       onDrop: (reason, count) => (this.dropped[reason] += count),
       diagnostics: this.diagnostics,
       onInternalError: this.internalError,
+      reports: this.reports,
     });
     this.aggregator = o.aggregation
       ? new MetricAggregator(o.aggregation.windowMs, MAX_SERIES, this.emitSummary)
@@ -114,7 +118,7 @@ class SluiceClient implements Client {
 
   error(err: unknown, attributes?: CaptureAttributes): void {
     try {
-      if (this.closing) return this.drop('closed');
+      if (this.closing) return this.drop('closed', 'error');
       const detail = describeError(err);
       this.capture('error', errorName(detail), { error: detail }, attributes);
     } catch (e) {
@@ -124,7 +128,7 @@ class SluiceClient implements Client {
 
   lifecycle(name: string, attributes?: CaptureAttributes): void {
     try {
-      if (this.closing) return this.drop('closed');
+      if (this.closing) return this.drop('closed', 'lifecycle');
       if (!isValidName(name)) return this.refuse('lifecycle', name, nameRefusal(name));
       this.capture('lifecycle', name, {}, attributes);
     } catch (e) {
@@ -134,7 +138,7 @@ class SluiceClient implements Client {
 
   log(name: string, message: string, attributes?: CaptureAttributes): void {
     try {
-      if (this.closing) return this.drop('closed');
+      if (this.closing) return this.drop('closed', 'log');
       if (!isValidName(name)) return this.refuse('log', name, nameRefusal(name));
       const text = truncate(
         typeof message === 'string' ? message : String(message),
@@ -148,7 +152,7 @@ class SluiceClient implements Client {
 
   metric(name: string, value: number, attributes?: CaptureAttributes): void {
     try {
-      if (this.closing) return this.drop('closed');
+      if (this.closing) return this.drop('closed', 'metric');
       if (typeof value !== 'number' || !Number.isFinite(value))
         return this.refuse('metric', name, 'value_invalid');
       if (Math.abs(value) > CAPTURE_LIMITS.maxMetricMagnitude)
@@ -176,7 +180,8 @@ class SluiceClient implements Client {
         .then(async () => {
           this.aggregator?.closeAll();
           await this.delivery.drain(deadline);
-          if (this.delivery.pending > 0) await this.delivery.persist();
+          if (this.delivery.pending === 0) await this.delivery.sendReport();
+          if (this.delivery.pending > 0 || this.reports.unsent) await this.delivery.persist();
         })
         .catch(this.internalError);
     } catch (e) {
@@ -231,8 +236,8 @@ class SluiceClient implements Client {
     fields: Pick<WireEvent, 'value' | 'error' | 'message'>,
     attributes: CaptureAttributes | undefined,
   ): void {
-    if (!this.sampledIn(type)) return;
     const ts = Math.floor(this.o.clock.now());
+    if (!this.sampledIn(type, ts)) return;
     // One object shape for every event (absent fields undefined, which JSON leaves out):
     // V8 keeps one hidden class, and JSON.stringify its fast path.
     const event: WireEvent = {
@@ -252,20 +257,21 @@ class SluiceClient implements Client {
 
   private buffered(event: WireEvent, now: number): void {
     this.captured++;
+    this.reports.captured(event.type, event.ts);
     this.delivery.enqueue(event, estimateChars(event, this.sourceLength), now);
   }
 
   /** Static rate for every type; the dynamic rate on top for all but errors (docs/ARCHITECTURE.md). */
-  private sampledIn(type: EventType): boolean {
+  private sampledIn(type: EventType, ts: number): boolean {
     const rate = type === 'error' ? this.o.sampleRate : this.o.sampleRate * this.sampler.rate;
     if (rate >= 1 || this.o.random() < rate) return true;
-    this.drop('sampled');
+    this.drop('sampled', type, ts);
     return false;
   }
 
   /** A closed aggregation window leaves as one summary event, sampled like any other metric. */
   private emitSummary = (closed: ClosedSeries): void => {
-    if (!this.sampledIn('metric')) return;
+    if (!this.sampledIn('metric', closed.windowStart)) return;
     const event: WireEvent = {
       id: this.ids.next(closed.windowStart),
       type: 'metric',
@@ -322,6 +328,11 @@ class SluiceClient implements Client {
       this.internalError(e);
     }
     const entries = Array.isArray(saved) ? saved : [];
+    try {
+      if (typeof store.loadReport === 'function') this.reports.restore(await store.loadReport());
+    } catch (e) {
+      this.internalError(e);
+    }
     this.delivery.restore(
       entries.map((event) => ({ event, bytes: estimateChars(event, sourceChars(event.source)) })),
     );
@@ -335,17 +346,27 @@ class SluiceClient implements Client {
     if (this.aggregationTimer !== undefined) this.o.clock.clearTimeout(this.aggregationTimer);
     this.aggregationTimer = undefined;
     await this.delivery.drain(start + timeoutMs);
+    this.delivery.dropUnsent();
+    // Twice at most: a report left outstanding, then what was counted after it (the exit's own).
+    await this.delivery.sendReport(true);
+    await this.delivery.sendReport(true);
     this.delivery.stop();
     await this.delivery.persist();
   }
 
-  private drop(reason: DropReason): void {
+  /** An event lost before it was built: counted as captured and dropped (the loss map's `sdk` stage). */
+  private drop(reason: 'sampled' | 'closed', type: EventType, ts = Math.floor(this.o.clock.now())): void {
     this.dropped[reason]++;
+    this.reports.captured(type, ts);
+    this.reports.dropped(reason, type, ts);
   }
 
   /** An event refused at capture: counted as `invalid`, and reported (a mistake in the host's code). */
-  private refuse(method: string, name: unknown, reason: CaptureRefusal): void {
+  private refuse(method: EventType, name: unknown, reason: CaptureRefusal): void {
     this.dropped.invalid++;
+    const ts = Math.floor(this.o.clock.now());
+    this.reports.captured(method, ts);
+    this.reports.dropped('invalid', method, ts);
     this.diagnostics.report(captureProblem(method, name, reason));
   }
 

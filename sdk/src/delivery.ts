@@ -1,4 +1,5 @@
 import { PriorityBuffer, type BufferEntry } from './buffer';
+import type { ClientReports, WireReport } from './client-report';
 import type { TimerHandle } from './clock';
 import type { Diagnostics } from './diagnostics';
 import { canGzip, encodeBatch, gzip, GZIP_MIN_BYTES, utf8Length } from './encode';
@@ -26,6 +27,8 @@ export interface DeliveryHooks {
   readonly diagnostics: Diagnostics;
   /** An unexpected throw caught inside the SDK (`stats().internalErrors`). */
   readonly onInternalError: (err: unknown) => void;
+  /** The loss map's client reports: what became of each event, and the report each request carries. */
+  readonly reports: ClientReports;
 }
 
 /** Someone waiting in `flush()` or `close()`. */
@@ -39,6 +42,8 @@ interface Waiter {
 
 /** A keepalive body smaller than this is not worth a request of its own. */
 const MIN_KEEPALIVE_BUDGET = 1024;
+/** An idle client sends what it has not reported yet after this long (milliseconds). */
+const REPORT_IDLE_MS = 10_000;
 
 /**
  * Moves buffered events to the collector: batches by size and time, one
@@ -81,6 +86,8 @@ export class Delivery {
   private readonly onDrop: DeliveryHooks['onDrop'];
   private readonly diagnostics: Diagnostics;
   private readonly onInternalError: DeliveryHooks['onInternalError'];
+  private readonly reports: ClientReports;
+  private reportTimer: TimerHandle | undefined;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -90,9 +97,11 @@ export class Delivery {
     this.onDrop = hooks.onDrop;
     this.diagnostics = hooks.diagnostics;
     this.onInternalError = hooks.onInternalError;
-    this.buffer = new PriorityBuffer({ maxEvents: o.maxEvents, maxBytes: o.maxBytes }, () =>
-      this.onDrop('buffer_full', 1),
-    );
+    this.reports = hooks.reports;
+    this.buffer = new PriorityBuffer({ maxEvents: o.maxEvents, maxBytes: o.maxBytes }, (entry) => {
+      this.onDrop('buffer_full', 1);
+      this.reports.dropped('buffer_full', entry.event.type, entry.event.ts);
+    });
     this.ready = o.persistence === undefined;
   }
 
@@ -164,11 +173,18 @@ export class Delivery {
       let budget = KEEPALIVE_MAX_BYTES - this.keepaliveBytes;
       while (budget >= MIN_KEEPALIVE_BUDGET && this.buffer.size > 0) {
         const batch = this.buffer.take(this.o.batchSize, Math.min(budget, this.o.maxBatchBytes));
-        let json = encodeBatch(batch.map((e) => e.event));
+        const report = this.reports.next();
+        let json = encodeBatch(
+          batch.map((e) => e.event),
+          report,
+        );
         let bytes = utf8Length(json);
         while (bytes > budget && batch.length > 1) {
           this.buffer.requeue(batch.splice(Math.ceil(batch.length / 2)));
-          json = encodeBatch(batch.map((e) => e.event));
+          json = encodeBatch(
+            batch.map((e) => e.event),
+            report,
+          );
           bytes = utf8Length(json);
         }
         if (bytes > budget) {
@@ -176,15 +192,39 @@ export class Delivery {
           break;
         }
         budget -= bytes;
-        void this.send(batch, { json, bytes });
+        void this.send(batch, { json, bytes, report });
       }
     }
     void this.persist();
   }
 
+  /**
+   * Sends what is not yet reported in a request of its own (no events), once, unless a request is
+   * out or `Retry-After` / backoff forbids it now: a report not taken waits for the next request,
+   * the idle timer or the next flush. `atExit`: the last chance (`close()`), sent even during a
+   * `Retry-After` (one small request; what it says is otherwise lost with the process).
+   */
+  async sendReport(atExit = false): Promise<void> {
+    if (this.stopped || this.sending || !this.ready || !this.reports.unsent) return;
+    if (!atExit && this.o.clock.now() < this.blockedUntil) return;
+    this.sending = true;
+    await this.send([]);
+  }
+
+  /**
+   * Counts what is still buffered as lost at exit (`close()` without a persistence store: nothing
+   * will send it), so the last report says so.
+   */
+  dropUnsent(): void {
+    if (this.o.persistence !== undefined) return;
+    for (const e of this.buffer.events()) this.reports.dropped('unsent_at_exit', e.type, e.ts);
+  }
+
   /** Stops every timer and resolves every waiter; answers still in flight are counted when they come. */
   stop(): void {
     this.stopped = true;
+    if (this.reportTimer !== undefined) this.o.clock.clearTimeout(this.reportTimer);
+    this.reportTimer = undefined;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.wakeAt = Infinity;
@@ -200,7 +240,10 @@ export class Delivery {
       const events: WireEvent[] = [];
       for (const batch of this.inFlight) for (const e of batch) events.push(e.event);
       for (const e of this.buffer.events()) events.push(e);
-      return Promise.resolve(store.save(events)).catch(this.onInternalError);
+      const saved = Promise.resolve(store.save(events)).catch(this.onInternalError);
+      if (typeof store.saveReport !== 'function') return saved;
+      const report = Promise.resolve(store.saveReport(this.reports.state())).catch(this.onInternalError);
+      return Promise.all([saved, report]).then(() => undefined);
     } catch (err) {
       this.onInternalError(err);
       return Promise.resolve();
@@ -267,7 +310,11 @@ export class Delivery {
    * One request for `batch`. With `keepalive` the body is given and the
    * transport is called before the first `await`, i.e. synchronously.
    */
-  private async send(batch: BufferEntry[], keepalive?: { json: string; bytes: number }): Promise<void> {
+  private async send(
+    batch: BufferEntry[],
+    keepalive?: { json: string; bytes: number; report: WireReport | null },
+  ): Promise<void> {
+    const report = keepalive ? keepalive.report : this.reports.next();
     this.inFlight.add(batch);
     this.inFlightEvents += batch.length;
     if (keepalive) this.keepaliveBytes += keepalive.bytes;
@@ -275,7 +322,9 @@ export class Delivery {
     let response: TransportResponse | undefined;
     let failure: unknown;
     try {
-      const request = keepalive ? this.request(batch, keepalive.json, false, true) : await this.encode(batch);
+      const request = keepalive
+        ? this.request(batch, keepalive.json, false, true)
+        : await this.encode(batch, report);
       try {
         response = await this.o.transport.send(request);
       } catch (err) {
@@ -291,8 +340,12 @@ export class Delivery {
     if (keepalive) this.keepaliveBytes -= keepalive.bytes;
     else this.sending = false;
     try {
+      // A collector that answered 2xx, or 429 with the counts of what it took, read the body.
+      if (report !== null && (outcome.kind === 'accepted' || isRecord(response?.body, 'accepted')))
+        this.reports.taken(report);
+      this.account(batch, outcome, response);
       this.settle(batch, outcome, keepalive !== undefined);
-      this.tell(batch, outcome, response, failure);
+      if (batch.length > 0) this.tell(batch, outcome, response, failure);
     } catch (err) {
       this.onInternalError(err);
     }
@@ -320,8 +373,31 @@ export class Delivery {
     if (problem !== undefined) this.diagnostics.report(problem);
   }
 
-  private async encode(batch: readonly BufferEntry[]): Promise<TransportRequest> {
-    const json = encodeBatch(batch.map((e) => e.event));
+  /** What one answer means for each event of the batch, in the client reports. */
+  private account(
+    batch: readonly BufferEntry[],
+    outcome: Outcome,
+    response: TransportResponse | undefined,
+  ): void {
+    if (outcome.kind === 'retryable') return;
+    if (outcome.kind === 'failed') {
+      for (const e of batch) this.reports.dropped('client_error', e.event.type, e.event.ts);
+      return;
+    }
+    const reasons = rejectionReasons(response?.body);
+    const rejected = new Set(outcome.rejected);
+    const throttled = new Set(outcome.kind === 'throttled' ? outcome.throttled : []);
+    batch.forEach((e, i) => {
+      if (rejected.has(i)) this.reports.rejected(reasons.get(i) ?? 'other', e.event.type, e.event.ts);
+      else if (!throttled.has(i)) this.reports.delivered(e.event.type, e.event.ts);
+    });
+  }
+
+  private async encode(batch: readonly BufferEntry[], report: WireReport | null): Promise<TransportRequest> {
+    const json = encodeBatch(
+      batch.map((e) => e.event),
+      report,
+    );
     const compress = this.o.gzip && json.length >= GZIP_MIN_BYTES && canGzip();
     return this.request(batch, compress ? await gzip(json) : json, compress, false);
   }
@@ -346,8 +422,8 @@ export class Delivery {
       case 'accepted':
         failed = false;
         this.failures = 0;
-        this.counters.succeeded++;
-        if (!outcome.unconfirmed) this.sampler.onSuccess();
+        if (batch.length > 0) this.counters.succeeded++;
+        if (!outcome.unconfirmed && batch.length > 0) this.sampler.onSuccess();
         this.counters.sent += batch.length - outcome.rejected.length;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         break;
@@ -357,7 +433,7 @@ export class Delivery {
         // more, so a 429 that took part of the batch waits for Retry-After only. Backoff grows
         // while 429s take nothing (a full queue, an overloaded collector).
         this.failures = taken > 0 ? 0 : this.failures + 1;
-        this.counters.throttled++;
+        if (batch.length > 0) this.counters.throttled++;
         this.sampler.onThrottled();
         this.counters.sent += taken;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
@@ -367,7 +443,7 @@ export class Delivery {
       }
       case 'retryable':
         this.failures++;
-        this.counters.failed++;
+        if (batch.length > 0) this.counters.failed++;
         this.sampler.onFailure();
         this.buffer.requeue(batch);
         this.block(now, outcome.retryAfterMs);
@@ -375,7 +451,7 @@ export class Delivery {
       case 'failed':
         // The collector answered: it is not overloaded, so no backoff; this batch can never pass.
         this.failures = 0;
-        this.counters.failed++;
+        if (batch.length > 0) this.counters.failed++;
         this.sampler.onFailure();
         this.onDrop('client_error', batch.length);
         break;
@@ -388,6 +464,21 @@ export class Delivery {
     this.settleWaiters(now);
     this.trySend(now);
     this.reschedule(now);
+    this.armReportTimer();
+  }
+
+  /** When nothing is buffered nor sending but something is unreported: a report of its own, later. */
+  private armReportTimer(): void {
+    if (!this.reports.unsent && this.reportTimer !== undefined) {
+      this.o.clock.clearTimeout(this.reportTimer);
+      this.reportTimer = undefined;
+    }
+    if (this.reportTimer !== undefined || this.stopped || !this.reports.unsent) return;
+    this.reportTimer = this.o.clock.setTimeout(() => {
+      this.reportTimer = undefined;
+      if (this.buffer.size === 0 && !this.sending) void this.sendReport();
+      this.armReportTimer();
+    }, REPORT_IDLE_MS);
   }
 
   private block(now: number, retryAfterMs: number | undefined): void {
@@ -405,6 +496,21 @@ export class Delivery {
       return !done;
     });
   }
+}
+
+function isRecord(v: unknown, key: string): boolean {
+  return typeof v === 'object' && v !== null && key in v;
+}
+
+/** The collector's reason for each rejected index (`rejected: [{index, reason}]`). */
+function rejectionReasons(body: unknown): Map<number, string> {
+  const out = new Map<number, string>();
+  const rejected = (body as { rejected?: unknown } | null)?.rejected;
+  if (!Array.isArray(rejected)) return out;
+  for (const r of rejected as Array<{ index?: unknown; reason?: unknown } | null>) {
+    if (typeof r?.index === 'number' && typeof r.reason === 'string') out.set(r.index, r.reason);
+  }
+  return out;
 }
 
 /** One `debug` line per request: how many events went, the answer, and what became of them. */

@@ -1,12 +1,18 @@
+import type { WireReport } from './client-report';
 import type { WireEvent } from './types';
 
 /** Bodies shorter than this go uncompressed: gzip's header and a stream cost more than they save. */
 export const GZIP_MIN_BYTES = 1024;
 
-/** The request body of a batch. */
-export function encodeBatch(events: readonly WireEvent[]): string {
-  return '{"events":' + JSON.stringify(events) + '}';
+/**
+ * The request body of a batch, with the client report it carries: always a `report` member (with
+ * no rows when there is nothing new), which marks the events as an SDK's that reports.
+ */
+export function encodeBatch(events: readonly WireEvent[], report: WireReport | null = null): string {
+  return '{"events":' + JSON.stringify(events) + ',"report":' + JSON.stringify(report ?? EMPTY_REPORT) + '}';
 }
+
+const EMPTY_REPORT = { rows: [] };
 
 let encoder: TextEncoder | undefined;
 

@@ -42,5 +42,20 @@ export function localStorageStore(key = 'sluice.buffer'): BufferStore {
       }
       s.removeItem(key);
     },
+    async saveReport(state) {
+      try {
+        storage()?.setItem(`${key}.report`, JSON.stringify(state));
+      } catch {
+        // quota exceeded: the report is kept in memory only
+      }
+    },
+    async loadReport() {
+      try {
+        const raw = storage()?.getItem(`${key}.report`);
+        return typeof raw === 'string' ? (JSON.parse(raw) as unknown) : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }

@@ -12,6 +12,13 @@ export interface BufferStore {
   load(): Promise<readonly WireEvent[]>;
   /** Replaces what is saved with `events` (highest priority first). */
   save(events: readonly WireEvent[]): Promise<void>;
+  /**
+   * Optional: what the client has not yet reported (docs/sdk.md, "Client reports"), saved with
+   * the events so the loss map survives a restart. A store without it loses that part.
+   */
+  saveReport?(state: unknown): Promise<void>;
+  /** Optional: what `saveReport` saved; `null` when none. */
+  loadReport?(): Promise<unknown>;
 }
 
 /**

@@ -37,6 +37,8 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
+import { reportTaker, startOutcomeRecorder } from './outcomes';
+import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
@@ -84,6 +86,7 @@ async function startLaneIntake(
   metrics: Metrics,
   clock: Clock,
   logger: Logger,
+  outcomes: CountSink | undefined,
 ): Promise<Intake> {
   await prepareStorage(config, storage, logger);
 
@@ -127,6 +130,7 @@ async function startLaneIntake(
     clock,
     logger: logger.child({ component: 'writer' }),
     metrics,
+    outcomes,
   });
   await health.start();
   writer.start();
@@ -267,10 +271,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
+  // In queue mode the workers migrate; until they have, the recorder's writes fail and are kept.
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
+  const outcomes = recorder === null ? undefined : (c: Parameters<CountSink>[0]) => recorder.count(c);
   const intake =
     queue !== null
       ? startQueueIntake(config, queue, readiness, metrics, clock, logger, exit)
-      : await startLaneIntake(config, storage, readiness, metrics, clock, logger);
+      : await startLaneIntake(config, storage, readiness, metrics, clock, logger, outcomes);
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
@@ -309,10 +316,12 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     clock,
     metrics,
     activity,
+    outcomes,
     // The single pass (events/scan/) writes what the sink takes from the body's bytes: COPY rows
     // (tiers 2–3 on PostgreSQL's copy method), or in queue mode each event's message element.
     ...singlePassWriter(queue !== null, storage),
   });
+  const limits = eventLimits(config);
   const app = createApp({
     ingest,
     storage,
@@ -332,6 +341,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
+    ...(recorder === null ? {} : { takeReport: reportTaker(recorder, limits.maxSourceLength, logger) }),
     acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
@@ -363,6 +373,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     flusher: intake.flusher,
     closers: [
       ...intake.closers,
+      // After the lanes' flush (refused rows are counted there), before storage closes.
+      { name: 'loss map', close: () => recorder?.stop() },
       { name: 'storage', close: () => storage.close() },
       { name: 'rate limiter', close: () => limitsAndKeys.close() },
       { name: 'event loop lag', close: () => loopLag.stop() },

@@ -34,12 +34,13 @@ export function openStorage(
       partitionsAheadDays: config.partitionsAheadDays,
       retentionRawMs: config.retentionRawMs,
       writeMethod: config.pgWriteMethod,
+      outcomes: config.outcomes === 'on',
       clock,
       logger,
       metrics: registry === undefined ? undefined : createStorageMetrics(registry),
     });
   }
-  return createSqliteStorage({ path: config.sqlitePath, clock, logger });
+  return createSqliteStorage({ path: config.sqlitePath, clock, logger, outcomes: config.outcomes === 'on' });
 }
 
 export function eventLimits(config: Config): EventLimits {

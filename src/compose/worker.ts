@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock';
 import { exitOnConfigError, startJetStream } from './jetstream';
 import { startJobs } from './scheduler';
 import { openStorage, prepareStorage } from './storage';
+import { startOutcomeRecorder } from './outcomes';
 import type { Config } from '../config/load';
 import { livez, metricsText, readyz } from '../http/routes/operations';
 import { listen } from '../http/server';
@@ -51,6 +52,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   const storage = openStorage(config, logger, clock, metrics.registry);
   await prepareStorage(config, storage, logger);
 
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
   // A worker is the writer of tier 4: sluice_storage_up says whether it can write, as a
   // collector's does in tiers 1–3. Its readiness follows JetStream (what it pulls from).
   const health = new StorageHealthMonitor({
@@ -96,6 +98,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
         metrics,
         queueMetrics,
         logger: logger.child({ component: 'worker' }),
+        ...(recorder === null ? {} : { outcomes: (c) => recorder.count(c) }),
       });
       worker.start();
     },
@@ -130,6 +133,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
       ...jobs,
       // Stops the bring-up or the monitor, then drains: every ack sent reaches the server first.
       { name: 'jetstream', close: () => link.close() },
+      // Dead letters of the last batches are counted by now.
+      { name: 'loss map', close: () => recorder?.stop() },
       { name: 'storage', close: () => storage.close() },
     ],
     // No load balancer sends work to a worker: nothing to wait for before stopping.

@@ -215,6 +215,18 @@ export const CORE_SETTINGS = {
     doc: 'Longest a client may take to send a whole request, headers and body (then 408 and the connection closes).',
     parse: duration(1000, 600_000, 'ms'),
   }),
+  outcomes: setting({
+    env: 'SLUICE_OUTCOMES',
+    default: 'on',
+    doc: 'Count what becomes of every event for the loss map (GET /v1/outcomes): on | off (off only to measure what counting costs).',
+    parse: oneOf(['on', 'off'] as const),
+  }),
+  outcomesFlushMs: setting({
+    env: 'SLUICE_OUTCOMES_FLUSH_MS',
+    default: '1000',
+    doc: 'How often the loss-map counts decided outside a data transaction (intake decisions, client reports, dead letters) are written.',
+    parse: duration(50, 60_000, 'ms'),
+  }),
   logLevel: setting({
     env: 'SLUICE_LOG_LEVEL',
     default: 'info',

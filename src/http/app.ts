@@ -25,6 +25,9 @@ import { getMetrics } from './routes/get-metrics';
 import { getPipeline } from './routes/get-pipeline';
 import { livez, metricsText, readyz } from './routes/operations';
 import { eventsHandler, postEvents } from './routes/post-events';
+import { getOutcomes } from './routes/get-outcomes';
+import type { OutcomeOrigin } from '../outcomes/outcome';
+import type { Principal } from '../auth/api-keys';
 import { PATHS } from './paths';
 import { readBarrier } from './read-barrier';
 import { AllowedMethods } from './allowed-methods';
@@ -36,7 +39,7 @@ export interface AppDeps {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   readonly storage: Pick<
     Storage,
-    'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors'
+    'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors' | 'queryOutcomes'
   >;
   /** The default end of a read's window. */
   readonly clock: Clock;
@@ -69,6 +72,8 @@ export interface AppDeps {
   readonly metricResolutions?: readonly MetricResolution[];
   /** Where 503 refusals are logged, once per episode and route. */
   readonly refusals: RefusalEpisodes;
+  /** `POST /v1/events`'s client reports (see routes/post-events.ts); absent: ignored. */
+  readonly takeReport?: (raw: unknown, principal: Principal | null) => OutcomeOrigin;
   /**
    * What a read waits for first (at most `READ_LIMITS.barrierTimeoutMs`): the commit of the events
    * this collector acknowledged before it (`read-barrier.ts`). Absent: reads do not wait (queue
@@ -147,6 +152,7 @@ function expressApp(
     [PATHS.metricNames, readCors, getMetricNames(deps.storage, deps.clock)],
     [PATHS.apps, readCors, getApps(deps.storage, deps.clock)],
     [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock)],
+    [PATHS.outcomes, readCors, getOutcomes(deps.storage, deps.clock)],
   ];
   const barrier =
     deps.acknowledgedSettled === undefined

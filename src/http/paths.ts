@@ -9,6 +9,8 @@ export const PATHS = {
   metricNames: '/v1/metrics/names',
   apps: '/v1/apps',
   errorGroups: '/v1/error-groups',
+  /** The loss map of one app (docs/http-api.md). */
+  outcomes: '/v1/outcomes',
   /** This collector's pipeline state (JSON): per process, so private like `/metrics`. */
   pipeline: '/pipeline',
   /** The web console's page; its files are under `/console/`. */

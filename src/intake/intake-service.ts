@@ -17,6 +17,8 @@ import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './intake-bounds';
 import type { AppActivity } from '../metrics/app-activity';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
 import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
+import { countEvents, rawSubject, type CountSink } from '../outcomes/event-outcomes';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 
 export interface IntakeServiceOptions {
   readonly limits: EventLimits;
@@ -31,6 +33,8 @@ export interface IntakeServiceOptions {
   readonly intakeMetrics: IntakeMetrics;
   /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
   readonly activity?: AppActivity;
+  /** The loss map's counts of every decision (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
   /**
    * Writes an event the single pass validated as its storage row (`Storage.rowFromScan`, or the
    * queue's message row). Absent: every request takes the typed path (`JSON.parse`, validate).
@@ -53,6 +57,8 @@ class SlowEvent {
 export interface IngestOptions {
   /** Take the request whole or refuse it whole at the rate limit (default false: partial). */
   readonly whole?: boolean;
+  /** `sdk` when the request carried a client report (the loss map's origin); default `direct`. */
+  readonly origin?: OutcomeOrigin;
 }
 
 /** An event that passed validation, as the sink takes it, with its index in the request. */
@@ -80,6 +86,7 @@ interface OpenRequest {
   readonly shedStandard: { readonly retryAfterSeconds: number } | null;
   /** Indices of the non-error events throttled unread because of it. */
   readonly shed: number[];
+  readonly origin: OutcomeOrigin;
 }
 
 interface Throttle {
@@ -116,7 +123,13 @@ export class IntakeService {
     principal: Principal | null = null,
     options: IngestOptions = {},
   ): Promise<IntakeOutcome> {
-    const request = this.open(rawEvents.length, (i) => typeOf(rawEvents[i]), principal, this.o.clock.now());
+    const request = this.open(
+      rawEvents.length,
+      (i) => typeOf(rawEvents[i]),
+      principal,
+      this.o.clock.now(),
+      options,
+    );
     if ('kind' in request) return request;
     for (let index = 0; index < rawEvents.length; index++) {
       // When the standard lane has no room for this request's non-error events, they are throttled
@@ -129,10 +142,22 @@ export class IntakeService {
       const v = validateEvent(rawEvents[index], this.o.limits, request.now);
       if (!v.ok) {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
+        this.countOutcome(
+          request,
+          [rawSubject(rawEvents[index], request.now)],
+          'rejected',
+          v.rejection.reason,
+        );
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
     }
+    this.countOutcome(
+      request,
+      request.shed.map((i) => rawSubject(rawEvents[i], request.now)),
+      'throttled',
+      'queue_full',
+    );
     return this.admit(request, options);
   }
 
@@ -148,6 +173,7 @@ export class IntakeService {
     body: Buffer,
     principal: Principal | null,
     nextSlice: () => Promise<void>,
+    takeReport?: (raw: unknown) => OutcomeOrigin,
   ): Promise<IntakeOutcome | null> {
     const { rowFromScan } = this.o;
     if (rowFromScan === undefined) return null;
@@ -180,7 +206,10 @@ export class IntakeService {
       const e = entries[i];
       return e instanceof SlowEvent ? typeOf(e.raw) : (e as Candidate).type;
     };
-    const request = this.open(entries.length, typeAt, principal, now);
+    // The body's client report (the loss map), read by the scan after the events array.
+    const report = scan.reportText();
+    const origin = takeReport?.(report === null ? undefined : parseOrNull(report)) ?? 'direct';
+    const request = this.open(entries.length, typeAt, principal, now, { origin });
     if ('kind' in request) return request;
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as ScannedEntry;
@@ -195,11 +224,21 @@ export class IntakeService {
       const v = validateEvent(entry.raw, this.o.limits, now);
       if (!v.ok) {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(entry.raw));
+        this.countOutcome(request, [rawSubject(entry.raw, now)], 'rejected', v.rejection.reason);
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
     }
-    return this.admit(request, {});
+    this.countOutcome(
+      request,
+      request.shed.map((i) => {
+        const e = entries[i] as ScannedEntry;
+        return e instanceof SlowEvent ? rawSubject(e.raw, now) : e;
+      }),
+      'throttled',
+      'queue_full',
+    );
+    return this.admit(request, { origin });
   }
 
   /**
@@ -216,12 +255,19 @@ export class IntakeService {
       (i) => (events[i] as TelemetryEvent).type,
       principal,
       this.o.clock.now(),
+      options,
     );
     if ('kind' in request) return request;
     events.forEach((event, index) => {
       if (request.shedStandard !== null && event.type !== 'error') request.shed.push(index);
       else this.sort(request, { ...typedItem(event, eventBytes(event)), index });
     });
+    this.countOutcome(
+      request,
+      request.shed.map((i) => events[i] as TelemetryEvent),
+      'throttled',
+      'queue_full',
+    );
     return this.admit(request, options);
   }
 
@@ -231,6 +277,7 @@ export class IntakeService {
     typeAt: (index: number) => EventType | 'unknown',
     principal: Principal | null,
     now: number,
+    options: IngestOptions = {},
   ): OpenRequest | IntakeOutcome {
     const { o } = this;
     if (count > o.maxEventsPerRequest) {
@@ -254,6 +301,7 @@ export class IntakeService {
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
       shedStandard: this.standardShed(count, typeAt),
       shed: [],
+      origin: options.origin ?? 'direct',
     };
   }
 
@@ -262,6 +310,7 @@ export class IntakeService {
     const { principal } = request;
     if (principal?.kind === 'ingest' && c.app !== principal.app) {
       this.reject(request, c.index, 'app_mismatch', 'source.app', c.type);
+      this.countOutcome(request, [c], 'rejected', 'app_mismatch');
       return;
     }
     request.received[c.type]++;
@@ -272,7 +321,7 @@ export class IntakeService {
   /** The intake of a sorted request: the error fast lane, the rate limit, the standard lane. */
   private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeOutcome> {
     const { o } = this;
-    const { principal, now, rejected, errors, byApp, received, shedStandard, shed } = request;
+    const { rejected, errors, byApp, received, shedStandard, shed } = request;
     for (const type of EVENT_TYPES)
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
 
@@ -288,8 +337,10 @@ export class IntakeService {
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
     // its verdict: refused, none of it is taken.
     let errorsTaken =
-      errors.length > 0 && !whole ? this.offer('error', errors, now, throttle, durable) : Promise.resolve(0);
-    const limited = await this.applyRateLimits(byApp, principal, throttle, whole ? 'whole' : 'partial');
+      errors.length > 0 && !whole
+        ? this.offer(request, 'error', errors, throttle, durable)
+        : Promise.resolve(0);
+    const limited = await this.applyRateLimits(request, throttle, whole ? 'whole' : 'partial');
     if (whole && throttle.reason === 'rate_limited') {
       for (const g of limited) {
         o.rateLimiter?.refund(g.subject, g.candidates.length);
@@ -299,6 +350,12 @@ export class IntakeService {
       const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
       for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
         o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
+      this.countCandidates(
+        request,
+        [...errors, ...limited.flatMap((g) => g.candidates)],
+        'throttled',
+        'rate_limited',
+      );
       return {
         kind: 'throttled',
         accepted: 0,
@@ -308,7 +365,7 @@ export class IntakeService {
         retryAfterSeconds: throttle.retryAfter,
       };
     }
-    if (errors.length > 0 && whole) errorsTaken = this.offer('error', errors, now, throttle, durable);
+    if (errors.length > 0 && whole) errorsTaken = this.offer(request, 'error', errors, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
     const errorsAccepted = await errorsTaken;
     let accepted = errorsAccepted;
@@ -317,7 +374,7 @@ export class IntakeService {
       for (const c of errors) o.activity.record(c.app, taken, 1 - taken, taken);
     }
     if (standard.length > 0) {
-      const taken = await this.offer('standard', standard, now, throttle, durable);
+      const taken = await this.offer(request, 'standard', standard, throttle, durable);
       if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
       if (o.activity !== undefined) {
         for (const g of limited) {
@@ -365,6 +422,29 @@ export class IntakeService {
     return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
   }
 
+  /** Counts a decision about `subjects` for the loss map (docs/ARCHITECTURE.md, "The loss map"). */
+  private countOutcome(
+    request: OpenRequest,
+    subjects: readonly { app: string; ts: number; type: string }[],
+    outcome: 'accepted' | 'rejected' | 'throttled',
+    reason: string,
+  ): void {
+    const sink = this.o.outcomes;
+    if (sink !== undefined && subjects.length > 0)
+      countEvents(sink, subjects, (e) => e, outcome, reason, request.origin);
+  }
+
+  private countCandidates(
+    request: OpenRequest,
+    candidates: readonly Candidate[],
+    outcome: 'accepted' | 'throttled',
+    reason: string,
+  ): void {
+    const sink = this.o.outcomes;
+    if (sink !== undefined && candidates.length > 0)
+      countEvents(sink, candidates, candidateSubject, outcome, reason, request.origin);
+  }
+
   private reject(
     request: OpenRequest,
     index: number,
@@ -391,11 +471,11 @@ export class IntakeService {
    * granted (the first ones, in request order) and throttles the rest with the limiter's wait.
    */
   private async applyRateLimits(
-    byApp: Map<string, Candidate[]>,
-    principal: Principal | null,
+    request: OpenRequest,
     throttle: Throttle,
     mode: 'partial' | 'whole',
   ): Promise<Array<{ subject: LimitSubject; candidates: Candidate[] }>> {
+    const { byApp, principal } = request;
     const groups = [...byApp].map(([app, candidates]) => ({
       subject: { key: principal ? `key:${principal.keyId}` : `app:${app}`, app },
       candidates,
@@ -405,7 +485,7 @@ export class IntakeService {
     // Bounds the limiter's work per request, however many apps it names: the rest come back later.
     const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
     for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
-      this.throttleLimited(g.candidates, throttle, 0);
+      this.throttleLimited(request, g.candidates, throttle, 0);
       this.o.activity?.record(g.subject.app, 0, g.candidates.length);
     }
     const grants = await limiter.take(
@@ -419,15 +499,21 @@ export class IntakeService {
       this.o.intakeMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
-        this.throttleLimited(g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
+        this.throttleLimited(request, g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
         this.o.activity?.record(g.subject.app, 0, g.candidates.length - granted);
       }
     });
     return passed;
   }
 
-  private throttleLimited(candidates: readonly Candidate[], throttle: Throttle, waitMs: number): void {
+  private throttleLimited(
+    request: OpenRequest,
+    candidates: readonly Candidate[],
+    throttle: Throttle,
+    waitMs: number,
+  ): void {
     for (const c of candidates) throttle.indices.push(c.index);
+    this.countCandidates(request, candidates, 'throttled', 'rate_limited');
     for (const [type, n] of countByType(candidates)) {
       this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
     }
@@ -437,19 +523,21 @@ export class IntakeService {
 
   /** Offers all of `candidates` to the sink; returns how many were taken (all or none). */
   private async offer(
+    request: OpenRequest,
     lane: LaneName,
     candidates: Candidate[],
-    now: number,
     throttle: Throttle,
     durable: Promise<boolean>[],
   ): Promise<number> {
-    const answer = await this.o.sink.offer(lane, candidates, now);
+    const answer = await this.o.sink.offer(lane, candidates, request.now);
     if (answer.taken) {
       if (answer.durable) durable.push(answer.durable);
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
+      this.countCandidates(request, candidates, 'accepted', '');
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
+    this.countCandidates(request, candidates, 'throttled', reason);
     for (const c of candidates) throttle.indices.push(c.index);
     for (const [type, n] of countByType(candidates)) this.o.metrics.eventsThrottled.inc({ reason, type }, n);
     if (answer.reason === 'unavailable') throttle.unavailable = true;
@@ -457,6 +545,20 @@ export class IntakeService {
     throttle.retryAfter = Math.max(throttle.retryAfter, answer.retryAfterSeconds);
     return 0;
   }
+}
+
+/** A JSON value the scan delimited, or null when it does not parse (a report then is not valid). */
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** The loss map's subject of a candidate: its app, `ts` and type. */
+function candidateSubject(c: Candidate): Candidate {
+  return c;
 }
 
 function countByType(candidates: readonly Candidate[]): Map<EventType, number> {

@@ -7,6 +7,7 @@ import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from './stoppable-loop';
 import { writeWithRetry, type WriteHealth } from './write-with-retry';
+import { countEvents, type CountSink } from '../outcomes/event-outcomes';
 
 export interface BatchWriterOptions {
   /** Drained first. */
@@ -30,6 +31,8 @@ export interface BatchWriterOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** The loss map's counts of events the database refuses (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /**
@@ -207,6 +210,8 @@ export class BatchWriterLoop {
       onRefused: (item, err) => {
         logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');
         metrics.eventsDropped.inc({ reason: 'storage_rejected' });
+        if (this.o.outcomes)
+          countEvents(this.o.outcomes, [item], (i) => i, 'refused', 'storage_rejected', '');
         item.ticket?.settle();
       },
       backoff,

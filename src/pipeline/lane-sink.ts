@@ -58,6 +58,9 @@ export class LaneSink implements EventSink {
         bytes: i.bytes,
         ticket,
         admittedAt: now,
+        app: i.app,
+        ts: i.ts,
+        type: i.type,
       })),
       bytes,
     );

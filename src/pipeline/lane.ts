@@ -14,6 +14,10 @@ export interface LaneItem {
   readonly ticket: CommitTicket | null;
   /** When it was admitted (clock milliseconds): drives the flush interval. */
   readonly admittedAt: number;
+  /** The event's app, `ts` and type: the loss map counts an event refused or dropped here by them. */
+  readonly app: string;
+  readonly ts: number;
+  readonly type: string;
 }
 
 /** Capacity of one lane. */

@@ -147,6 +147,7 @@ export class BatchSettler {
           detail: err instanceof Error ? err.message : String(err),
           data: encodeEvent(event),
           event: { index: item.index, id: event.id },
+          subject: { app: event.app, ts: event.ts, type: event.type },
         });
       },
       backoff,

@@ -5,6 +5,8 @@ import type { QueueMetrics } from '../metrics/queue-instruments';
 import type { Fetched } from './batch-puller';
 import { publishDeadLetter, type DeadLetter } from './dead-letter';
 import type { QueueTopology } from './topology';
+import { decodeEvents } from './event-codec';
+import { countEvents, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
 
 /** A message being settled, and what of it failed (to hand back, or dead-letter at the last delivery). */
 export interface InHand {
@@ -25,6 +27,8 @@ export interface DeadLetterPolicyOptions {
   readonly maxDeliveries: number;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
+  /** The loss map's counts of dead-lettered events (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /** Longest delay of a handed-back message before its next delivery (milliseconds). */
@@ -83,6 +87,7 @@ export class DeadLetterPolicy {
     queueMetrics.messagesAcked.inc({ consumer: lane });
     for (const letter of m.failures) {
       queueMetrics.deadLetters.inc({ reason: letter.reason });
+      this.count(letter, msg.data);
       logger.error(
         {
           reason: letter.reason,
@@ -95,6 +100,16 @@ export class DeadLetterPolicy {
         letter.event ? 'event moved to the dead-letter subject' : 'message moved to the dead-letter subject',
       );
     }
+  }
+
+  /** The loss map: an event dead-lettered alone, or each event a whole dead-lettered message held. */
+  private count(letter: DeadLetter, data: Uint8Array): void {
+    const sink = this.o.outcomes;
+    if (sink === undefined) return;
+    let subjects: OutcomeSubject[] = [];
+    if (letter.event !== undefined) subjects = letter.subject ? [letter.subject] : [];
+    else for (const e of decodeEvents(data) ?? []) if (e) subjects.push(e);
+    countEvents(sink, subjects, (s) => s, 'dead_lettered', letter.reason, '');
   }
 
   private nakDelay(deliveries: number): number {

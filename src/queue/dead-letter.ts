@@ -2,6 +2,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import type { PulledMessage } from './pulled-message';
 import type { QueueTopology } from './topology';
+import type { OutcomeSubject } from '../outcomes/event-outcomes';
 
 /** Why something was given up on; the `reason` label of `sluice_queue_dead_letters_total`. */
 export const DEAD_LETTER_REASONS = ['unparseable', 'storage_rejected', 'max_deliveries'] as const;
@@ -25,6 +26,8 @@ export interface DeadLetter {
   readonly data: Uint8Array;
   /** The event's position in its message and its id; absent for the whole message. */
   readonly event?: { readonly index: number; readonly id: string | null };
+  /** The event's app, `ts` and type, when it could be read: the loss map counts it by them. */
+  readonly subject?: OutcomeSubject;
 }
 
 /** Header values may not hold CR or LF; a long error message is cut. */

@@ -10,6 +10,7 @@ import type { Storage } from '../storage/port';
 import { BatchPuller, type Fetched } from './batch-puller';
 import { BatchSettler, type Slot } from './batch-settler';
 import { DeadLetterPolicy } from './dead-letter-policy';
+import type { CountSink } from '../outcomes/event-outcomes';
 import type { QueueTopology } from './topology';
 
 export interface QueueWorkerOptions {
@@ -45,6 +46,8 @@ export interface QueueWorkerOptions {
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
+  /** The loss map's counts of dead-lettered events; none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /**

@@ -26,6 +26,9 @@ export const READ_LIMITS = {
   maxMetricSeries: 5000,
   /** `GET /v1/errors/groups`: most error events read (the newest). */
   errorScanRows: 20_000,
+  /** `GET /v1/outcomes`: window when `from` is absent, and the widest window (ms). */
+  defaultOutcomeWindowMs: 3_600_000,
+  maxOutcomeWindowMs: 31 * 24 * 3_600_000,
   /** Longest text parameter (an app, a name, a value). */
   maxTextLength: 128,
   maxSearchLength: 256,

@@ -49,6 +49,12 @@ export interface MaintenanceSession {
   purgeRollups(resolution: RollupResolution, cutoffMs: number, limits: DeleteLimits): Promise<DeleteResult>;
   /** Removes run history of windows that started before `cutoffMs`. */
   purgeRunHistory(cutoffMs: number, limits: DeleteLimits): Promise<DeleteResult>;
+  /**
+   * Removes the loss map's counts of minutes before `cutoffMs` and the ids of client reports
+   * received before it (a report resent after that would be counted again: past the raw
+   * retention, its events are gone too).
+   */
+  purgeOutcomes(cutoffMs: number, limits: DeleteLimits): Promise<DeleteResult>;
   /** Creates missing daily partitions for the days touching [fromMs, toMs]; resolves to how many (SQLite: 0). */
   ensurePartitions(fromMs: number, toMs: number): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
+import type { OutcomeBatch, OutcomeQuery, OutcomeRow } from '../outcomes/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
@@ -247,6 +248,15 @@ export interface Storage {
   queryMetricSeries(query: MetricSeriesQuery): Promise<MetricSeriesRow[]>;
   /** The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message. */
   scanErrors(query: ErrorScanQuery): Promise<ErrorScan>;
+  /**
+   * Writes counts of the loss map in one transaction (docs/ARCHITECTURE.md, "The loss map"): the
+   * counts, and each client report's counts unless a report of its id was stored before. Rejects
+   * on any storage failure; the caller keeps the batch and retries. (`stored` is not written here:
+   * `writeRows` counts it in its own transaction.)
+   */
+  writeOutcomes(batch: OutcomeBatch): Promise<void>;
+  /** The loss map's counts of one app in a window, summed per minute, type, outcome, reason and origin. */
+  queryOutcomes(query: OutcomeQuery): Promise<OutcomeRow[]>;
   /**
    * Deletes an app's data in one transaction (a privacy request: `sluice delete`). Rollup buckets
    * that held deleted samples go with them; a bucket that also holds data that stays (the one

@@ -22,6 +22,7 @@ import { runLayout } from './suites/layout';
 import { runOpenLoopSuite } from './suites/open-loop';
 import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
+import { runOutcomesBench } from './suites/outcomes';
 import { runWritePath } from './suites/write-path';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
@@ -91,6 +92,7 @@ async function main(): Promise<number> {
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
+    rows.push(...((await step('outcomes', () => runOutcomesBench(ctx))) ?? []));
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
     rows.push(...((await step('influx', () => runInfluxBaseline(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));

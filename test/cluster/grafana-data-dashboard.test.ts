@@ -225,6 +225,7 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
       'Metric average by name',
       'Metric samples by name',
       'Logs',
+      'Loss map',
     ]);
   });
 
@@ -308,6 +309,26 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
     expect(rows.every((r) => ids.has(r.id))).toBe(true);
     const shop = await run(panel('Logs').rawSql, context([SHOP]));
     expect(shop.rows.map((r) => r.app)).toEqual([SHOP]);
+  });
+
+  it('draws the loss map per app: generated, stored, losses, pending (GET /v1/outcomes)', async () => {
+    const flow = async (app: string) => {
+      const { columns, rows } = await run(panel('Loss map').rawSql, context([app]));
+      expect(columns).toEqual(['app', 'stage', 'reason', 'events']);
+      return rows.map(
+        (r) => `${String(r.stage)}${r.reason ? ` ${String(r.reason)}` : ''}: ${Number(r.events)}`,
+      );
+    };
+    // The loss-map counts of intake decisions are written every second: wait for them.
+    await waitFor('the loss map to settle', async () => (await flow(SHOP)).includes('pending pipeline: 0'));
+    expect(await flow(SHOP)).toEqual(['generated: 6', 'stored: 6', 'pending sdk: 0', 'pending pipeline: 0']);
+    const answer = await fetch(`${collector.url}/v1/outcomes?app=${API}`).then((r) => r.json());
+    expect(await flow(API)).toEqual([
+      `generated: ${answer.generated}`,
+      `stored: ${answer.stored}`,
+      `pending sdk: ${answer.pending.sdk}`,
+      `pending pipeline: ${answer.pending.pipeline}`,
+    ]);
   });
 
   it('reads as a role that cannot write', async () => {

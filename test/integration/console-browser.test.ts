@@ -21,6 +21,7 @@ import { startCollectorProcess, type CollectorProcess } from '../support/collect
 import { appHour } from '../support/console-data';
 import { log } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
+import { createClient } from '../../sdk/src';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { openPostgresStorage, writeEvents } from '../support/storage';
 
@@ -116,12 +117,10 @@ describe.each([
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
   }
 
-  /** Network answers the console expects: the loss map's 404 probe and 401s before a key is given. */
+  /** Network answers the console expects: 401s before a key is given. */
   function expected(msg: ConsoleMessage): boolean {
     const text = msg.text();
-    const url = msg.location().url;
     if (!text.startsWith('Failed to load resource')) return false;
-    if (/status of 404/.test(text)) return new URL(url).pathname === '/v1/outcomes';
     return /status of 401/.test(text) && s.readKey !== null;
   }
 
@@ -323,11 +322,45 @@ describe.each([
     expect(options).toEqual(['', 'http.latency_ms', 'render.frame_drop']);
   });
 
-  it('shows the loss map as a placeholder until GET /v1/outcomes exists', async () => {
-    await open('#/loss', '[data-placeholder="outcomes"]');
-    expect(await page.textContent('[data-placeholder="outcomes"]')).toContain(
-      'does not serve /v1/outcomes yet',
+  it('draws the loss map of an app as a flow from generated to stored, as GET /v1/outcomes answers it', async () => {
+    // An app through the real SDK: sampled (static rate), invalid captures, a small buffer. With keys
+    // on, the ingest key's app (whose hour of fixture rows was written straight to storage).
+    const app = s.ingestKey === null ? 'checkout-web' : 'web-shop';
+    const client = createClient({
+      endpoint: `${s.collector.url}/v1/events`,
+      app,
+      ...(s.ingestKey === null ? {} : { apiKey: s.ingestKey }),
+      sampleRate: 0.8,
+      buffer: { maxEvents: 40 },
+      onError: () => {},
+    });
+    for (let i = 0; i < 60; i++) {
+      client.log('cart.updated', `item ${i}`);
+      if (i % 10 === 0) client.metric('render.frame_drop', Number.NaN);
+    }
+    await client.close();
+    const to = Date.now() + 60_000;
+    const window = `from=${to - 24 * 3_600_000}&to=${to}`;
+    await waitFor(
+      'the loss map to hold the SDK',
+      async () =>
+        (await api(`/v1/outcomes?app=${app}&${window}`)).pending.sdk === 0 &&
+        (await api(`/v1/outcomes?app=${app}&${window}`)).generated >= 66,
     );
+    await open(`#/loss?app=${app}&range=24h`, '[data-identity]');
+    const answer = await api(`/v1/outcomes?app=${app}&${window}`);
+    const drawn = await page.$$eval('[data-flow]', (rows) =>
+      Object.fromEntries(
+        rows.map((r) => [r.getAttribute('data-flow'), Number(r.getAttribute('data-count'))]),
+      ),
+    );
+    expect(drawn.generated).toBe(answer.generated);
+    expect(drawn.stored).toBe(answer.stored);
+    expect(drawn['pending:sdk']).toBe(answer.pending.sdk);
+    expect(drawn['pending:pipeline']).toBe(answer.pending.pipeline);
+    for (const [stage, reasons] of Object.entries(answer.losses as Record<string, Record<string, number>>))
+      for (const [reason, n] of Object.entries(reasons)) expect(drawn[`lost:${stage}:${reason}`]).toBe(n);
+    expect(await page.getAttribute('[data-identity]', 'data-identity')).toBe('holds');
     await screenshot('loss-map');
   });
 });

@@ -76,6 +76,18 @@ describe('queue mode: dead letters', () => {
     );
     // Each poison message was delivered N times: N − 1 redeliveries each.
     expect(await metricValue(w.url, 'sluice_queue_redeliveries_total')).toBe(2 * (maxDeliveries - 1));
+    // The loss map of the app: 51 taken by a plain sender, 50 stored, the refused one lost in the
+    // queue for its reason; nothing pending once the worker's counts are written.
+    const map = await waitFor('the loss map to settle', async () => {
+      const m = await (await fetch(`${c.url}/v1/outcomes?app=dead`)).json();
+      return m.pending.pipeline === 0 && m.generated === 51 ? m : null;
+    });
+    expect(map).toMatchObject({
+      generated: 51,
+      stored: 50,
+      lost: 1,
+      losses: { queue: { storage_rejected: 1 } },
+    });
     // The worker never crashed: the same process is still ready.
     expect(w.child.exitCode).toBeNull();
     expect((await fetch(`${w.url}/readyz`)).status).toBe(200);

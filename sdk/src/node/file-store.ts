@@ -11,6 +11,8 @@ import { parseSavedEvents, type BufferStore, type WireEvent } from '../index';
 export function fileStore(path: string): BufferStore {
   let writing: Promise<void> | undefined;
   let next: readonly WireEvent[] | undefined;
+  // Report saves in order, one at a time (they share a temporary file).
+  let reportWrite: Promise<void> = Promise.resolve();
 
   const write = async (events: readonly WireEvent[]): Promise<void> => {
     const tmp = `${path}.${process.pid}.tmp`;
@@ -39,6 +41,25 @@ export function fileStore(path: string): BufferStore {
       next = events;
       writing ??= drain().finally(() => (writing = undefined));
       return writing;
+    },
+    // The client report beside the events (`<path>.report`), written the same way.
+    saveReport(state) {
+      const target = `${path}.report`;
+      const tmp = `${target}.${process.pid}.tmp`;
+      const text = JSON.stringify(state);
+      reportWrite = reportWrite.then(async () => {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(tmp, text);
+        await rename(tmp, target);
+      });
+      return reportWrite;
+    },
+    async loadReport() {
+      try {
+        return JSON.parse(await readFile(`${path}.report`, 'utf8')) as unknown;
+      } catch {
+        return null;
+      }
     },
   };
 }

@@ -31,6 +31,7 @@ export interface ScanHandlers {
 export type ScanStep = 'more' | 'done' | 'fallback';
 
 const EVENTS_KEY = 'events';
+const REPORT_KEY = 'report';
 /** Most distinct apps remembered per request: their names are made into strings once. */
 const APP_CACHE = 8;
 
@@ -47,6 +48,7 @@ export class RequestScan {
   private pos: number;
   private index = 0;
   private finished = false;
+  private report: { start: number; end: number } | null = null;
   private readonly apps: Array<{ start: number; end: number; text: string }> = [];
 
   private constructor(
@@ -110,10 +112,32 @@ export class RequestScan {
     return 'more';
   }
 
-  /** The rest of the body after the events array: `}` and nothing but whitespace. */
+  /** The text of the body's `report` member (a client report, after the events), or null. */
+  reportText(): string | null {
+    return this.report === null ? null : this.text.toString('utf8', this.report.start, this.report.end);
+  }
+
+  /**
+   * The rest of the body after the events array: an optional `"report"` member (the SDK's client
+   * report, docs/http-api.md), then `}` and nothing but whitespace.
+   */
   private close(p: number): ScanStep {
     const { text } = this;
     let q = skipSpace(text, p);
+    if (text[q] === COMMA) {
+      q = skipSpace(text, q + 1);
+      if (text[q] !== QUOTE) return 'fallback';
+      q = readString(text, q, this.t);
+      if (q < 0 || this.t.escaped || text.toString('latin1', this.t.start, this.t.end) !== REPORT_KEY)
+        return 'fallback';
+      q = skipSpace(text, q);
+      if (text[q] !== COLON) return 'fallback';
+      const start = skipSpace(text, q + 1);
+      q = skipValue(text, start, this.t);
+      if (q < 0) return 'fallback';
+      this.report = { start, end: q };
+      q = skipSpace(text, q);
+    }
     if (text[q] !== CLOSE_OBJECT) return 'fallback';
     q = skipSpace(text, q + 1);
     if (q !== text.length) return 'fallback';

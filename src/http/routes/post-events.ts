@@ -11,6 +11,7 @@ import { scanJson, type JsonShapeLimits } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
+import type { OutcomeOrigin } from '../../outcomes/outcome';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
@@ -26,6 +27,12 @@ export interface PostEventsOptions {
   readonly turns: Pick<TurnQueue, 'take'>;
   /** Counts requests refused as a whole, by error code. */
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
+  /**
+   * Takes the body's client report (its `report` member; `undefined` when absent) for the loss map
+   * and says where the request's events come from (docs/http-api.md, "Client reports"). Absent:
+   * reports are ignored.
+   */
+  readonly takeReport?: (raw: unknown, principal: Principal | null) => OutcomeOrigin;
 }
 
 /** Answers one `POST /v1/events` request; throws a `SluiceError` (or a read error) to refuse it whole. */
@@ -46,9 +53,10 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     try {
       const body = await readChecked(req, o, shape);
       // The single pass first; a body of another shape is parsed and validated as before.
+      const takeReport = (raw: unknown): OutcomeOrigin => o.takeReport?.(raw, principal) ?? 'direct';
       outcome =
-        (await o.ingest.ingestBody(body, principal, () => o.turns.take())) ??
-        (await o.ingest.ingest(parseEvents(body), principal));
+        (await o.ingest.ingestBody(body, principal, () => o.turns.take(), takeReport)) ??
+        (await ingestParsed(o, body, principal, takeReport));
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
@@ -126,17 +134,28 @@ async function readChecked(
   return body;
 }
 
-/** The body's `events` array, parsed whole (the typed path). */
-function parseEvents(body: Buffer): unknown[] {
+/** The body's `events` array and `report` member, parsed whole (the typed path). */
+function parseEvents(body: Buffer): { events: unknown[]; report: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw new SluiceError('invalid_json');
   }
-  const events = (parsed as { events?: unknown } | null)?.events;
+  const { events, report } = (parsed ?? {}) as { events?: unknown; report?: unknown };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {
     throw new SluiceError('invalid_body');
   }
-  return events;
+  return { events, report };
+}
+
+/** The typed path: the body parsed whole, its report taken, its events validated one by one. */
+function ingestParsed(
+  o: PostEventsOptions,
+  body: Buffer,
+  principal: Principal | null,
+  takeReport: (raw: unknown) => OutcomeOrigin,
+): Promise<IntakeOutcome> {
+  const { events, report } = parseEvents(body);
+  return o.ingest.ingest(events, principal, { origin: takeReport(report) });
 }

@@ -50,17 +50,20 @@ export function purgeJob(options: PurgeOptions): Job {
       const rollups1m = await session.purgeRollups('1m', cutoffs.rollup1mMs, options.limits);
       const rollups1h = await session.purgeRollups('1h', cutoffs.rollup1hMs, options.limits);
       const runs = await session.purgeRunHistory(cutoffs.runsMs, options.limits);
+      // The loss map goes with the raw data it describes.
+      const outcomes = await session.purgeOutcomes(cutoffs.rawMs, options.limits);
       signal.throwIfAborted();
       const raw = await session.purgeRaw(cutoffs.rawMs, options.limits);
       return {
-        rows: rollups1m.rows + rollups1h.rows + runs.rows + raw.rows,
+        rows: rollups1m.rows + rollups1h.rows + runs.rows + outcomes.rows + raw.rows,
         detail: {
           rawRows: raw.rows,
           partitionsDropped: raw.partitionsDropped,
           rollup1mRows: rollups1m.rows,
           rollup1hRows: rollups1h.rows,
           runRows: runs.rows,
-          done: raw.done && rollups1m.done && rollups1h.done && runs.done,
+          outcomeRows: outcomes.rows,
+          done: raw.done && rollups1m.done && rollups1h.done && runs.done && outcomes.done,
         },
       };
     },

@@ -35,6 +35,8 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
       { sql: `DELETE FROM ${m1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1m' },
       { sql: `DELETE FROM ${h1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1h' },
       { sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)}`, params: [d.app] },
+      // The loss map goes with the data it describes (docs/ARCHITECTURE.md, "The loss map").
+      { sql: `DELETE FROM event_outcomes WHERE app = ${p(1)}`, params: [d.app] },
     ];
   }
   if (d.scope === 'before') {
@@ -72,9 +74,15 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
         sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)} AND bucket < ${p(2)}`,
         params: [d.app, minute],
       },
+      // The loss map of the minutes wholly before `before`; the minute holding it keeps its counts.
+      {
+        sql: `DELETE FROM event_outcomes WHERE app = ${p(1)} AND minute < ${p(2)}`,
+        params: [d.app, minute],
+      },
     ];
   }
-  // One event id: its samples' buckets are refolded from the samples left.
+  // One event id: its samples' buckets are refolded from the samples left. The loss map keeps
+  // counting it as stored: it was.
   const samples = `SELECT name, ts FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`;
   const bucketsOf = (width: number): string =>
     `SELECT name, CAST(${p(1)} AS text), ts - ts % ${width} FROM (${samples}) deleted`;

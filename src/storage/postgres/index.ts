@@ -18,6 +18,7 @@ import { PG_EVENTS_DIALECT } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { pgReadRunner } from './read-runner';
 import { createCopyWrite } from './write-copy';
+import { queryOutcomes, writeOutcomes } from './outcomes';
 import { copyLineFromScan } from './copy-line-from-scan';
 import type { ScannedEvent } from '../../events/scan/scanned-event';
 import { writeUnnest } from './write-unnest';
@@ -64,7 +65,14 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   const logger = options.logger.child({ component: 'storage', storage: 'postgres' });
   const { connectionString, timeoutMs } = options;
   const writer = createPool(
-    { connectionString, poolSize: options.poolSize, timeoutMs, name: 'writer' },
+    {
+      connectionString,
+      poolSize: options.poolSize,
+      timeoutMs,
+      name: 'writer',
+      // The triggers of migrations/005_outcomes.ts count stored rows unless the session says off.
+      ...(options.outcomes === false ? { sessionOptions: '-c sluice.outcomes=off' } : {}),
+    },
     logger,
   );
   const readPoolSize = options.readPoolSize ?? DEFAULT_READ_POOL_SIZE;
@@ -83,7 +91,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
     logger,
   );
-  const pools = { writer, read: reads.pool, health, maintenance };
+  // The loss map's periodic batches (outcomes/outcome-recorder.ts): never on the writer's connections.
+  const outcomes = createPool(
+    { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'outcomes' },
+    logger,
+  );
+  const pools = { writer, read: reads.pool, health, maintenance, outcomes };
   const run = pgReadRunner(reads.query);
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
@@ -120,6 +133,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     queryApps: (query) => queryAppsWith(run, query),
     queryMetricSeries: (query) => queryMetricSeriesWith(run, query),
     scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
+    writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
+    queryOutcomes: (query) => queryOutcomes(reads.query, query),
     deleteAppData: (deletion) => deleteAppData(writer, logger, deletion),
 
     async ping(): Promise<void> {

@@ -2,7 +2,12 @@ import type pg from 'pg';
 import type { Logger } from '../../log/logger';
 import type { MaintenanceSession } from '../maintenance';
 import { dropExpiredPartitions, ensureDailyPartitionsOn } from './partitions';
-import { deleteDefaultPartitionRowsBefore, deleteRollupsEndingBy, deleteSchedulerRunsBefore } from './purge';
+import {
+  deleteDefaultPartitionRowsBefore,
+  deleteOutcomesBefore,
+  deleteRollupsEndingBy,
+  deleteSchedulerRunsBefore,
+} from './purge';
 import { foldInvalidatedBuckets } from './rollups';
 
 /**
@@ -31,6 +36,7 @@ export function postgresSession(
     purgeRollups: (resolution, cutoffMs, limits) =>
       deleteRollupsEndingBy(client, resolution, cutoffMs, limits),
     purgeRunHistory: (cutoffMs, limits) => deleteSchedulerRunsBefore(client, cutoffMs, limits),
+    purgeOutcomes: (cutoffMs, limits) => deleteOutcomesBefore(client, cutoffMs, limits),
     ensurePartitions: (fromMs, toMs) =>
       ensureDailyPartitionsOn(client, logger, {
         fromMs,

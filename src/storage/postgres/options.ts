@@ -47,6 +47,11 @@ export interface PostgresStorageOptions {
   readonly clock: Clock;
   /** Parent logger; the storage logs through a child tagged `component: storage`. */
   readonly logger: Logger;
+  /**
+   * Whether `writeRows` counts the rows it stores for the loss map (`SLUICE_OUTCOMES`, default
+   * true; off only to measure what counting costs).
+   */
+  readonly outcomes?: boolean;
   /** Pool gauges and refused reads. Default: not exported. */
   readonly metrics?: StorageMetrics;
 }

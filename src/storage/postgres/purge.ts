@@ -54,6 +54,27 @@ export function deleteRollupsEndingBy(
   return deleteByStatement(client, sql, cutoffMs - ROLLUP_WIDTH_MS[resolution], limits);
 }
 
+/** The loss map's counts and client report ids of minutes before `cutoffMs`. */
+export async function deleteOutcomesBefore(
+  client: pg.ClientBase,
+  cutoffMs: number,
+  limits: DeleteLimits,
+): Promise<DeleteResult> {
+  const counts = await deleteByStatement(
+    client,
+    batchDeleteSql('event_outcomes', 'minute < $1'),
+    cutoffMs,
+    limits,
+  );
+  const reports = await deleteByStatement(
+    client,
+    batchDeleteSql('client_reports', 'minute < $1'),
+    cutoffMs,
+    limits,
+  );
+  return { rows: counts.rows + reports.rows, done: counts.done && reports.done };
+}
+
 /** Run history rows of intervals that started before `cutoffMs`. */
 export function deleteSchedulerRunsBefore(
   client: pg.ClientBase,

@@ -18,6 +18,7 @@ import { queryMetrics } from './query-metrics';
 import { readOrUnavailable } from './read-failure';
 import { statementCache } from './statements';
 import { batchWriter } from './write';
+import { outcomeWriter, queryOutcomes } from './outcomes';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created if missing. Config default `./data/sluice.db` (`SLUICE_SQLITE_PATH`). */
@@ -28,6 +29,8 @@ export interface SqliteStorageOptions {
   readonly logger: Logger;
   /** How long a statement waits for another connection's lock before failing (milliseconds). Default 5000. */
   readonly busyTimeoutMs?: number;
+  /** Whether `writeRows` counts the rows it stores for the loss map (`SLUICE_OUTCOMES`). Default true. */
+  readonly outcomes?: boolean;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -54,7 +57,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
   const prepare = statementCache(db);
-  const write = batchWriter(db, prepare);
+  const write = batchWriter(db, prepare, options.outcomes !== false);
+  const writeOutcomeBatch = outcomeWriter(db, prepare);
   const run = sqliteReadRunner(prepare);
 
   return {
@@ -72,6 +76,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
     queryMetricSeries: (query) => readOrUnavailable(() => queryMetricSeriesWith(run, query)),
     scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
+    writeOutcomes: async (batch) => writeOutcomeBatch(batch),
+    queryOutcomes: (query) => readOrUnavailable(() => queryOutcomes(prepare, query)),
     deleteAppData: async (deletion) => deleteAppData(db, prepare, deletion),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();

@@ -45,6 +45,11 @@ function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
     },
     purgeRollups: (resolution, cutoffMs, limits) => deleteTarget(m, resolution, cutoffMs, limits),
     purgeRunHistory: (cutoffMs, limits) => deleteTarget(m, 'scheduler_runs', cutoffMs, limits),
+    async purgeOutcomes(cutoffMs, limits) {
+      const counts = await deleteTarget(m, 'event_outcomes', cutoffMs, limits);
+      const reports = await deleteTarget(m, 'client_reports', cutoffMs, limits);
+      return { rows: counts.rows + reports.rows, done: counts.done && reports.done };
+    },
     ensurePartitions: async () => 0,
   };
 }

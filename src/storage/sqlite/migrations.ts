@@ -130,4 +130,28 @@ CREATE INDEX events_name_ts_id ON events (name, ts DESC, id DESC);
 CREATE INDEX events_type_ts_id ON events (type, ts DESC, id DESC);
 `,
   },
+  {
+    // The loss map, as in postgres/migrations/005_outcomes.ts; `stored` is counted by the writer
+    // (write.ts) in the transaction of its rows.
+    version: 5,
+    sql: `
+CREATE TABLE event_outcomes (
+  app TEXT NOT NULL,
+  minute INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  count INTEGER NOT NULL
+) STRICT;
+CREATE INDEX event_outcomes_app_minute ON event_outcomes (app, minute);
+CREATE INDEX event_outcomes_minute ON event_outcomes (minute);
+
+CREATE TABLE client_reports (
+  id TEXT PRIMARY KEY,
+  minute INTEGER NOT NULL
+) STRICT;
+CREATE INDEX client_reports_minute ON client_reports (minute);
+`,
+  },
 ];

@@ -4,7 +4,8 @@ import { ROLLUP_TABLE, ROLLUP_WIDTH_MS, type RollupResolution } from '../layout/
 type Prepare = (sql: string) => Database.Statement;
 
 /** What the purge job removes, each with the column its cutoff applies to. */
-export type PurgeTarget = 'metric_samples' | 'events' | RollupResolution | 'scheduler_runs';
+export type PurgeTarget =
+  'metric_samples' | 'events' | RollupResolution | 'scheduler_runs' | 'event_outcomes' | 'client_reports';
 
 const TARGETS: Readonly<Record<PurgeTarget, { table: string; condition: string }>> = {
   metric_samples: { table: 'metric_samples', condition: 'ts < @bound' },
@@ -12,6 +13,8 @@ const TARGETS: Readonly<Record<PurgeTarget, { table: string; condition: string }
   '1m': { table: ROLLUP_TABLE['1m'], condition: 'bucket <= @bound' },
   '1h': { table: ROLLUP_TABLE['1h'], condition: 'bucket <= @bound' },
   scheduler_runs: { table: 'scheduler_runs', condition: 'slot_ms < @bound' },
+  event_outcomes: { table: 'event_outcomes', condition: 'minute < @bound' },
+  client_reports: { table: 'client_reports', condition: 'minute < @bound' },
 };
 
 /**

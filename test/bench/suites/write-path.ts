@@ -19,7 +19,7 @@ const BATCH_EVENTS = RAW_COPY_EVENTS_PER_TRANSACTION;
  * `writeRows` of default-size batches, one after another, with `method`; `schema` runs after the
  * migrations (to measure the schema as it was before a change).
  */
-async function measure(
+export async function measureWriteRows(
   ctx: BenchContext,
   method: WriteMethod,
   batches: readonly TelemetryEvent[][],
@@ -67,8 +67,8 @@ export async function runWritePath(ctx: BenchContext, rawCopy: BenchRow | null):
   const batches = chunked(telemetryEvents(perRun + BATCH_EVENTS, STORAGE_SEED + 1), BATCH_EVENTS);
   ctx.progress(`write path: unnest vs copy, ${rounds} × ${batches.length} batches of ${BATCH_EVENTS} each`);
   const runs = await alternating(rounds, {
-    unnest: () => measure(ctx, 'unnest', batches),
-    copy: () => measure(ctx, 'copy', batches),
+    unnest: () => measureWriteRows(ctx, 'unnest', batches),
+    copy: () => measureWriteRows(ctx, 'copy', batches),
   });
   const extra = (method: WriteMethod) => ({
     batch_events: BATCH_EVENTS,
@@ -105,9 +105,9 @@ export async function runWriteCosts(ctx: BenchContext): Promise<BenchRow[]> {
   const batches = chunked(telemetryEvents(perRun + BATCH_EVENTS, STORAGE_SEED + 2), BATCH_EVENTS);
   ctx.progress(`write costs: invalidation log and read indexes, ${rounds} rounds`);
   const runs = await alternating(rounds, {
-    before: () => measure(ctx, 'copy', batches, WITHOUT_LOG + WITHOUT_READ_INDEXES),
-    log: () => measure(ctx, 'copy', batches, WITHOUT_READ_INDEXES),
-    both: () => measure(ctx, 'copy', batches, ''),
+    before: () => measureWriteRows(ctx, 'copy', batches, WITHOUT_LOG + WITHOUT_READ_INDEXES),
+    log: () => measureWriteRows(ctx, 'copy', batches, WITHOUT_READ_INDEXES),
+    both: () => measureWriteRows(ctx, 'copy', batches, ''),
   });
   const extra = (k: keyof typeof runs) => ({
     batch_events: BATCH_EVENTS,

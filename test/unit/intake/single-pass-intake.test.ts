@@ -12,6 +12,7 @@ import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import type { StorageRow } from '../../../src/storage/port';
 import { toCopyLine, type CopyLine } from '../../../src/storage/postgres/copy-encoding';
 import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-scan';
+import type { OutcomeCount } from '../../../src/outcomes/outcome';
 import { bodyArbitrary, hostileBody, nearValidBody, NOW, SMALL_LIMITS } from '../storage/single-pass-bodies';
 
 // An event sent without an id gets a random one on each path: the same one here, so rows compare.
@@ -28,6 +29,7 @@ function intake(singlePass: boolean, standardCapacity: number, rateLimit: number
     maxBytes: standardCapacity > 100 ? 1e7 : 4000,
   });
   const metrics = createMetrics();
+  const outcomes: OutcomeCount[] = [];
   const service = new IntakeService({
     limits: SMALL_LIMITS,
     maxEventsPerRequest: maxEvents,
@@ -44,9 +46,10 @@ function intake(singlePass: boolean, standardCapacity: number, rateLimit: number
     clock,
     metrics,
     intakeMetrics: createIntakeMetrics(metrics.registry),
+    outcomes: (c) => outcomes.push(c),
     ...(singlePass ? { rowFromScan: (body, e) => copyLineFromScan(body, e) as unknown as StorageRow } : {}),
   });
-  return { service, lanes: [errorLane, standardLane], metrics };
+  return { service, lanes: [errorLane, standardLane], metrics, outcomes };
 }
 
 type Answer = IntakeOutcome | { error: string };
@@ -87,6 +90,16 @@ async function counters(metrics: ReturnType<typeof createMetrics>): Promise<unkn
     .map((m) => ({ name: m.name, values: m.values.filter((v) => v.value !== 0) }));
 }
 
+/** The loss-map counts summed per key (the two paths may split a request's runs differently). */
+function lossMapCounts(counts: readonly OutcomeCount[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of counts) {
+    const key = [c.app, c.minute, c.type, c.outcome, c.reason, c.origin].join('|');
+    out[key] = (out[key] ?? 0) + c.count;
+  }
+  return out;
+}
+
 const principal: fc.Arbitrary<Principal | null> = fc.constantFrom(null, {
   kind: 'ingest',
   keyId: 'k1',
@@ -94,7 +107,7 @@ const principal: fc.Arbitrary<Principal | null> = fc.constantFrom(null, {
 } as unknown as Principal);
 
 describe('intake of a body: the single pass and the typed path', () => {
-  it('give the same answers, lane rows, sizes and counters on valid, near-valid and hostile bodies', async () => {
+  it('give the same answers, lane rows, sizes, counters and loss-map counts on valid, near-valid and hostile bodies', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof({ weight: 4, arbitrary: bodyArbitrary }, nearValidBody, hostileBody), {
@@ -120,10 +133,42 @@ describe('intake of a body: the single pass and the typed path', () => {
           }
           expect(held(fast.lanes)).toEqual(held(typed.lanes));
           expect(await counters(fast.metrics)).toEqual(await counters(typed.metrics));
+          expect(lossMapCounts(fast.outcomes)).toEqual(lossMapCounts(typed.outcomes));
         },
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the single pass and a client report', () => {
+  it('reads the trailing report member and takes the request as the SDK’s, as the typed path does', async () => {
+    const event = {
+      id: '0190f3c2-0000-7000-8000-000000000001',
+      type: 'metric',
+      name: 'a.b',
+      ts: NOW,
+      source: { app: 'web-shop' },
+      value: 1,
+    };
+    const report = { id: '0190f3c2-0000-7000-8000-0000000000ff', rows: [] };
+    const body = Buffer.from(JSON.stringify({ events: [event], report }));
+    const seen: unknown[] = [];
+    const fast = intake(true, 10, 0);
+    const taken = await fast.service.ingestBody(
+      body,
+      null,
+      async () => undefined,
+      (raw) => {
+        seen.push(raw);
+        return 'sdk';
+      },
+    );
+    expect(taken).toMatchObject({ kind: 'taken', accepted: 1 });
+    expect(seen).toEqual([report]);
+    expect(fast.outcomes).toEqual([
+      expect.objectContaining({ outcome: 'accepted', origin: 'sdk', count: 1 }),
+    ]);
   });
 });
 

@@ -51,6 +51,9 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1) {
       bytes: 10,
       ticket,
       admittedAt: Date.now(),
+      app: 'a',
+      ts: 0,
+      type: 'log',
     }));
     expect(lane.tryAdmit(items, items.length * 10)).toBe(true);
     writer.notify();

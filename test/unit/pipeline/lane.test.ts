@@ -9,6 +9,9 @@ const item = (bytes = 100): LaneItem => ({
   bytes,
   ticket: null,
   admittedAt: 0,
+  app: 'a',
+  ts: 0,
+  type: 'log',
 });
 
 describe('BoundedLane', () => {

@@ -80,7 +80,10 @@ export type Answer = TransportResponse | Error;
 
 /** A transport that records requests and answers from a script (default: all accepted). */
 export class FakeTransport implements Transport {
+  /** Requests that carried events. */
   readonly requests: RecordedRequest[] = [];
+  /** Requests that carried only a client report. */
+  readonly reportRequests: RecordedRequest[] = [];
   private readonly script: ((req: TransportRequest) => Answer)[] = [];
 
   constructor(
@@ -100,6 +103,14 @@ export class FakeTransport implements Transport {
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {
+    // A client report alone (no events) is answered as the collector answers by default, without
+    // taking a scripted answer: tests script what happens to events.
+    if (request.events.length === 0) {
+      this.reportRequests.push({ at: this.clock.now(), events: request.events, request });
+      const answer = this.fallback(request);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    }
     this.requests.push({ at: this.clock.now(), events: request.events, request });
     const answer = (this.script.shift() ?? this.fallback)(request);
     if (answer instanceof Error) throw answer;

@@ -1,55 +1,116 @@
-import { ApiError, getJson } from '../api';
-import { h, replace } from '../dom';
-import { failureNotice, type View } from '../view';
+import type { LossMap, LossStage } from '../../../outcomes/loss-map';
+import { getJson } from '../api';
+import { appSelect } from '../apps';
+import { bar, h, replace, select } from '../dom';
+import { num } from '../format';
+import { failureNotice, paramsOf, type View } from '../view';
 
 /** The endpoint the loss map draws: what became of every event an app generated, by stage and reason. */
 export const OUTCOMES_PATH = '/v1/outcomes';
 
+type OutcomesAnswer = LossMap & { readonly app: string; readonly from: number; readonly to: number };
+
+const RANGES = [
+  ['15m', 'last 15 minutes', 15 * 60_000],
+  ['1h', 'last hour', 3_600_000],
+  ['6h', 'last 6 hours', 6 * 3_600_000],
+  ['24h', 'last 24 hours', 24 * 3_600_000],
+] as const;
+
+const STAGES: ReadonlyArray<readonly [LossStage, string]> = [
+  ['sdk', 'in the SDK'],
+  ['collector', 'at the collector'],
+  ['storage', 'in storage'],
+  ['queue', 'in the queue'],
+  ['shutdown', 'at a forced shutdown'],
+];
+
+/** One step of the flow: a bar the width of its share of `generated`. */
+function step(kind: string, label: string, n: number, of: number, level: 'ok' | 'warn' | 'bad'): HTMLElement {
+  const share = of > 0 ? n / of : 0;
+  return h(
+    'tr',
+    { attrs: { 'data-flow': kind, 'data-count': n } },
+    h('th', null, label),
+    h('td', null, bar(share, `${num(n, 0)} (${num(share * 100, 1)} %)`, level)),
+  );
+}
+
 /**
- * Draws an answer of `GET /v1/outcomes`. The endpoint is not served yet; when it is, this is where
- * its flow (generated → stored, each loss by stage and reason) is drawn. Until its shape is
- * settled, the answer is shown as it came.
+ * The flow of one app's events over the window: generated, then stored, then each loss at its stage
+ * for its reason, then what is pending, and the identity that ties them.
  */
-function renderOutcomes(answer: unknown): HTMLElement {
-  return h('pre', { class: 'outcomes' }, JSON.stringify(answer, null, 2));
+function renderFlow(a: OutcomesAnswer): HTMLElement {
+  const rows: HTMLElement[] = [step('generated', 'generated', a.generated, a.generated, 'ok')];
+  rows.push(step('stored', '→ stored', a.stored, a.generated, 'ok'));
+  for (const [stage, where] of STAGES) {
+    for (const [reason, n] of Object.entries(a.losses[stage]).sort((x, y) => y[1] - x[1])) {
+      rows.push(step(`lost:${stage}:${reason}`, `→ lost ${where}: ${reason}`, n, a.generated, 'bad'));
+    }
+  }
+  rows.push(step('pending:sdk', '→ pending in SDKs', a.pending.sdk, a.generated, 'warn'));
+  rows.push(step('pending:pipeline', '→ pending in the pipeline', a.pending.pipeline, a.generated, 'warn'));
+  const pending = a.pending.sdk + a.pending.pipeline;
+  const holds = a.generated === a.stored + a.lost + pending;
+  const throttled = Object.entries(a.throttled);
+  return h(
+    'div',
+    null,
+    h('table', { class: 'flow' }, h('tbody', null, ...rows)),
+    h(
+      'p',
+      { attrs: { 'data-identity': holds ? 'holds' : 'broken' } },
+      `generated = stored + lost + pending: ${num(a.generated, 0)} = ${num(a.stored, 0)} + ${num(a.lost, 0)} + ${num(pending, 0)}`,
+    ),
+    throttled.length === 0
+      ? null
+      : h(
+          'p',
+          { class: 'muted' },
+          `Throttled meanwhile (sent again or lost as counted above): ${throttled.map(([r, n]) => `${r} ${num(n, 0)}`).join(', ')}.`,
+        ),
+    pending > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          'Pending events are on their way (SDK buffers as last reported, lanes, the stream). A pending count that stays after the SDKs have flushed is an event no stage recorded.',
+        )
+      : null,
+  );
 }
 
 export const lossMapView: View = {
   id: 'loss',
   title: 'Loss map',
-  render(root, params) {
+  render(root, params, navigate) {
     const controller = new AbortController();
-    const body = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
-    root.append(h('h1', null, 'Loss map'), body);
+    const app = params.get('app') ?? undefined;
+    const range = RANGES.find((r) => r[0] === params.get('range')) ?? (RANGES[1] as (typeof RANGES)[number]);
+    const form = h('form', { class: 'filters', attrs: { 'aria-label': 'Loss map' } });
+    const body = h('div', null, h('p', { class: 'muted' }, app ? 'Loading…' : 'Choose an app.'));
+    root.append(h('h1', null, 'Loss map'), form, body);
+    const go = (): void => navigate('loss', paramsOf(form));
     void (async () => {
       try {
-        const answer = await getJson<unknown>(
+        form.append(
+          await appSelect(app, 'choose an app'),
+          select(
+            'range',
+            RANGES.map(([v, l]) => [v, l] as const),
+            range[0],
+            'Range',
+          ),
+        );
+        for (const s of form.querySelectorAll('select')) s.addEventListener('change', go);
+        if (app === undefined || app === '') return;
+        const to = Date.now();
+        const answer = await getJson<OutcomesAnswer>(
           OUTCOMES_PATH,
-          { app: params.get('app') ?? undefined },
+          { app, from: String(to - range[2]), to: String(to) },
           controller.signal,
         );
-        replace(body, renderOutcomes(answer));
+        replace(body, renderFlow(answer));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) {
-          replace(
-            body,
-            h(
-              'div',
-              { class: 'placeholder', attrs: { 'data-placeholder': 'outcomes' } },
-              h(
-                'p',
-                null,
-                `The loss map draws ${OUTCOMES_PATH}: for an app and a window, every event it generated, from the SDK to storage, with each loss at its stage and for its reason — the counts add up.`,
-              ),
-              h(
-                'p',
-                null,
-                `This collector does not serve ${OUTCOMES_PATH} yet (it answered 404). The view fills in when it does; nothing else is needed.`,
-              ),
-            ),
-          );
-          return;
-        }
         replace(body, failureNotice(err));
       }
     })();

@@ -2,6 +2,7 @@ import { sql as events001 } from './001_events';
 import { sql as scheduler002 } from './002_scheduler';
 import { sql as invalidations003 } from './003_rollup_invalidations';
 import { sql as readIndexes004 } from './004_read_indexes';
+import { sql as outcomes005 } from './005_outcomes';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -15,4 +16,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'scheduler', sql: scheduler002 },
   { version: 3, name: 'rollup_invalidations', sql: invalidations003 },
   { version: 4, name: 'read_indexes', sql: readIndexes004 },
+  { version: 5, name: 'outcomes', sql: outcomes005 },
 ];

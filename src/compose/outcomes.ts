@@ -1,0 +1,57 @@
+/**
+ * The loss map's wiring (docs/ARCHITECTURE.md, "The loss map"): part of the composition root.
+ */
+import type { Registry } from 'prom-client';
+import type { Principal } from '../auth/api-keys';
+import type { Clock } from '../clock';
+import type { Config } from '../config/load';
+import type { Logger } from '../log/logger';
+import { createOutcomeMetrics } from '../metrics/outcome-instruments';
+import { parseClientReport } from '../outcomes/client-report';
+import type { OutcomeOrigin } from '../outcomes/outcome';
+import { OutcomeRecorder } from '../outcomes/outcome-recorder';
+import type { Storage } from '../storage/port';
+
+/** The process's recorder, started; null when `SLUICE_OUTCOMES=off`. */
+export function startOutcomeRecorder(
+  config: Config,
+  storage: Pick<Storage, 'writeOutcomes'>,
+  registry: Registry,
+  clock: Clock,
+  logger: Logger,
+): OutcomeRecorder | null {
+  if (config.outcomes === 'off') return null;
+  const recorder = new OutcomeRecorder({
+    write: (batch) => storage.writeOutcomes(batch),
+    flushIntervalMs: config.outcomesFlushMs,
+    clock,
+    metrics: createOutcomeMetrics(registry),
+    logger: logger.child({ component: 'outcomes' }),
+  });
+  recorder.start();
+  return recorder;
+}
+
+/**
+ * `POST /v1/events`'s `takeReport`: a valid report goes to the recorder and marks the request's
+ * events as the SDK's; a body without one, or with one that is not valid (logged at debug: an SDK
+ * bug must not cost its events), is `direct`.
+ */
+export function reportTaker(
+  recorder: OutcomeRecorder,
+  maxAppLength: number,
+  logger: Logger,
+): (raw: unknown, principal: Principal | null) => OutcomeOrigin {
+  return (raw, principal) => {
+    if (raw === undefined) return 'direct';
+    const onlyApp = principal?.kind === 'ingest' ? principal.app : null;
+    const report = parseClientReport(raw, { maxAppLength }, onlyApp);
+    if (report === null) return 'sdk';
+    if ('refused' in report) {
+      logger.debug({ field: report.refused }, 'client report not valid; ignored');
+      return 'direct';
+    }
+    recorder.report(report);
+    return 'sdk';
+  };
+}

@@ -1,0 +1,37 @@
+import type { Request, Response } from 'express';
+import type { Clock } from '../../clock';
+import { lossMapOf, lossMapsByMinute } from '../../outcomes/loss-map';
+import { MINUTE_MS, minuteOf } from '../../outcomes/outcome';
+import { READ_LIMITS } from '../../read/read-limits';
+import type { Storage } from '../../storage/port';
+import { QueryParams, invalid } from '../query-params';
+
+/**
+ * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
+ * (default the last hour; `from` rounded down and `to` up to a minute): generated, stored, losses
+ * by stage and reason, pending; per minute with `by=minute` (docs/http-api.md).
+ */
+export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Clock) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const q = new QueryParams(req.query as Record<string, unknown>, ['app', 'from', 'to', 'by']);
+    const app = q.requiredString('app', READ_LIMITS.maxTextLength);
+    const by = q.oneOf('by', ['minute'] as const);
+    const toMs = q.time('to') ?? clock.now();
+    const to = minuteOf(toMs) === toMs ? toMs : minuteOf(toMs) + MINUTE_MS;
+    const from = minuteOf(q.time('from') ?? Math.max(0, to - READ_LIMITS.defaultOutcomeWindowMs));
+    if (from >= to) throw invalid('from', 'must be before "to"');
+    if (to - from > READ_LIMITS.maxOutcomeWindowMs)
+      throw invalid(
+        'from',
+        `must be at most ${READ_LIMITS.maxOutcomeWindowMs / 86_400_000} days before "to"`,
+      );
+    const rows = await storage.queryOutcomes({ app, from, to });
+    res.json({
+      app,
+      from,
+      to,
+      ...lossMapOf(rows),
+      ...(by === 'minute' ? { minutes: lossMapsByMinute(rows) } : {}),
+    });
+  };
+}

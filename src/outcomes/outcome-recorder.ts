@@ -1,0 +1,113 @@
+import type { Clock } from '../clock';
+import type { Logger } from '../log/logger';
+import type { OutcomeMetrics } from '../metrics/outcome-instruments';
+import type { ClientReport, OutcomeBatch, OutcomeCount } from './outcome';
+import { OutcomeTally } from './outcome-tally';
+
+export interface OutcomeRecorderOptions {
+  /** `Storage.writeOutcomes`. */
+  readonly write: (batch: OutcomeBatch) => Promise<void>;
+  /** How often counts are written (milliseconds). Config `SLUICE_OUTCOMES_FLUSH_MS`, default 1000. */
+  readonly flushIntervalMs: number;
+  /** Most distinct keys held between writes (and while storage is away). Default 50 000. */
+  readonly maxKeys?: number;
+  /** Most client reports held between writes. Default 10 000. */
+  readonly maxReports?: number;
+  readonly clock: Clock;
+  readonly metrics: OutcomeMetrics;
+  readonly logger: Logger;
+}
+
+/** How long `stop` keeps trying to write what is left (milliseconds). */
+const STOP_DEADLINE_MS = 5000;
+const STOP_RETRY_MS = 250;
+
+/**
+ * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
+ * rows, dead letters, client reports): summed in memory and written in one small transaction every
+ * `flushIntervalMs`. A failed write keeps everything for the next (bounded by `maxKeys` and
+ * `maxReports`; past them counts are discarded and counted in `sluice_outcomes_discarded_total`).
+ * A process that dies without `stop` loses what it held since the last write: its events then
+ * stay `pending` in the loss map (docs/ARCHITECTURE.md, "The loss map").
+ */
+export class OutcomeRecorder {
+  private readonly tally: OutcomeTally;
+  private reports = new Map<string, ClientReport>();
+  private readonly maxReports: number;
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+
+  constructor(private readonly o: OutcomeRecorderOptions) {
+    this.tally = new OutcomeTally(o.maxKeys ?? 50_000);
+    this.maxReports = o.maxReports ?? 10_000;
+  }
+
+  count(c: OutcomeCount): void {
+    if (!this.tally.add(c)) this.o.metrics.discarded.inc({ kind: 'events' }, c.count);
+  }
+
+  /** A client report: written once per id (a resent one is skipped in storage). */
+  report(r: ClientReport): void {
+    if (this.reports.has(r.id)) return;
+    if (this.reports.size >= this.maxReports) {
+      this.o.metrics.discarded.inc({ kind: 'reports' });
+      return;
+    }
+    this.reports.set(r.id, r);
+    for (const c of r.counts) this.o.metrics.reported.inc({ outcome: c.outcome, reason: c.reason }, c.count);
+  }
+
+  /** Idempotent. */
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => void this.flush(), this.o.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes what is held now (waits for a write in flight first). Resolves true when nothing is left. */
+  async flush(): Promise<boolean> {
+    while (this.writing !== null) await this.writing;
+    const counts = this.tally.take();
+    const reports = [...this.reports.values()];
+    if (counts.length === 0 && reports.length === 0) return true;
+    this.reports = new Map();
+    let ok = false;
+    this.writing = this.o
+      .write({ counts, reports, now: this.o.clock.now() })
+      .then(() => {
+        ok = true;
+        this.o.metrics.batches.inc({ result: 'written' });
+      })
+      .catch((err: unknown) => {
+        this.o.metrics.batches.inc({ result: 'failed' });
+        this.o.logger.warn(
+          { err, counts: counts.length, reports: reports.length },
+          'loss-map write failed; kept',
+        );
+        for (const c of counts) this.count(c);
+        for (const r of reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
+      })
+      .finally(() => {
+        this.writing = null;
+      });
+    await this.writing;
+    return ok;
+  }
+
+  /** Stops the timer and writes what is left, retrying for a few seconds. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    const deadline = this.o.clock.now() + STOP_DEADLINE_MS;
+    while (!(await this.flush())) {
+      if (this.o.clock.now() >= deadline) {
+        this.o.logger.error(
+          { keys: this.tally.size, reports: this.reports.size },
+          'loss-map counts not written at stop',
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, STOP_RETRY_MS));
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/*
+ * The vocabulary of the loss map (docs/ARCHITECTURE.md, "The loss map"): what became of events,
+ * counted per (app, minute of the event's `ts`, type, outcome, reason, origin).
+ */
+
+/**
+ * What became of events, by where it was decided:
+ * - `captured`, `sdk_dropped`, `sdk_delivered`, `sdk_rejected`: an SDK's client report (what it
+ *   captured; lost before sending, by reason; taken by a collector; rejected by a collector, by reason);
+ * - `accepted`, `rejected`, `throttled`: a collector's intake (throttled is not final: the sender
+ *   may send them again);
+ * - `stored`: rows really inserted, counted in the transaction that inserts them;
+ * - `refused`: the database refused the row for good (the writer dropped it);
+ * - `dead_lettered`: a worker moved the event to the dead-letter subject;
+ * - `dropped`: lost in a process, by reason (reserved: a forced shutdown's events are not counted yet).
+ *
+ * Requests refused unread (429 `overloaded`) have no count here: nothing of them was read, and their
+ * sender sends them again.
+ */
+export const OUTCOMES = [
+  'captured',
+  'sdk_dropped',
+  'sdk_delivered',
+  'sdk_rejected',
+  'accepted',
+  'rejected',
+  'throttled',
+  'stored',
+  'refused',
+  'dead_lettered',
+  'dropped',
+] as const;
+
+export type OutcomeName = (typeof OUTCOMES)[number];
+
+/**
+ * Who sent the events: `sdk` when the request carried a client report (its events' fate before
+ * the collector is in the reports), `direct` otherwise (OTLP, curl: the map starts at the collector),
+ * `''` where it is not known (counted at write).
+ */
+export type OutcomeOrigin = 'sdk' | 'direct' | '';
+
+/** One count of the loss map. */
+export interface OutcomeCount {
+  readonly app: string;
+  /** Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable. */
+  readonly minute: number;
+  /** `error | lifecycle | metric | log`, or `unknown` for an unreadable one. */
+  readonly type: string;
+  readonly outcome: OutcomeName;
+  /** Why, for losses (`''` when the outcome has no reason). */
+  readonly reason: string;
+  readonly origin: OutcomeOrigin;
+  readonly count: number;
+}
+
+/** A client report as stored: counted once per `id`, however often it was sent. */
+export interface ClientReport {
+  readonly id: string;
+  readonly counts: readonly OutcomeCount[];
+}
+
+/** What `Storage.writeOutcomes` writes in one transaction. */
+export interface OutcomeBatch {
+  readonly counts: readonly OutcomeCount[];
+  /** Each report's counts are written only when its id was not stored before. */
+  readonly reports: readonly ClientReport[];
+  /** Time of the write (epoch ms): a report id is kept (for dedupe) until its minute is purged. */
+  readonly now: number;
+}
+
+/** `GET /v1/outcomes`: one app, `from` inclusive, `to` exclusive (epoch ms, whole minutes). */
+export interface OutcomeQuery {
+  readonly app: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** A sum of counts of one (minute, type, outcome, reason, origin) of the queried app. */
+export type OutcomeRow = Omit<OutcomeCount, 'app'>;
+
+export const MINUTE_MS = 60_000;
+
+/** Start of the UTC minute holding `ts`. */
+export function minuteOf(ts: number): number {
+  return ts - (((ts % MINUTE_MS) + MINUTE_MS) % MINUTE_MS);
+}

@@ -1,0 +1,39 @@
+import type Database from 'better-sqlite3';
+import type { OutcomeBatch, OutcomeCount, OutcomeQuery, OutcomeRow } from '../../outcomes/outcome';
+import { minuteOf } from '../../outcomes/outcome';
+import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
+
+type Prepare = (sql: string) => Database.Statement;
+
+const INSERT_COUNT = `INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count)
+VALUES (@app, @minute, @type, @outcome, @reason, @origin, @count)`;
+
+/** Appends counts (inside the caller's transaction). */
+export function insertCounts(prepare: Prepare, counts: Iterable<OutcomeCount>): void {
+  const stmt = prepare(INSERT_COUNT);
+  for (const c of counts) stmt.run(c);
+}
+
+/** Returns a function writing one batch in one transaction (see `Storage.writeOutcomes`). */
+export function outcomeWriter(db: Database.Database, prepare: Prepare): (batch: OutcomeBatch) => void {
+  const write = db.transaction((batch: OutcomeBatch) => {
+    insertCounts(prepare, batch.counts);
+    const claim = prepare('INSERT OR IGNORE INTO client_reports (id, minute) VALUES (?, ?)');
+    const minute = minuteOf(batch.now);
+    for (const report of batch.reports) {
+      if (claim.run(report.id, minute).changes === 1) insertCounts(prepare, report.counts);
+    }
+  });
+  return (batch) => write.immediate(batch);
+}
+
+const QUERY = `
+SELECT minute, type, outcome, reason, origin, sum(count) AS count
+  FROM event_outcomes
+ WHERE app = ? AND minute >= ? AND minute < ?
+ GROUP BY minute, type, outcome, reason, origin
+ ORDER BY minute, type, outcome, reason, origin`;
+
+export function queryOutcomes(prepare: Prepare, q: OutcomeQuery): OutcomeRow[] {
+  return (prepare(QUERY).all(q.app, q.from, q.to) as OutcomeSumRow[]).map(outcomeRowOf);
+}

@@ -1,0 +1,87 @@
+import { alternating } from '../alternating';
+import type { BenchContext } from '../context';
+import { bounded, figure, round } from '../rows';
+import type { BenchRow } from '../types';
+import { chunked } from '../copy-run';
+import { telemetryEvents } from '../telemetry-events';
+import { RAW_COPY_EVENTS_PER_TRANSACTION, STORAGE_SEED } from './limits';
+import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
+import { measureWriteRows } from './write-path';
+
+const SUITE = 'outcomes';
+/** Alternating rounds of (outcomes on, outcomes off). */
+const ROUNDS = 3;
+/** Concurrency of the batched runs: the headline's best on the reference box. */
+const CONCURRENCY = 16;
+/** The loss map may cost at most this share of batched ingest (the issue's target). */
+const MAX_COST = 0.02;
+
+/**
+ * What counting the loss map costs batched ingest (100-event requests, ack=queued, PostgreSQL): a
+ * collector with `SLUICE_OUTCOMES=on` (the default: intake counts, the recorder's batches, the
+ * stored-rows triggers) against one with it off, on fresh databases, in alternating rounds of the
+ * same run; the cost is 1 − on ÷ off of the best stored rates.
+ */
+export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
+  const rounds = ctx.options.quick ? 1 : ROUNDS;
+  ctx.progress(`outcomes on vs off, batched ingest, ${rounds} alternating rounds`);
+  const run = (outcomes: 'on' | 'off') => (): Promise<SluiceClosedRun & { eventsPerSecond: number }> =>
+    runSluiceClosed(ctx, {
+      ack: 'queued',
+      concurrency: CONCURRENCY,
+      bodies: ctx.batches.bodies,
+      label: `outcomes_${outcomes}`,
+      settings: { extraEnv: { SLUICE_OUTCOMES: outcomes } },
+    }).then((r) => ({ ...r, eventsPerSecond: r.storedPerSecond }));
+  const runs = await alternating(rounds, { on: run('on'), off: run('off') });
+  const on = runs.on.best.eventsPerSecond;
+  const off = runs.off.best.eventsPerSecond;
+  const cost = off > 0 ? 1 - on / off : NaN;
+  const extra = (k: 'on' | 'off') => ({
+    concurrency: CONCURRENCY,
+    runs_events_s: runs[k].runs.join('/'),
+    cpu_s_per_million: round(runs[k].best.cpuSecondsPerMillion),
+  });
+  return [
+    ...(await runStoredCountCost(ctx)),
+    figure(SUITE, 'batched ingest, SLUICE_OUTCOMES=off', off, 'events/s', extra('off')),
+    figure(SUITE, 'batched ingest, SLUICE_OUTCOMES=on', on, 'events/s', extra('on')),
+    bounded(
+      SUITE,
+      'loss map cost: 1 − on ÷ off of batched ingest',
+      round(cost * 100),
+      '%',
+      `≤ ${MAX_COST * 100} %`,
+      cost <= MAX_COST,
+    ),
+  ];
+}
+
+/** The schema without the triggers that count stored rows (postgres/migrations/005_outcomes.ts). */
+const WITHOUT_STORED_COUNTS =
+  'DROP TRIGGER events_count_stored ON events; DROP TRIGGER metric_samples_count_stored ON metric_samples;';
+
+/** The database's share: `writeRows` (copy) of default-size batches with and without the triggers. */
+async function runStoredCountCost(ctx: BenchContext): Promise<BenchRow[]> {
+  const rounds = ctx.options.quick ? 1 : ROUNDS;
+  const perRun = Math.ceil(ctx.options.copyEvents / rounds);
+  const batches = chunked(
+    telemetryEvents(perRun + RAW_COPY_EVENTS_PER_TRANSACTION, STORAGE_SEED + 3),
+    RAW_COPY_EVENTS_PER_TRANSACTION,
+  );
+  const runs = await alternating(rounds, {
+    without: () => measureWriteRows(ctx, 'copy', batches, WITHOUT_STORED_COUNTS),
+    with: () => measureWriteRows(ctx, 'copy', batches, ''),
+  });
+  const w = runs.with.best.eventsPerSecond;
+  const wo = runs.without.best.eventsPerSecond;
+  return [
+    figure(SUITE, 'writeRows, copy, stored rows not counted', wo, 'events/s', {
+      runs_events_s: runs.without.runs.join('/'),
+    }),
+    figure(SUITE, 'writeRows, copy, stored rows counted (triggers)', w, 'events/s', {
+      runs_events_s: runs.with.runs.join('/'),
+      cost_percent: round((1 - w / wo) * 100),
+    }),
+  ];
+}

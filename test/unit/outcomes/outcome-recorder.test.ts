@@ -1,0 +1,66 @@
+import { Registry } from 'prom-client';
+import { createLogger } from '../../../src/log/logger';
+import { createOutcomeMetrics } from '../../../src/metrics/outcome-instruments';
+import type { OutcomeBatch, OutcomeCount } from '../../../src/outcomes/outcome';
+import { OutcomeRecorder } from '../../../src/outcomes/outcome-recorder';
+
+const count = (n: number, app = 'a'): OutcomeCount => ({
+  app,
+  minute: 0,
+  type: 'log',
+  outcome: 'accepted',
+  reason: '',
+  origin: 'direct',
+  count: n,
+});
+
+function recorder(write: (b: OutcomeBatch) => Promise<void>, maxKeys?: number) {
+  return new OutcomeRecorder({
+    write,
+    flushIntervalMs: 60_000,
+    ...(maxKeys === undefined ? {} : { maxKeys }),
+    clock: { now: () => 0 },
+    metrics: createOutcomeMetrics(new Registry()),
+    logger: createLogger('silent'),
+  });
+}
+
+describe('OutcomeRecorder', () => {
+  it('sums counts of one key, keeps everything through a failed write, and writes a report once per id', async () => {
+    const written: OutcomeBatch[] = [];
+    let fail = true;
+    const r = recorder(async (b) => {
+      if (fail) throw new Error('storage away');
+      written.push(b);
+    });
+    r.count(count(2));
+    r.count(count(3));
+    const report = { id: 'r1', counts: [count(1)] };
+    r.report(report);
+    r.report(report);
+    expect(await r.flush()).toBe(false);
+    fail = false;
+    r.count(count(1));
+    expect(await r.flush()).toBe(true);
+    expect(written).toHaveLength(1);
+    expect(written[0]?.counts).toEqual([count(6)]);
+    expect(written[0]?.reports.map((x) => x.id)).toEqual(['r1']);
+    expect(await r.flush()).toBe(true);
+    expect(written).toHaveLength(1); // nothing left to write
+    await r.stop();
+  });
+
+  it('holds at most maxKeys keys: past them a count is discarded (and counted), not kept', async () => {
+    const written: OutcomeBatch[] = [];
+    const r = recorder(async (b) => void written.push(b), 2);
+    r.count(count(1, 'a'));
+    r.count(count(1, 'b'));
+    r.count(count(1, 'c'));
+    r.count(count(1, 'a'));
+    await r.stop();
+    expect(written[0]?.counts.map((c) => [c.app, c.count])).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+  });
+});
