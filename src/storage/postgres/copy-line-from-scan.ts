@@ -8,6 +8,7 @@ import {
   type ScannedEvent,
   type TextField,
 } from '../../events/scan/scanned-event';
+import { SlabWriter } from '../../events/scan/slab-writer';
 import { CopyLine } from './copy-encoding';
 
 /*
@@ -24,92 +25,72 @@ const NUMBER_ROOM = 25;
 /** Room for the separators, `\N`s and the type of a line. */
 const LINE_ROOM = 128;
 
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-let used = 0;
-/** Where the line being written is (`slab`, from `used`). */
-let at = 0;
+const w = new SlabWriter(SLAB_BYTES);
 
 const TAB = 0x09;
 const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
-function byte(c: number): void {
-  slab[at++] = c;
-}
-
 function nullField(): void {
-  slab[at++] = BACKSLASH;
-  slab[at++] = 0x4e;
-}
-
-function ascii(s: string): void {
-  for (let k = 0; k < s.length; k++) slab[at++] = s.charCodeAt(k);
-}
-
-function raw(text: Uint8Array, start: number, end: number): void {
-  if (end - start > 64) {
-    slab.set(text.subarray(start, end), at);
-    at += end - start;
-    return;
-  }
-  for (let p = start; p < end; p++) slab[at++] = text[p] as number;
+  w.byte(BACKSLASH);
+  w.byte(0x4e);
 }
 
 /** A double as `String(n)` writes it; integers without a string. */
 function number(n: number): void {
   if (Number.isInteger(n) && Math.abs(n) < 1e15) {
     if (n < 0) {
-      slab[at++] = 0x2d;
+      w.byte(0x2d);
       n = -n;
     }
     if (n === 0) {
-      slab[at++] = 0x30;
+      w.byte(0x30);
       return;
     }
     let digits = 0;
     for (let m = n; m >= 1; m = Math.floor(m / 10)) digits++;
-    at += digits;
+    w.at += digits;
     for (let k = 1; k <= digits; k++) {
-      slab[at - k] = 0x30 + (n % 10);
+      w.buf[w.at - k] = 0x30 + (n % 10);
       n = Math.floor(n / 10);
     }
     return;
   }
-  ascii(String(n));
+  w.ascii(String(n));
 }
 
 function utf8(cp: number): void {
-  if (cp < 0x80) slab[at++] = cp;
+  if (cp < 0x80) w.byte(cp);
   else if (cp < 0x800) {
-    slab[at++] = 0xc0 | (cp >> 6);
-    slab[at++] = 0x80 | (cp & 0x3f);
+    w.byte(0xc0 | (cp >> 6));
+    w.byte(0x80 | (cp & 0x3f));
   } else if (cp < 0x10000) {
-    slab[at++] = 0xe0 | (cp >> 12);
-    slab[at++] = 0x80 | ((cp >> 6) & 0x3f);
-    slab[at++] = 0x80 | (cp & 0x3f);
+    w.byte(0xe0 | (cp >> 12));
+    w.byte(0x80 | ((cp >> 6) & 0x3f));
+    w.byte(0x80 | (cp & 0x3f));
   } else {
-    slab[at++] = 0xf0 | (cp >> 18);
-    slab[at++] = 0x80 | ((cp >> 12) & 0x3f);
-    slab[at++] = 0x80 | ((cp >> 6) & 0x3f);
-    slab[at++] = 0x80 | (cp & 0x3f);
+    w.byte(0xf0 | (cp >> 18));
+    w.byte(0x80 | ((cp >> 12) & 0x3f));
+    w.byte(0x80 | ((cp >> 6) & 0x3f));
+    w.byte(0x80 | (cp & 0x3f));
   }
 }
 
 /** A character of decoded text as COPY text writes it: `\`, newline, CR and tab escaped. */
 function copyChar(cp: number): void {
   if (cp === BACKSLASH) {
-    slab[at++] = BACKSLASH;
-    slab[at++] = BACKSLASH;
+    w.byte(BACKSLASH);
+    w.byte(BACKSLASH);
   } else if (cp === 0x0a) {
-    slab[at++] = BACKSLASH;
-    slab[at++] = 0x6e;
+    w.byte(BACKSLASH);
+    w.byte(0x6e);
   } else if (cp === 0x0d) {
-    slab[at++] = BACKSLASH;
-    slab[at++] = 0x72;
+    w.byte(BACKSLASH);
+    w.byte(0x72);
   } else if (cp === TAB) {
-    slab[at++] = BACKSLASH;
-    slab[at++] = 0x74;
+    w.byte(BACKSLASH);
+    w.byte(0x74);
   } else utf8(cp);
 }
 
@@ -119,7 +100,7 @@ function decoded(text: Uint8Array, start: number, end: number): void {
   while (p < end) {
     const c = text[p] as number;
     if (c !== BACKSLASH) {
-      slab[at++] = c;
+      w.byte(c);
       p++;
       continue;
     }
@@ -138,15 +119,15 @@ function decoded(text: Uint8Array, start: number, end: number): void {
     if (e === 0x6e) copyChar(0x0a);
     else if (e === 0x72) copyChar(0x0d);
     else if (e === 0x74) copyChar(TAB);
-    else if (e === 0x62) byte(0x08);
-    else if (e === 0x66) byte(0x0c);
+    else if (e === 0x62) w.byte(0x08);
+    else if (e === 0x66) w.byte(0x0c);
     else copyChar(e); // `"`, `\`, `/`
   }
 }
 
 function textField(text: Uint8Array, f: TextField): void {
   if (f.escaped) decoded(text, f.start, f.end);
-  else raw(text, f.start, f.end);
+  else w.raw(text, f.start, f.end);
 }
 
 function optionalField(text: Uint8Array, f: TextField): void {
@@ -157,94 +138,85 @@ function optionalField(text: Uint8Array, f: TextField): void {
 function id(text: Uint8Array, start: number): void {
   for (let p = start; p < start + 36; p++) {
     const c = text[p] as number;
-    slab[at++] = c >= 0x41 && c <= 0x46 ? c | 0x20 : c;
+    w.byte(c >= 0x41 && c <= 0x46 ? c | 0x20 : c);
   }
 }
 
 /** Canonical attributes JSON (keys in code-unit order): the scan took only keys and strings with no escape. */
 function attributes(text: Uint8Array, e: ScannedEvent): void {
-  slab[at++] = 0x7b;
+  w.byte(0x7b);
   for (let k = 0; k < e.attributeCount; k++) {
     const a = e.order[k] as number;
-    if (k > 0) slab[at++] = 0x2c;
-    slab[at++] = QUOTE;
-    raw(text, e.keyStart[a] as number, e.keyEnd[a] as number);
-    slab[at++] = QUOTE;
-    slab[at++] = 0x3a;
+    if (k > 0) w.byte(0x2c);
+    w.byte(QUOTE);
+    w.raw(text, e.keyStart[a] as number, e.keyEnd[a] as number);
+    w.byte(QUOTE);
+    w.byte(0x3a);
     const kind = e.valueKind[a];
     if (kind === ATTR_STRING) {
-      slab[at++] = QUOTE;
-      raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
-      slab[at++] = QUOTE;
-    } else if (kind === ATTR_NUMBER_TEXT) raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
+      w.byte(QUOTE);
+      w.raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
+      w.byte(QUOTE);
+    } else if (kind === ATTR_NUMBER_TEXT) w.raw(text, e.valueStart[a] as number, e.valueEnd[a] as number);
     else if (kind === ATTR_NUMBER) number(e.valueNumber[a] as number);
-    else if (kind === ATTR_TRUE) ascii('true');
-    else if (kind === ATTR_FALSE) ascii('false');
+    else if (kind === ATTR_TRUE) w.ascii('true');
+    else if (kind === ATTR_FALSE) w.ascii('false');
   }
-  slab[at++] = 0x7d;
-}
-
-function reserve(bytes: number): void {
-  if (used + bytes <= slab.length) return;
-  slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, bytes));
-  used = 0;
+  w.byte(0x7d);
 }
 
 /** `e` (in `text`) as its line of COPY text, exactly as `toCopyLine` writes the same event typed. */
 export function copyLineFromScan(text: Uint8Array, e: ScannedEvent): CopyLine {
   // Decoded text is never longer than its JSON; numbers and markers get room of their own.
-  reserve(e.spanEnd - e.spanStart + LINE_ROOM + NUMBER_ROOM * (e.attributeCount + 5));
-  at = used;
-  const start = at;
+  w.begin(e.spanEnd - e.spanStart + LINE_ROOM + NUMBER_ROOM * (e.attributeCount + 5));
   const metric = e.type === 'metric';
   id(text, e.idStart);
-  byte(TAB);
-  raw(text, e.tsStart, e.tsEnd);
-  byte(TAB);
+  w.byte(TAB);
+  w.raw(text, e.tsStart, e.tsEnd);
+  w.byte(TAB);
   if (!metric) {
-    ascii(e.type);
-    byte(TAB);
+    w.ascii(e.type);
+    w.byte(TAB);
   }
   textField(text, e.app);
-  byte(TAB);
+  w.byte(TAB);
   textField(text, e.name);
-  byte(TAB);
+  w.byte(TAB);
   optionalField(text, e.version);
-  byte(TAB);
+  w.byte(TAB);
   optionalField(text, e.env);
-  byte(TAB);
+  w.byte(TAB);
   if (metric) {
     if (e.summary) {
       nullField();
-      byte(TAB);
+      w.byte(TAB);
       number(e.count);
-      byte(TAB);
+      w.byte(TAB);
       number(e.min);
-      byte(TAB);
+      w.byte(TAB);
       number(e.max);
-      byte(TAB);
+      w.byte(TAB);
       number(e.sum);
     } else {
-      if (e.valueCanonical) raw(text, e.valueTextStart, e.valueTextEnd);
+      if (e.valueCanonical) w.raw(text, e.valueTextStart, e.valueTextEnd);
       else number(e.value);
-      ascii('\t\\N\t\\N\t\\N\t\\N');
+      w.ascii('\t\\N\t\\N\t\\N\t\\N');
     }
-    byte(TAB);
+    w.byte(TAB);
     optionalField(text, e.message);
   } else {
     optionalField(text, e.message);
-    byte(TAB);
+    w.byte(TAB);
     if (e.type === 'error') {
       textField(text, e.errorMessage);
-      byte(TAB);
+      w.byte(TAB);
       optionalField(text, e.errorKind);
-      byte(TAB);
+      w.byte(TAB);
       optionalField(text, e.errorStack);
-    } else ascii('\\N\t\\N\t\\N');
+    } else w.ascii('\\N\t\\N\t\\N');
   }
-  byte(TAB);
+  w.byte(TAB);
   attributes(text, e);
-  byte(NEWLINE);
-  used = at;
-  return new CopyLine(metric, slab.subarray(start, at));
+  w.byte(NEWLINE);
+  return new CopyLine(metric, w.end());
 }
