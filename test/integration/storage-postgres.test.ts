@@ -4,6 +4,7 @@ import type { Clock } from '../../src/clock';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger, type Logger } from '../../src/log/logger';
 import { type PostgresStorage, type PostgresStorageOptions } from '../../src/storage/postgres';
+import { MIGRATIONS } from '../../src/storage/postgres/migrations';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { attrs, telemetryEvent } from '../support/telemetry-events';
 import { openPostgresStorage, writeEvents } from '../support/storage';
@@ -201,7 +202,7 @@ describe('migrate', () => {
       const { rows } = await client.query<{ version: number }>(
         'SELECT version FROM schema_migrations ORDER BY 1',
       );
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       expect(await partitionsOf('events', client)).toHaveLength(6 + 1);
     } finally {
       await client.end();
