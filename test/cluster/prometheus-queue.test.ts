@@ -19,13 +19,13 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import {
   RULE_FILES,
   between,
+  alertReads,
   checkQueries,
-  dashboardQueries,
-  grafanaPromql,
-  metricNamesIn,
   nonNegative,
   oneOf,
+  panelAndRuleQueries,
   positive,
+  renamedLabelSeries,
   type Expectation,
 } from './support/dashboard-promql';
 import { startPrometheus, type RunningPrometheus } from './support/prometheus';
@@ -73,7 +73,6 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const WINDOW = '1m';
 const JOBS = ['downsample', 'purge', 'partitions'];
 
 /** What each dashboard query and recorded measure answers in tier 4, after the traffic below. */
@@ -198,28 +197,15 @@ describe('Prometheus scraping an ingest collector and a worker (tier 4)', () => 
     // sluice_storage_up comes from the worker alone, and says it can write.
     const storageUp = await prometheus.query('sluice_storage_up');
     expect(storageUp.map((s) => [s.metric.job, s.value])).toEqual([['sluice-worker', 1]]);
-    const renamed = (await prometheus.query('{__name__=~"sluice_.+"}')).filter((s) =>
-      Object.keys(s.metric).some((k) => k.startsWith('exported_')),
-    );
-    expect(renamed.map((s) => s.metric)).toEqual([]);
+    expect(await renamedLabelSeries(prometheus)).toEqual([]);
 
     const rules = await prometheus.rules();
-    const queries = [
-      ...dashboardQueries().map((d) => ({ key: d.key, expr: grafanaPromql(d.expr, WINDOW) })),
-      ...rules.filter((r) => r.type === 'recording').map((r) => ({ key: r.name, expr: r.name })),
-    ];
-    expect(await checkQueries(prometheus, queries, expected(), 15_000)).toEqual([]);
+    expect(await checkQueries(prometheus, panelAndRuleQueries(rules), expected(), 15_000)).toEqual([]);
 
     // Every alert evaluates without error and reads metrics these processes export; none is active.
     const names = await prometheus.metricNames();
     for (const a of rules.filter((r) => r.type === 'alerting')) {
-      expect({ alert: a.name, health: a.health, error: a.lastError ?? '' }).toEqual({
-        alert: a.name,
-        health: 'ok',
-        error: '',
-      });
-      const unknown = metricNamesIn(a.query).filter((n) => !names.has(n));
-      expect({ alert: a.name, unknown }).toEqual({ alert: a.name, unknown: [] });
+      expect(alertReads(a, names)).toEqual({ alert: a.name, health: 'ok', error: '', unknown: [] });
       expect({ alert: a.name, state: a.state }).toEqual({ alert: a.name, state: 'inactive' });
     }
   }, 90_000);

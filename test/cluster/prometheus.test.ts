@@ -10,13 +10,13 @@ import { postEvents, waitFor } from '../support/http';
 import {
   RULE_FILES,
   between,
+  alertReads,
   checkQueries,
-  dashboardQueries,
-  grafanaPromql,
-  metricNamesIn,
   nonNegative,
   oneOf,
+  panelAndRuleQueries,
   positive,
+  renamedLabelSeries,
   type Expectation,
 } from './support/dashboard-promql';
 import { startPrometheus, type RunningPrometheus } from './support/prometheus';
@@ -52,7 +52,6 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const WINDOW = '1m';
 const JOBS = ['downsample', 'purge', 'partitions'];
 const haproxyCodes = (v: number, l: Readonly<Record<string, string>>) => (l.code === '2xx' ? v > 0 : v >= 0);
 
@@ -204,17 +203,10 @@ describe('Prometheus scraping the cluster', () => {
     );
 
     // No series of a collector had a label renamed by Prometheus (job, instance are the scrape's).
-    const renamed = (await prometheus.query('{__name__=~"sluice_.+"}')).filter((s) =>
-      Object.keys(s.metric).some((k) => k.startsWith('exported_')),
-    );
-    expect(renamed.map((s) => s.metric)).toEqual([]);
+    expect(await renamedLabelSeries(prometheus)).toEqual([]);
 
     const rules = await prometheus.rules();
-    const queries = [
-      ...dashboardQueries().map((q) => ({ key: q.key, expr: grafanaPromql(q.expr, WINDOW) })),
-      ...rules.filter((r) => r.type === 'recording').map((r) => ({ key: r.name, expr: r.name })),
-    ];
-    expect(await checkQueries(prometheus, queries, EXPECTED, 15_000)).toEqual([]);
+    expect(await checkQueries(prometheus, panelAndRuleQueries(rules), EXPECTED, 15_000)).toEqual([]);
 
     // Every alert evaluates without error, reads metrics this setup exports (but the queue's), and
     // only the one whose condition the traffic made true is pending or firing.
@@ -222,14 +214,14 @@ describe('Prometheus scraping the cluster', () => {
     const alerts = rules.filter((r) => r.type === 'alerting');
     expect(alerts.length).toBeGreaterThanOrEqual(10);
     for (const a of alerts) {
-      expect({ alert: a.name, health: a.health, error: a.lastError ?? '' }).toEqual({
+      const reads = alertReads(a, names);
+      const tier4Only = ALERTS_READING_TIER_4_ONLY.includes(a.name);
+      expect(reads).toEqual({
         alert: a.name,
         health: 'ok',
         error: '',
+        unknown: tier4Only ? reads.unknown : [],
       });
-      if (ALERTS_READING_TIER_4_ONLY.includes(a.name)) continue;
-      const unknown = metricNamesIn(a.query).filter((n) => !names.has(n));
-      expect({ alert: a.name, unknown }).toEqual({ alert: a.name, unknown: [] });
     }
     await waitFor(
       `only ${ALERTS_ACTIVE.join(', ')} pending or firing`,

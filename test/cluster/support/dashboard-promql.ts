@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { locateRepoFiles } from '../../../src/cluster/repo-files';
-import type { PromSample, RunningPrometheus } from './prometheus';
+import type { LoadedRule, PromSample, RunningPrometheus } from './prometheus';
 
 interface Target {
   readonly refId: string;
@@ -143,4 +143,38 @@ export async function checkQueries(
     if (problems.length === 0 || Date.now() > deadline) return problems;
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** Grafana's window for `$__rate_interval` and the like in these tests. */
+const WINDOW = '1m';
+
+/** Every dashboard panel's query (Grafana's variables filled in) and every recorded measure of `rules`. */
+export function panelAndRuleQueries(rules: readonly LoadedRule[]): Array<{ key: string; expr: string }> {
+  return [
+    ...dashboardQueries().map((q) => ({ key: q.key, expr: grafanaPromql(q.expr, WINDOW) })),
+    ...rules.filter((r) => r.type === 'recording').map((r) => ({ key: r.name, expr: r.name })),
+  ];
+}
+
+/** Label sets of Sluice series with a label Prometheus renamed (`exported_…`: a clash with a target label). */
+export async function renamedLabelSeries(
+  prometheus: Pick<RunningPrometheus, 'query'>,
+): Promise<Array<Readonly<Record<string, string>>>> {
+  const series = await prometheus.query('{__name__=~"sluice_.+"}');
+  return series
+    .filter((s) => Object.keys(s.metric).some((k) => k.startsWith('exported_')))
+    .map((s) => s.metric);
+}
+
+/** An alerting rule's health and the metric names its query reads that `exported` lacks. */
+export function alertReads(
+  a: LoadedRule,
+  exported: ReadonlySet<string>,
+): { alert: string; health: string; error: string; unknown: string[] } {
+  return {
+    alert: a.name,
+    health: a.health,
+    error: a.lastError ?? '',
+    unknown: metricNamesIn(a.query).filter((n) => !exported.has(n)),
+  };
 }
