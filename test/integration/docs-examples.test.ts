@@ -9,11 +9,11 @@
  * a folder that holds `sluice/` (this repo) and `your-app/` (an empty app), as the README says.
  * Build first (`npm test` does): it packs the SDK.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/collector-process';
+import { runCommand, type CommandRun } from '../support/run-command';
 import { spawnSluice, waitUntilReady, type SluiceProcess } from '../support/sluice-process';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -84,38 +84,21 @@ function matches(expected: string, actual: string): boolean {
 
 const STEP_END = '\u001eSTEP-END\u001e';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs the steps in one bash session from `cwd`; npm's own variables are left out (they point npm at this repo). */
-function runSteps(steps: readonly Step[], cwd: string): Promise<Run> {
+function runSteps(steps: readonly Step[], cwd: string): Promise<CommandRun> {
   const script = ['set -euo pipefail', ...steps.map((s) => `${s.commands}\nprintf '\\n${STEP_END}\\n'`)].join(
     '\n',
   );
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'),
-  );
-  const child = spawn('bash', ['-c', script], {
-    cwd,
-    // The SDK tarball has no dependencies: nothing to fetch, nothing to audit.
-    env: { ...env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  // The SDK tarball has no dependencies: nothing to fetch, nothing to audit.
+  return runCommand('bash', ['-c', script], cwd, {
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
   });
 }
 
 /** Fails with the step, its output and stderr when a step failed or its output differs from the shown one. */
-function checkRun(steps: readonly Step[], run: Run): void {
+function checkRun(steps: readonly Step[], run: CommandRun): void {
   const outputs = run.stdout.split(`\n${STEP_END}\n`);
   steps.forEach((step, i) => {
     const out = outputs[i];

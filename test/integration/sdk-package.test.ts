@@ -6,7 +6,6 @@
  * headless Chromium that loads the minified bundle with `<script type="module">` from another
  * origin (CORS). Each is read back through the read API. Build first (`npm run build`).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,41 +17,15 @@ import { generateKey } from '../../src/auth/api-keys';
 import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
+import { runCommand, type CommandRun } from '../support/run-command';
 
 const REPO = path.resolve(__dirname, '../..');
 const SDK_FOLDER = path.join(REPO, 'sdk');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 const APP = `sdk-app-${process.pid}`;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a command to its end. npm's own `npm_*` variables are left out: they would point npm at the repo. */
-function run(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  env: Record<string, string> = {},
-): Promise<Run> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'),
-  );
-  const child = spawn(command, args, { cwd, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 async function ok(command: string, args: readonly string[], cwd: string): Promise<string> {
-  const r = await run(command, args, cwd);
+  const r = await runCommand(command, args, cwd);
   if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
   return r.stdout;
 }
@@ -165,8 +138,8 @@ async function storedNames(runtime: string): Promise<string[]> {
   return events.map((e) => e.name).sort();
 }
 
-function sendFromNode(script: string, runtime: string, key: string, batch = 100): Promise<Run> {
-  return run(process.execPath, [script], appDir, {
+function sendFromNode(script: string, runtime: string, key: string, batch = 100): Promise<CommandRun> {
+  return runCommand(process.execPath, [script], appDir, {
     ENDPOINT: `${collector.url}/v1/events`,
     APP,
     KEY: key,
@@ -275,7 +248,7 @@ describe('the SDK package, installed from its tarball into an app outside the re
       expect(imports.filter((i) => i !== core && !i.startsWith('node:'))).toEqual([]);
     }
 
-    const typed = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], appDir);
+    const typed = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json'], appDir);
     expect({ code: typed.code, output: typed.stdout + typed.stderr }).toEqual({ code: 0, output: '' });
   });
 
