@@ -148,9 +148,11 @@ const ALERTS_ACTIVE = ['SluiceRateLimitedShareHigh'];
 const ALERTS_READING_TIER_4_ONLY = ['SluiceQueueDown', 'SluiceStreamNearFull', 'SluiceDeadLetters'];
 
 /** Events taken, rate limited (an app above 100 events/s, counted cluster-wide in Redis) and invalid, and bad requests. */
-async function sendTraffic(sent: { metric: number; error: number }): Promise<void> {
+async function sendTraffic(sent: { metric: number; error: number }, round: number): Promise<void> {
+  // An app per round: two rounds of one app can fall in one rate-limit window (60 + 60 > 100).
+  const app = `prom-${round}`;
   for (let i = 0; i < 30; i++) {
-    const answer = await postEvents(t.cluster.url, [metric('prom'), metric('prom'), errorEvent('prom')]);
+    const answer = await postEvents(t.cluster.url, [metric(app), metric(app), errorEvent(app)]);
     expect(answer.status).toBe(202);
     sent.metric += 2;
     sent.error += 1;
@@ -185,7 +187,7 @@ describe('Prometheus scraping the cluster', () => {
     // increment, so only the second round is an increase Prometheus can see (a rate above 0).
     const sent = { metric: 0, error: 0 };
     for (let round = 0; round < 2; round++) {
-      await sendTraffic(sent);
+      await sendTraffic(sent, round);
       // Scraped after the last request: the counters hold every event taken, spread over three instances.
       await waitFor(
         'the accepted counters to reach what was taken',
