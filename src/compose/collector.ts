@@ -20,7 +20,7 @@ import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { createStorageUpGauge } from '../metrics/storage-instruments';
-import { Shutdown } from '../lifecycle/shutdown';
+import { Shutdown, type ShutdownOptions } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
 import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
@@ -69,7 +69,7 @@ export interface RunningCollector {
 interface Intake {
   readonly sink: EventSink;
   /** The shutdown sequence's "flush" step (see src/lifecycle/shutdown.ts). */
-  readonly flusher: { stop(): Promise<void>; abort(): void; held(): number };
+  readonly flusher: ShutdownOptions['flusher'];
   /** Closed after the flush, in order, before storage. */
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
   /** What the pipeline state reads of this intake. */
@@ -224,8 +224,15 @@ function startQueueIntake(
   });
   return {
     sink,
-    // Requests in flight already waited for their acks; nothing is held in this process.
-    flusher: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
+    flusher: {
+      // Requests in flight already waited for their acks; nothing is held in this process.
+      stop: () => sink.drained(),
+      abort: () => undefined,
+      held: () => sink.pendingAcks,
+      // A publish still waiting for its ack is JetStream's to keep or not: if the stream has it, a
+      // worker stores it; if not, its events stay pending in the loss map (their request got no 202).
+      dropHeld: () => 0,
+    },
     closers: [
       { name: 'publisher', close: () => publisher?.close() },
       { name: 'jetstream', close: () => link.close() },
@@ -371,6 +378,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     readiness,
     servers: otlp ? [server, otlp.server] : [server],
     flusher: intake.flusher,
+    ...(recorder === null ? {} : { lossMap: recorder }),
     closers: [
       ...intake.closers,
       // After the lanes' flush (refused rows are counted there), before storage closes.

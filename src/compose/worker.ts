@@ -127,7 +127,11 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
       stop: async () => worker?.stop(),
       abort: () => worker?.abort(),
       held: () => worker?.held() ?? 0,
+      // Nothing a worker holds is lost when it stops: messages it did not ack are delivered again
+      // (after the ack wait) to a worker, and rows it already committed are skipped by the dedupe.
+      dropHeld: () => 0,
     },
+    ...(recorder === null ? {} : { lossMap: recorder }),
     closers: [
       { name: 'health', close: () => health.stop() },
       ...jobs,

@@ -13,12 +13,13 @@ export interface OutcomeRecorderOptions {
   readonly maxKeys?: number;
   /** Most client reports held between writes. Default 10 000. */
   readonly maxReports?: number;
+  /** How long `stop` keeps trying to write what is left (milliseconds). Default 5000. */
+  readonly stopDeadlineMs?: number;
   readonly clock: Clock;
   readonly metrics: OutcomeMetrics;
   readonly logger: Logger;
 }
 
-/** How long `stop` keeps trying to write what is left (milliseconds). */
 const STOP_DEADLINE_MS = 5000;
 const STOP_RETRY_MS = 250;
 
@@ -98,11 +99,23 @@ export class OutcomeRecorder {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    const deadline = this.o.clock.now() + STOP_DEADLINE_MS;
+    const deadline = this.o.clock.now() + (this.o.stopDeadlineMs ?? STOP_DEADLINE_MS);
     while (!(await this.flush())) {
       if (this.o.clock.now() >= deadline) {
+        // The only record left of them: the events by outcome, and each drop (an event lost in
+        // this process, which nothing else will ever count) with its key.
+        const held = this.tally.take();
+        const events: Record<string, number> = {};
+        for (const c of held) events[c.outcome] = (events[c.outcome] ?? 0) + c.count;
         this.o.logger.error(
-          { keys: this.tally.size, reports: this.reports.size },
+          {
+            keys: held.length,
+            reports: this.reports.size,
+            events,
+            dropped: held
+              .filter((c) => c.outcome === 'dropped')
+              .map(({ app, minute, type, reason, count }) => ({ app, minute, type, reason, count })),
+          },
           'loss-map counts not written at stop',
         );
         return;

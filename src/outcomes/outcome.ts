@@ -12,7 +12,9 @@
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
- * - `dropped`: lost in a process, by reason (reserved: a forced shutdown's events are not counted yet).
+ * - `dropped`: held by a collector (tiers 1–3) when its shutdown took the forced path, by reason
+ *   (`shutdown_timeout`, `second_signal`, `shutdown_error`): counted and written before it exits.
+ *   A tier-4 worker drops nothing (what it did not ack is delivered again).
  *
  * Requests refused unread (429 `overloaded`) have no count here: nothing of them was read, and their
  * sender sends them again.
