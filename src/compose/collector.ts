@@ -37,7 +37,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
-import { reportTaker, startOutcomeRecorder } from './outcomes';
+import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
@@ -358,6 +358,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     waitsMs: [() => loopLag.standingMs(), () => turns.oldestWaitMs()],
     shedAtMs: config.shedLagMs,
     rejected: metrics.requestsRejected,
+    ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
   const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
   const otlp = await startOtlpReceiver({

@@ -16,8 +16,10 @@
  *   (`shutdown_timeout`, `second_signal`, `shutdown_error`): counted and written before it exits.
  *   A tier-4 worker drops nothing (what it did not ack is delivered again).
  *
- * Requests refused unread (429 `overloaded`) have no count here: nothing of them was read, and their
- * sender sends them again.
+ * - `shed`: requests (not events) refused unread (429 `overloaded`), per minute of receipt, with
+ *   type `''` and reason `overloaded`; the app is the one of the request's ingest key when it
+ *   presented a valid one, else `''`. Outside the identity: nothing of them was read, and their
+ *   sender sends them again.
  */
 export const OUTCOMES = [
   'captured',
@@ -31,6 +33,7 @@ export const OUTCOMES = [
   'refused',
   'dead_lettered',
   'dropped',
+  'shed',
 ] as const;
 
 export type OutcomeName = (typeof OUTCOMES)[number];
@@ -45,9 +48,12 @@ export type OutcomeOrigin = 'sdk' | 'direct' | '';
 /** One count of the loss map. */
 export interface OutcomeCount {
   readonly app: string;
-  /** Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable. */
+  /**
+   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable,
+   * and for a shed request.
+   */
   readonly minute: number;
-  /** `error | lifecycle | metric | log`, or `unknown` for an unreadable one. */
+  /** `error | lifecycle | metric | log`, `unknown` for an unreadable one, `''` for a shed request (never read). */
   readonly type: string;
   readonly outcome: OutcomeName;
   /** Why, for losses (`''` when the outcome has no reason). */
