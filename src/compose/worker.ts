@@ -93,6 +93,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
         requestTimeoutMs: config.natsPublishTimeoutMs,
         ackWaitMs: config.workerAckWaitMs,
         maxDeliveries: config.workerMaxDeliveries,
+        maxAgeMs: config.natsMaxAgeMs,
+        clock,
         backoff: DEFAULT_BACKOFF,
         health,
         metrics,

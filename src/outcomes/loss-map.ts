@@ -97,6 +97,7 @@ function apply(m: LossMap, r: OutcomeRow): void {
       m.pending.pipeline -= n;
       return;
     case 'dead_lettered':
+    case 'expired':
       loss('queue');
       m.pending.pipeline -= n;
       return;

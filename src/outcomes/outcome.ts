@@ -12,6 +12,8 @@
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
+ * - `expired`: a worker took the event's message from the stream older than `SLUICE_NATS_MAX_AGE`
+ *   (reason `max_age`) and acked it unwritten;
  * - `dropped`: held by a collector (tiers 1–3) when its shutdown took the forced path, by reason
  *   (`shutdown_timeout`, `second_signal`, `shutdown_error`): counted and written before it exits.
  *   A tier-4 worker drops nothing (what it did not ack is delivered again).
@@ -32,6 +34,7 @@ export const OUTCOMES = [
   'stored',
   'refused',
   'dead_lettered',
+  'expired',
   'dropped',
   'shed',
 ] as const;

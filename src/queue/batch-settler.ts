@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Clock } from '../clock';
 import type { LaneName } from '../intake/event-sink';
 import type { TelemetryEvent } from '../events/types';
 import type { Logger } from '../log/logger';
@@ -12,6 +13,7 @@ import { LANES, type Fetched } from './batch-puller';
 import type { DeadLetter } from './dead-letter';
 import type { DeadLetterPolicy, InHand } from './dead-letter-policy';
 import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
+import { countEvents, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
 
 /** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
 export interface Slot {
@@ -34,9 +36,18 @@ export interface BatchSettlerOptions {
   readonly loop: Pick<StoppableLoop, 'backoff' | 'aborted'>;
   /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
   readonly health?: WriteHealth;
+  /**
+   * `SLUICE_NATS_MAX_AGE` (milliseconds): a message the stream stored longer ago than this is acked
+   * unwritten and its events counted as expired. None: every message is written, however old.
+   */
+  readonly maxAgeMs?: number;
+  /** Against the stream's store time of a message (`maxAgeMs`). Default the system clock. */
+  readonly clock?: Clock;
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
+  /** The loss map's counts of expired events (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /**
@@ -82,6 +93,7 @@ export class BatchSettler {
         continue;
       }
       const events = decodeEvents(msg.data);
+      if (events !== null && this.expired(fetched, events)) continue;
       if (events === null) {
         const detail = unreadableDetail(msg.data);
         await deadLetters.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
@@ -130,6 +142,32 @@ export class BatchSettler {
     }
     await this.o.nc.flush().catch((err: unknown) => this.o.logger.warn({ err }, 'flushing acks failed'));
     queueMetrics.workerBatchDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  /**
+   * Whether the message is past `maxAgeMs`: then it is acked unwritten and its events are counted
+   * as lost (`expired`, `max_age`). The age is the stream's, so this is where `SLUICE_NATS_MAX_AGE`
+   * is enforced: the stream itself keeps messages longer (see `ensureStreams`), because what it
+   * removes on its own is gone unread, and its events could never be counted.
+   */
+  private expired(fetched: Fetched, events: ReadonlyArray<TelemetryEvent | null>): boolean {
+    const { maxAgeMs, clock, queueMetrics, outcomes, logger } = this.o;
+    if (maxAgeMs === undefined) return false;
+    const ageMs = (clock?.now() ?? Date.now()) - fetched.msg.info.storedAtMs;
+    if (ageMs <= maxAgeMs) return false;
+    const subjects: OutcomeSubject[] = [];
+    for (const e of events) if (e) subjects.push(e);
+    if (outcomes) countEvents(outcomes, subjects, (s) => s, 'expired', 'max_age', '');
+    queueMetrics.eventsExpired.inc(subjects.length);
+    logger.warn(
+      { events: subjects.length, ageMs, maxAgeMs, lane: fetched.lane },
+      'message older than SLUICE_NATS_MAX_AGE acked unwritten',
+    );
+    // Counted, then acked (as dead letters are): a lost ack delivers it again and counts it twice;
+    // the other order would lose the count with a worker that dies in between.
+    fetched.msg.ack();
+    queueMetrics.messagesAcked.inc({ consumer: fetched.lane });
+    return true;
   }
 
   /**
