@@ -80,6 +80,7 @@ export class BatchSettler {
     queueMetrics.workerBatchSize.observe(batch.length);
     const messages: InHand[] = [];
     const items: EventItem[] = [];
+    const expired = { messages: 0, events: 0 };
     for (const fetched of batch) {
       const { msg, lane } = fetched;
       const count = msg.info.deliveryCount;
@@ -93,7 +94,12 @@ export class BatchSettler {
         continue;
       }
       const events = decodeEvents(msg.data);
-      if (events !== null && this.expired(fetched, events)) continue;
+      const expiredEvents = events === null ? null : this.expire(fetched, events);
+      if (expiredEvents !== null) {
+        expired.messages++;
+        expired.events += expiredEvents;
+        continue;
+      }
       if (events === null) {
         const detail = unreadableDetail(msg.data);
         await deadLetters.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
@@ -106,6 +112,12 @@ export class BatchSettler {
         if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
         else items.push({ row: storage.toRow(event), lane, index, message });
       }
+    }
+    if (expired.messages > 0) {
+      this.o.logger.warn(
+        { ...expired, maxAgeMs: this.o.maxAgeMs },
+        'messages older than SLUICE_NATS_MAX_AGE acked unwritten; their events counted as expired',
+      );
     }
     queueMetrics.workerBatchEvents.observe(items.length);
     // Keep the batch ours while it is written, however long storage takes.
@@ -145,29 +157,28 @@ export class BatchSettler {
   }
 
   /**
-   * Whether the message is past `maxAgeMs`: then it is acked unwritten and its events are counted
-   * as lost (`expired`, `max_age`). The age is the stream's, so this is where `SLUICE_NATS_MAX_AGE`
-   * is enforced: the stream itself keeps messages longer (see `ensureStreams`), because what it
-   * removes on its own is gone unread, and its events could never be counted.
+   * A message past `maxAgeMs`, delivered for the first time, is acked unwritten and its events are counted as lost (`expired`,
+   * `max_age`); returns how many, or null when the message is younger. The age is the stream's,
+   * so this is where `SLUICE_NATS_MAX_AGE` is enforced: the stream itself keeps messages longer
+   * (`streamMaxAgeMs`), because what it removes on its own is gone unread, and its events could
+   * never be counted.
    */
-  private expired(fetched: Fetched, events: ReadonlyArray<TelemetryEvent | null>): boolean {
-    const { maxAgeMs, clock, queueMetrics, outcomes, logger } = this.o;
-    if (maxAgeMs === undefined) return false;
-    const ageMs = (clock?.now() ?? Date.now()) - fetched.msg.info.storedAtMs;
-    if (ageMs <= maxAgeMs) return false;
+  private expire(fetched: Fetched, events: ReadonlyArray<TelemetryEvent | null>): number | null {
+    const { maxAgeMs, clock, queueMetrics, outcomes } = this.o;
+    // Only on its first delivery: a message delivered before was in a worker's hands within the
+    // max age, and some of its events may be stored already (counting them expired would count
+    // them twice); it is written, the dedupe skipping what is.
+    if (maxAgeMs === undefined || fetched.msg.info.deliveryCount > 1) return null;
+    if ((clock?.now() ?? Date.now()) - fetched.msg.info.storedAtMs <= maxAgeMs) return null;
     const subjects: OutcomeSubject[] = [];
     for (const e of events) if (e) subjects.push(e);
     if (outcomes) countEvents(outcomes, subjects, (s) => s, 'expired', 'max_age', '');
     queueMetrics.eventsExpired.inc(subjects.length);
-    logger.warn(
-      { events: subjects.length, ageMs, maxAgeMs, lane: fetched.lane },
-      'message older than SLUICE_NATS_MAX_AGE acked unwritten',
-    );
     // Counted, then acked (as dead letters are): a lost ack delivers it again and counts it twice;
     // the other order would lose the count with a worker that dies in between.
     fetched.msg.ack();
     queueMetrics.messagesAcked.inc({ consumer: fetched.lane });
-    return true;
+    return subjects.length;
   }
 
   /**
