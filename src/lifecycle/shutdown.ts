@@ -119,6 +119,9 @@ export class Shutdown {
     logger.info({ held: flusher.held() }, 'flushing lanes');
     await flusher.stop();
     for (const c of this.o.closers) {
+      // The forced path took over (it ended the flush): it writes the loss map and exits; closing
+      // storage under it would lose that write.
+      if (this.forcing) return;
       await c.close();
       logger.debug({ closed: c.name }, 'closed');
     }

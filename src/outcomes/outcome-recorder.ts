@@ -37,6 +37,7 @@ export class OutcomeRecorder {
   private readonly maxReports: number;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly o: OutcomeRecorderOptions) {
     this.tally = new OutcomeTally(o.maxKeys ?? 50_000);
@@ -95,8 +96,16 @@ export class OutcomeRecorder {
     return ok;
   }
 
-  /** Stops the timer and writes what is left, retrying for a few seconds. Idempotent. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the timer and writes what is left, retrying for a few seconds. Idempotent: a second call
+   * (the forced path of a shutdown while the graceful one is closing) waits for the first.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.writeLast();
+    return this.stopping;
+  }
+
+  private async writeLast(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     const deadline = this.o.clock.now() + (this.o.stopDeadlineMs ?? STOP_DEADLINE_MS);

@@ -4,6 +4,17 @@ import { errorEvent, log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { lossMap, rowsOfApp, settledLossMap, totalLosses } from '../support/loss-map';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TcpProxy } from '../support/tcp-proxy';
+
+/** The JSON log line of `msg` in a process's output. */
+function logLine(output: readonly string[], msg: string): Record<string, any> | undefined {
+  for (const line of output) {
+    if (!line.startsWith('{')) continue;
+    const parsed = JSON.parse(line) as Record<string, any>;
+    if (parsed.msg === msg) return parsed;
+  }
+  return undefined;
+}
 
 /**
  * A collector stopped while its database cannot take its writes: the shutdown deadline passes,
@@ -81,5 +92,58 @@ describe('loss map: events dropped at a forced shutdown (postgres)', () => {
     const output = first.output.join('\n');
     expect(output).toMatch(/events held at a forced shutdown dropped/);
     expect(output).not.toMatch(/loss-map counts not written at stop/);
+  }, 60_000);
+
+  it('when the database itself is away, says so: the events dropped are logged per app, minute and type, the only record of them', async () => {
+    const at = { kind: 'postgres', url: db.url } as const;
+    const app = 'held-database-away';
+    const target = new URL(db.url);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const env = {
+      SLUICE_SHUTDOWN_GRACE_MS: '200',
+      SLUICE_SHUTDOWN_TIMEOUT_MS: '1000',
+      SLUICE_STORAGE_TIMEOUT_MS: '1000',
+    };
+    try {
+      const c = await startCollectorProcess({ ...env, SLUICE_DATABASE_URL: viaProxy.toString() });
+      running.push(c);
+      expect((await postEvents(c.url, [metric(app), log(app), errorEvent(app)])).status).toBe(202);
+      await settledLossMap(c.url, app, at);
+
+      // A SIGSTOPped server: connections open, nothing answers. With SLUICE_ACK=queued (the
+      // default) the collector still takes events into its lanes.
+      proxy.pause();
+      const held = [...Array.from({ length: 5 }, () => metric(app)), log(app), errorEvent(app)];
+      const answer = await postEvents(c.url, held);
+      expect(answer.status).toBe(202);
+      expect(answer.body.accepted).toBe(7);
+      expect(await c.stop()).toBe(1);
+
+      const dropped = logLine(c.output, 'events held at a forced shutdown dropped');
+      expect(dropped).toMatchObject({ reason: 'shutdown_timeout', events: 7 });
+      const notWritten = logLine(c.output, 'loss-map counts not written at stop');
+      expect(notWritten?.events).toMatchObject({ accepted: 7, dropped: 7 });
+      const drops = notWritten?.dropped as Array<{
+        app: string;
+        type: string;
+        reason: string;
+        count: number;
+      }>;
+      expect(drops.every((d) => d.app === app && d.reason === 'shutdown_timeout')).toBe(true);
+      expect(drops.reduce((n, d) => n + d.count, 0)).toBe(7);
+    } finally {
+      proxy.restore();
+      await proxy.close();
+    }
+
+    // The loss map never heard of them: not even their acceptance could be written.
+    const direct = await startCollectorProcess({ ...env, SLUICE_DATABASE_URL: db.url });
+    running.push(direct);
+    const m = await lossMap(direct.url, app);
+    expect(m).toMatchObject({ generated: 3, stored: 3, lost: 0, pending: { sdk: 0, pipeline: 0 } });
+    expect(await rowsOfApp(at, app)).toBe(3);
   }, 60_000);
 });

@@ -10,6 +10,8 @@ import { Shutdown, type ForcedExitReason } from '../../../src/lifecycle/shutdown
 function setup(flushEnds: 'never' | 'at abort') {
   const calls: string[] = [];
   let endFlush: () => void = () => undefined;
+  // One flush, however often it is asked for (as the writer's `stop`).
+  const flush = new Promise<void>((r) => (endFlush = r));
   let held = 4;
   let exit: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => (exit = resolve));
@@ -17,7 +19,7 @@ function setup(flushEnds: 'never' | 'at abort') {
     readiness: new Readiness(createMetrics(), 'storage'),
     servers: [],
     flusher: {
-      stop: () => new Promise<void>((r) => (endFlush = r)),
+      stop: () => flush,
       abort: () => {
         calls.push('abort');
         if (flushEnds === 'at abort') endFlush();
@@ -35,7 +37,7 @@ function setup(flushEnds: 'never' | 'at abort') {
         calls.push('loss map written');
       },
     },
-    closers: [],
+    closers: [{ name: 'storage', close: () => void calls.push('storage closed') }],
     drainDelayMs: 0,
     graceMs: 0,
     timeoutMs: 30,
@@ -50,7 +52,7 @@ function setup(flushEnds: 'never' | 'at abort') {
 }
 
 describe('Shutdown, forced path', () => {
-  it('past its timeout: gives up on retries, counts what is held as dropped (shutdown_timeout), writes the loss map, exits 1', async () => {
+  it('past its timeout: gives up on retries, counts what is held as dropped (shutdown_timeout), writes the loss map, exits 1; the graceful path closes nothing under it', async () => {
     const { shutdown, calls, exited } = setup('at abort');
     shutdown.trigger('SIGTERM');
     expect(await exited).toBe(1);
