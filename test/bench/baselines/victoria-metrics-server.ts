@@ -1,7 +1,8 @@
 import { freePort } from '../../../src/cluster/free-port';
 import { httpText, installed, startTsdb, type TsdbProcess } from './tsdb-process';
 
-export const VICTORIA_METRICS = '/usr/bin/victoria-metrics';
+/** Debian's `victoria-metrics`, or `BENCH_VICTORIA_METRICS` (as `BENCH_INFLUXD`). */
+export const VICTORIA_METRICS = process.env.BENCH_VICTORIA_METRICS ?? '/usr/bin/victoria-metrics';
 
 /** Whether Debian's `victoria-metrics` (single node) is installed. */
 export function victoriaMetricsInstalled(): boolean {
