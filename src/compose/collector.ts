@@ -124,6 +124,7 @@ async function startLaneIntake(
     storage,
     batchSize: config.batchSize,
     flushIntervalMs: config.flushIntervalMs,
+    writeWhenIdle: config.ack === 'stored',
     maxInFlight: config.writeConcurrency,
     backoff: WRITER_BACKOFF,
     health,

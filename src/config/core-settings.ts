@@ -62,7 +62,7 @@ export const CORE_SETTINGS = {
   flushIntervalMs: setting({
     env: 'SLUICE_FLUSH_INTERVAL_MS',
     default: '50',
-    doc: 'Longest an event waits for its batch to fill before it is written.',
+    doc: 'Longest an event waits for its batch to fill before it is written. With `SLUICE_ACK=stored` a batch is written at once whenever none is being written (its senders wait on the commit).',
     parse: duration(1, 60_000, 'ms'),
   }),
   writeConcurrency: setting({

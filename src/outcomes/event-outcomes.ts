@@ -11,10 +11,22 @@ export interface OutcomeSubject {
 /** Where counts go (`OutcomeRecorder.count`). */
 export type CountSink = (c: OutcomeCount) => void;
 
+/** Most distinct (app, minute, type) one call sums before it hands them on. */
+const MAX_SUBJECTS = 32;
+
+interface SubjectCount {
+  readonly app: string;
+  readonly minute: number;
+  readonly type: string;
+  count: number;
+}
+
 /**
- * Counts `outcome` for each of `events`, one count per run of events of the same (app, minute,
- * type): a request's events mostly share them, so a request costs a few tally updates, not one
- * per event.
+ * Counts `outcome` for each of `events`, one count per distinct (app, minute, type) among them: a
+ * request holds a few (one app, a few types, a minute or two), so a request costs a few tally
+ * updates, not one per event, however its events are interleaved. The distinct subjects are
+ * found by a scan of a short list (cheaper than a key string per event); past `MAX_SUBJECTS` the
+ * list is handed on and started again, so the work stays linear in the events.
  */
 export function countEvents<T>(
   sink: CountSink,
@@ -24,24 +36,29 @@ export function countEvents<T>(
   reason: string,
   origin: OutcomeOrigin,
 ): void {
-  let app = '';
-  let minute = NaN;
-  let type = '';
-  let count = 0;
+  const counts: SubjectCount[] = [];
+  const handOn = (): void => {
+    for (const c of counts)
+      sink({ app: c.app, minute: c.minute, type: c.type, outcome, reason, origin, count: c.count });
+    counts.length = 0;
+  };
+  let last: SubjectCount | undefined;
   for (const e of events) {
     const s = subject(e);
-    const m = minuteOf(s.ts);
-    if (count > 0 && s.app === app && m === minute && s.type === type) {
-      count++;
+    const minute = minuteOf(s.ts);
+    if (last !== undefined && last.minute === minute && last.type === s.type && last.app === s.app) {
+      last.count++;
       continue;
     }
-    if (count > 0) sink({ app, minute, type, outcome, reason, origin, count });
-    app = s.app;
-    minute = m;
-    type = s.type;
-    count = 1;
+    last = counts.find((c) => c.minute === minute && c.type === s.type && c.app === s.app);
+    if (last === undefined) {
+      if (counts.length === MAX_SUBJECTS) handOn();
+      last = { app: s.app, minute, type: s.type, count: 0 };
+      counts.push(last);
+    }
+    last.count++;
   }
-  if (count > 0) sink({ app, minute, type, outcome, reason, origin, count });
+  handOn();
 }
 
 const KNOWN_TYPES = new Set(['error', 'lifecycle', 'metric', 'log']);

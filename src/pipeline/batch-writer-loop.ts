@@ -19,6 +19,15 @@ export interface BatchWriterOptions {
   /** Longest an admitted event waits for its batch to fill (milliseconds). */
   readonly flushIntervalMs: number;
   /**
+   * Group commit for senders that wait on the commit (`SLUICE_ACK=stored`): when no batch is being
+   * written, what is queued is written at once instead of waiting for the batch to fill or the
+   * flush interval, and the next batch gathers what arrives during that write. Without it (false,
+   * the default) a part batch waits up to `flushIntervalMs`: nothing waits on it but the
+   * transaction count. Waiting is wrong when the senders are blocked on this very commit: the
+   * batch can fill only from senders that are not.
+   */
+  readonly writeWhenIdle?: boolean;
+  /**
    * Most batches being written at once, each in its own transaction on its own connection
    * (`SLUICE_WRITE_CONCURRENCY`, default 3): the next batch is taken while the database
    * works on the last one. 1 when absent.
@@ -76,7 +85,7 @@ export class BatchWriterLoop {
   /** Tells the loop that events were admitted. Cheap; call after every admission. */
   notify(): void {
     if (!this.loop.pausing) return;
-    if (this.queued() >= this.o.batchSize) this.loop.wake();
+    if (this.queued() >= this.o.batchSize || this.writesNow()) this.loop.wake();
     else if (this.loop.idle) {
       const dueInMs = this.flushDueInMs();
       if (dueInMs !== null) this.loop.wakeIn(Math.max(0, dueInMs));
@@ -126,6 +135,11 @@ export class BatchWriterLoop {
     this.loop.abort();
   }
 
+  /** A part batch is written now: group commit with no write in flight (`writeWhenIdle`). */
+  private writesNow(): boolean {
+    return this.o.writeWhenIdle === true && this.inFlight.size === 0;
+  }
+
   private queued(): number {
     return this.o.errorLane.queued + this.o.standardLane.queued;
   }
@@ -154,7 +168,7 @@ export class BatchWriterLoop {
       await loop.pause(null);
       return 'again';
     }
-    if (queued < batchSize && !loop.stopping && this.settleWaiters.length === 0) {
+    if (queued < batchSize && !loop.stopping && this.settleWaiters.length === 0 && !this.writesNow()) {
       const dueInMs = this.flushDueInMs() ?? 0;
       if (dueInMs > 0) {
         await loop.pause(dueInMs);

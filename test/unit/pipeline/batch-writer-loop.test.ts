@@ -26,7 +26,7 @@ class ScriptedStorage {
   }
 }
 
-function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1) {
+function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1, writeWhenIdle = false) {
   const storage = new ScriptedStorage();
   const errorLane = new BoundedLane('error', { maxEvents: 100, maxBytes: 1e6 });
   const standardLane = new BoundedLane('standard', { maxEvents: 100, maxBytes: 1e6 });
@@ -38,6 +38,7 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1) {
     batchSize,
     flushIntervalMs,
     maxInFlight,
+    writeWhenIdle,
     backoff: { baseMs: 1, maxMs: 5 },
     clock: { now: () => Date.now() },
     logger: createLogger('silent'),
@@ -89,6 +90,43 @@ describe('BatchWriterLoop', () => {
     admit(standardLane, ['a']);
     await until(() => storage.batches.length === 1);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
+    await writer.stop();
+  });
+
+  it('with writeWhenIdle (ack=stored), writes a part batch at once when nothing is being written', async () => {
+    const { storage, standardLane, writer, admit } = setup(100, 10_000, 3, true);
+    writer.start();
+    const t0 = Date.now();
+    const ticket = new CommitTicket();
+    admit(standardLane, ['a', 'b'], ticket);
+    ticket.arm(2);
+    await ticket.committed;
+    // The flush interval is 10 s: only the group-commit rule writes the batch sooner.
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(storage.batches).toEqual([['a', 'b']]);
+    await writer.stop();
+  });
+
+  it('with writeWhenIdle, gathers what arrives during a write into the next batch', async () => {
+    const { storage, standardLane, writer, admit } = setup(100, 10_000, 3, true);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const write = storage.writeRows.bind(storage);
+    let calls = 0;
+    storage.writeRows = async (rows) => {
+      if (calls++ === 0) await gate;
+      return write(rows);
+    };
+    writer.start();
+    admit(standardLane, ['a']);
+    await until(() => calls === 1);
+    admit(standardLane, ['b']);
+    admit(standardLane, ['c']);
+    // A write is in flight: b and c wait for it, though write slots are free.
+    expect(calls).toBe(1);
+    release();
+    await until(() => storage.batches.length === 2);
+    expect(storage.batches).toEqual([['a'], ['b', 'c']]);
     await writer.stop();
   });
 

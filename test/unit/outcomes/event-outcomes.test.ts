@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import { countEvents, type OutcomeSubject } from '../../../src/outcomes/event-outcomes';
+import type { OutcomeCount } from '../../../src/outcomes/outcome';
+
+const subjects = fc.array(
+  fc.record({
+    app: fc.constantFrom('web', 'ios', 'billing', ''),
+    ts: fc.integer({ min: 0, max: 5 * 60_000 }),
+    type: fc.constantFrom('metric', 'log', 'error', 'lifecycle'),
+  }),
+  { maxLength: 300 },
+);
+
+function keyOf(app: string, minute: number, type: string): string {
+  return JSON.stringify([app, minute, type]);
+}
+
+function count(events: readonly OutcomeSubject[]): OutcomeCount[] {
+  const out: OutcomeCount[] = [];
+  countEvents(
+    (c) => out.push(c),
+    events,
+    (e) => e,
+    'accepted',
+    '',
+    'direct',
+  );
+  return out;
+}
+
+describe('countEvents', () => {
+  it('sums every event into its (app, minute, type), however the events are interleaved', () => {
+    fc.assert(
+      fc.property(subjects, (events) => {
+        const expected = new Map<string, number>();
+        for (const e of events) {
+          const k = keyOf(e.app, e.ts - (e.ts % 60_000), e.type);
+          expected.set(k, (expected.get(k) ?? 0) + 1);
+        }
+        const got = new Map<string, number>();
+        for (const c of count(events)) {
+          expect(c).toMatchObject({ outcome: 'accepted', reason: '', origin: 'direct' });
+          expect(c.count).toBeGreaterThan(0);
+          const k = keyOf(c.app, c.minute, c.type);
+          got.set(k, (got.get(k) ?? 0) + c.count);
+        }
+        expect(got).toEqual(expected);
+      }),
+    );
+  });
+
+  it('hands on one count per distinct subject of a request, not one per run', () => {
+    const events: OutcomeSubject[] = [];
+    for (let i = 0; i < 100; i++)
+      events.push({ app: 'web', ts: 1_000, type: i % 2 === 0 ? 'metric' : 'log' });
+    expect(count(events)).toEqual([
+      { app: 'web', minute: 0, type: 'metric', outcome: 'accepted', reason: '', origin: 'direct', count: 50 },
+      { app: 'web', minute: 0, type: 'log', outcome: 'accepted', reason: '', origin: 'direct', count: 50 },
+    ]);
+  });
+
+  it('stays linear past 32 distinct subjects: all of them are counted', () => {
+    const events: OutcomeSubject[] = Array.from({ length: 200 }, (_, i) => ({
+      app: `app-${i % 50}`,
+      ts: 0,
+      type: 'log',
+    }));
+    const counts = count(events);
+    expect(counts.reduce((n, c) => n + c.count, 0)).toBe(200);
+    expect(new Set(counts.map((c) => c.app)).size).toBe(50);
+  });
+});
