@@ -16,17 +16,24 @@ interface RecyclableBody extends RequestBody {
 }
 
 /**
- * The same metric points three ways: JSON `POST /v1/events` bodies for Sluice, and line protocol
- * for InfluxDB and VictoriaMetrics, with every attribute (`lines`) or the value alone
- * (`valueLines`). Each set is sent round and round by the closed loop, made new points each cycle
+ * The same metric points as JSON `POST /v1/events` bodies for Sluice and as line protocol for
+ * InfluxDB and VictoriaMetrics, each with every attribute (`json`, `lines`) or with the value and
+ * the tags alone (`valueJson`, `valueLines`). Each set is sent round and round by the closed loop, made new points each cycle
  * by its `recycle*` function, so a window never runs out of bodies.
  */
 export interface MetricPoints {
   readonly json: RequestBody[];
   readonly lines: RequestBody[];
+  /** The same points as JSON with the region as their only attribute: `valueLines` for Sluice. */
+  readonly valueJson: RequestBody[];
   readonly valueLines: RequestBody[];
   /** Bytes a point of each set (body bytes ÷ points). */
-  readonly bytesPerPoint: { readonly json: number; readonly lines: number; readonly valueLines: number };
+  readonly bytesPerPoint: {
+    readonly json: number;
+    readonly lines: number;
+    readonly valueJson: number;
+    readonly valueLines: number;
+  };
 }
 
 /** Line protocol escapes of a measurement, tag key or tag value (commas, spaces, equals signs). */
@@ -104,6 +111,7 @@ export function metricPoints(points: number, seed: number): MetricPoints {
   const now = Date.now();
   const json: RequestBody[] = [];
   const lines: RequestBody[] = [];
+  const valueJson: RequestBody[] = [];
   const valueLines: RequestBody[] = [];
   for (let n = 0; n < points; n += POINTS_PER_REQUEST) {
     const events: WireEvent[] = [];
@@ -112,6 +120,9 @@ export function metricPoints(points: number, seed: number): MetricPoints {
       if (e.type === 'metric') events.push(e);
     }
     json.push(jsonBody(events));
+    valueJson.push(
+      jsonBody(events.map((e) => ({ ...e, attributes: { region: e.attributes.region ?? '' } }))),
+    );
     lines.push(lineBody(events, n, false));
     valueLines.push(lineBody(events, n, true));
   }
@@ -120,8 +131,14 @@ export function metricPoints(points: number, seed: number): MetricPoints {
   return {
     json,
     lines,
+    valueJson,
     valueLines,
-    bytesPerPoint: { json: per(json), lines: per(lines), valueLines: per(valueLines) },
+    bytesPerPoint: {
+      json: per(json),
+      lines: per(lines),
+      valueJson: per(valueJson),
+      valueLines: per(valueLines),
+    },
   };
 }
 

@@ -15,7 +15,7 @@ import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';
-import { metricPoints, recycleJson, recycleLines, type MetricPoints } from '../metric-points';
+import { metricPoints, recycleJson, recycleLines } from '../metric-points';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { RowCounter } from '../pg-bench-db';
 import { figure, round } from '../rows';
@@ -65,7 +65,7 @@ const victoria = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<St
  * then the window; points are the rows it stored, its time runs until they are all stored, and its
  * CPU is the collector's process and the PostgreSQL backends of its database over that time.
  */
-async function measureSluice(ctx: BenchContext, points: MetricPoints): Promise<ServerWindow> {
+async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<ServerWindow> {
   const db = await ctx.databases.fresh('influx_baseline');
   const collector = await startCollector({ databaseUrl: db.url, ack: 'queued' });
   const counter = new RowCounter(db.url);
@@ -74,7 +74,7 @@ async function measureSluice(ctx: BenchContext, points: MetricPoints): Promise<S
     const loop = {
       client,
       path: '/v1/events',
-      bodies: points.json,
+      bodies,
       concurrency: CONNECTIONS,
       recycle: recycleJson,
     };
@@ -186,6 +186,8 @@ function sluiceVersus(
 }
 
 const INFLUX = 'InfluxDB 1.x (every attribute)';
+const INFLUX_VALUE = 'InfluxDB 1.x (value only, one window)';
+const VICTORIA_VALUE = 'VictoriaMetrics (value only, one window)';
 const VICTORIA = 'VictoriaMetrics (every attribute; strings dropped)';
 
 /**
@@ -201,7 +203,8 @@ const VICTORIA = 'VictoriaMetrics (every attribute; strings dropped)';
  * The line protocol carries every attribute Sluice stores: app, env, version and region as tags
  * (144 series per name), the value, route, method, host and status as fields. InfluxDB stores each
  * field as its own column; VictoriaMetrics stores numeric fields (value, status) and drops strings.
- * One window per database with the value as the only field gives the cost of the bare point.
+ * One more window per server with the value as the only field (and the region as the only
+ * attribute in Sluice's events) gives the cost of the bare point.
  */
 export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> {
   const haveInflux = influxdInstalled();
@@ -225,7 +228,11 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
   ctx.progress('influx: building point bodies');
   const points = metricPoints(ctx.options.quick ? 20_000 : 200_000, 11);
   const runs = { influx: [] as StoredWindow[], victoria: [] as StoredWindow[], sluice: [] as ServerWindow[] };
-  const valueOnly = { influx: [] as StoredWindow[], victoria: [] as StoredWindow[] };
+  const valueOnly = {
+    influx: [] as StoredWindow[],
+    victoria: [] as StoredWindow[],
+    sluice: [] as ServerWindow[],
+  };
   for (let round = 0; round < ctx.options.tsdbRounds; round++) {
     const of = `round ${round + 1} of ${ctx.options.tsdbRounds}`;
     if (haveInflux) {
@@ -237,7 +244,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       runs.victoria.push(await victoria(ctx, points.lines));
     }
     ctx.progress(`influx: Sluice tier 2, ${of}`);
-    runs.sluice.push(await measureSluice(ctx, points));
+    runs.sluice.push(await measureSluice(ctx, points.json));
   }
   if (haveInflux) {
     ctx.progress('influx: InfluxDB, value only');
@@ -247,23 +254,27 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
     ctx.progress('influx: VictoriaMetrics, value only');
     valueOnly.victoria.push(await victoria(ctx, points.valueLines));
   }
+  ctx.progress('influx: Sluice tier 2, value only');
+  valueOnly.sluice.push(await measureSluice(ctx, points.valueJson));
 
   const bytes = points.bytesPerPoint;
   if (haveInflux) rows.push(...baselineRows(INFLUX, runs.influx));
   if (haveVictoria) rows.push(...baselineRows(VICTORIA, runs.victoria));
   if (haveInflux) rows.push(...sluiceVersus(INFLUX, runs.sluice, runs.influx, true));
   if (haveVictoria) rows.push(...sluiceVersus(VICTORIA, runs.sluice, runs.victoria, false));
-  if (haveInflux) rows.push(...baselineRows('InfluxDB 1.x (value only, one window)', valueOnly.influx));
-  if (haveVictoria)
-    rows.push(...baselineRows('VictoriaMetrics (value only, one window)', valueOnly.victoria));
+  if (haveInflux) rows.push(...baselineRows(INFLUX_VALUE, valueOnly.influx));
+  if (haveVictoria) rows.push(...baselineRows(VICTORIA_VALUE, valueOnly.victoria));
+  if (haveInflux) rows.push(...sluiceVersus(INFLUX_VALUE, valueOnly.sluice, valueOnly.influx, false));
+  else rows.push(...sluiceVersus(VICTORIA_VALUE, valueOnly.sluice, valueOnly.victoria, false));
   rows.push(
     figure(
       SUITE,
-      'request bytes per point: JSON / line protocol / line protocol, value only',
+      'request bytes per point: JSON / line protocol, every attribute and value only',
       round(bytes.json),
       'B',
       {
         lines: round(bytes.lines),
+        value_json: round(bytes.valueJson),
         value_lines: round(bytes.valueLines),
       },
     ),
