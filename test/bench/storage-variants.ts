@@ -1,22 +1,26 @@
 import type { TelemetryEvent } from '../../src/events/types';
 import { encodeAttributes } from '../../src/storage/layout/rows';
 import { toCopyLine } from '../../src/storage/postgres/copy-encoding';
+import * as bin from './binary-copy';
+import { binaryCopy } from './binary-copy';
 
 /**
  * Ways of storing metric samples in PostgreSQL, each a table `t` (with its partitions, indexes and
  * triggers) created by `ddl` in an empty schema, and the COPY text of one transaction's samples.
  * Row variants take one row a sample (today's `metric_samples` columns and COPY lines); block
  * variants one row per (app, name, minute) of a group of samples, the samples as an array of a
- * composite type.
+ * composite type (text COPY) or as one array per column (binary COPY).
  */
 export interface StorageVariant {
   readonly name: string;
   readonly ddl: string;
   /** How large values are compressed (`default_toast_compression` of the writing session). */
   readonly compression: 'lz4' | 'pglz';
+  /** `COPY t FROM STDIN` options: text (empty) or binary. */
+  readonly copyFormat: '' | ' (FORMAT binary)';
   /** Names what `copyText` writes: variants with the same layout write the same text. */
   readonly layout: string;
-  /** COPY text (`COPY t FROM STDIN`) of one transaction's samples. */
+  /** What `COPY t FROM STDIN` reads for one transaction's samples. */
   copyText(samples: readonly TelemetryEvent[]): Buffer;
 }
 
@@ -59,7 +63,7 @@ const rowLines = (samples: readonly TelemetryEvent[]): Buffer =>
   Buffer.concat(samples.map((e) => toCopyLine(e).bytes));
 
 function rowVariant(name: string, ddl: string): StorageVariant {
-  return { name, ddl, compression: 'pglz', layout: 'rows', copyText: rowLines };
+  return { name, ddl, compression: 'pglz', copyFormat: '', layout: 'rows', copyText: rowLines };
 }
 
 const ROW_TRIGGERS = (which: 'invalidation' | 'both'): string =>
@@ -141,79 +145,219 @@ function copyEscape(s: string): string {
   );
 }
 
-/**
- * Block lines: the samples in groups of `groupSize` (in arrival order), each group's samples per
- * (app, name, minute) one row: the minute, the first sample's id, app, name, the first and last
- * `ts`, and the samples.
- */
-function blockLines(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
-  let out = '';
+/** One block: the samples of a group with the same (app, name, minute). */
+interface Block {
+  readonly bucket: number;
+  readonly first: TelemetryEvent;
+  readonly tsMin: number;
+  readonly tsMax: number;
+  readonly samples: readonly TelemetryEvent[];
+}
+
+/** The samples in groups of `groupSize` (in arrival order), each group's per (app, name, minute). */
+function blocksOf(samples: readonly TelemetryEvent[], groupSize: number): Block[] {
+  const out: Block[] = [];
   for (let g = 0; g < samples.length; g += groupSize) {
-    const blocks = new Map<string, TelemetryEvent[]>();
+    const groups = new Map<string, TelemetryEvent[]>();
     for (const e of samples.slice(g, g + groupSize)) {
       const key = `${e.app}\u0000${e.name}\u0000${e.ts - (e.ts % 60_000)}`;
-      const list = blocks.get(key);
+      const list = groups.get(key);
       if (list) list.push(e);
-      else blocks.set(key, [e]);
+      else groups.set(key, [e]);
     }
-    for (const list of blocks.values()) {
+    for (const list of groups.values()) {
       const first = list[0] as TelemetryEvent;
-      let min = first.ts;
-      let max = first.ts;
+      let tsMin = first.ts;
+      let tsMax = first.ts;
       for (const e of list) {
-        if (e.ts < min) min = e.ts;
-        if (e.ts > max) max = e.ts;
+        if (e.ts < tsMin) tsMin = e.ts;
+        if (e.ts > tsMax) tsMax = e.ts;
       }
-      const array = `{${list.map(sampleElement).join(',')}}`;
-      out +=
-        `${first.ts - (first.ts % 60_000)}\t${first.id}\t${copyEscape(first.app)}\t${copyEscape(first.name)}\t` +
-        `${min}\t${max}\t${copyEscape(array)}\n`;
+      out.push({ bucket: first.ts - (first.ts % 60_000), first, tsMin, tsMax, samples: list });
     }
+  }
+  return out;
+}
+
+/**
+ * Text COPY of blocks as one array of a composite type: the minute, the first sample's id, app,
+ * name, the first and last `ts`, and the samples.
+ */
+function compositeBlockLines(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
+  let out = '';
+  for (const b of blocksOf(samples, groupSize)) {
+    const array = `{${b.samples.map(sampleElement).join(',')}}`;
+    out +=
+      `${b.bucket}\t${b.first.id}\t${copyEscape(b.first.app)}\t${copyEscape(b.first.name)}\t` +
+      `${b.tsMin}\t${b.tsMax}\t${copyEscape(array)}\n`;
   }
   return Buffer.from(out);
 }
 
-const BLOCK_COLUMNS = `bucket bigint NOT NULL, first_id uuid NOT NULL, app text NOT NULL, name text NOT NULL,
-  ts_min bigint NOT NULL, ts_max bigint NOT NULL, samples sample[] NOT NULL`;
-const BLOCK_TRIGGERS = triggers('both', 'bucket', 'sum(cardinality(samples))');
+/** Binary COPY of blocks with one array per column of the samples (`COLUMN_BLOCK_COLUMNS`). */
+function columnBlockCopy(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
+  const nullable = <T>(v: T | null | undefined, f: (x: T) => Buffer): Buffer | null =>
+    v === null || v === undefined ? null : f(v);
+  return binaryCopy(
+    blocksOf(samples, groupSize).map((b) => {
+      const ss = b.samples;
+      return [
+        bin.int8(b.bucket),
+        bin.uuid(b.first.id),
+        bin.text(b.first.app),
+        bin.text(b.first.name),
+        bin.int8(b.tsMin),
+        bin.int8(b.tsMax),
+        bin.array(
+          bin.OID.uuid,
+          ss.map((e) => bin.uuid(e.id)),
+        ),
+        bin.array(
+          bin.OID.int8,
+          ss.map((e) => bin.int8(e.ts)),
+        ),
+        bin.array(
+          bin.OID.text,
+          ss.map((e) => nullable(e.version, bin.text)),
+        ),
+        bin.array(
+          bin.OID.text,
+          ss.map((e) => nullable(e.env, bin.text)),
+        ),
+        bin.array(
+          bin.OID.float8,
+          ss.map((e) => nullable(e.value, bin.float8)),
+        ),
+        bin.array(
+          bin.OID.int8,
+          ss.map((e) => nullable(e.summary?.count, bin.int8)),
+        ),
+        bin.array(
+          bin.OID.float8,
+          ss.map((e) => nullable(e.summary?.min, bin.float8)),
+        ),
+        bin.array(
+          bin.OID.float8,
+          ss.map((e) => nullable(e.summary?.max, bin.float8)),
+        ),
+        bin.array(
+          bin.OID.float8,
+          ss.map((e) => nullable(e.summary?.sum, bin.float8)),
+        ),
+        bin.array(
+          bin.OID.text,
+          ss.map((e) => nullable(e.message, bin.text)),
+        ),
+        bin.array(
+          bin.OID.text,
+          ss.map((e) => bin.text(encodeAttributes(e.attributes))),
+        ),
+      ];
+    }),
+  );
+}
+
+const BLOCK_KEYS = `bucket bigint NOT NULL, first_id uuid NOT NULL, app text NOT NULL, name text NOT NULL,
+  ts_min bigint NOT NULL, ts_max bigint NOT NULL`;
+/** Blocks as one array of the composite type `sample`. */
+const COMPOSITE_BLOCK_COLUMNS = `${BLOCK_KEYS}, samples sample[] NOT NULL`;
+/** Blocks as one array per column of the samples, in `columnBlockCopy`'s order. */
+const COLUMN_BLOCK_COLUMNS = `${BLOCK_KEYS}, ids uuid[] NOT NULL, ts bigint[] NOT NULL, version text[],
+  env text[], value double precision[], count bigint[], min double precision[], max double precision[],
+  sum double precision[], message text[], attributes text[] NOT NULL`;
 
 /** Samples of one request (100 events, 70 % metric samples) and of one collector batch (2,000 events). */
 export const REQUEST_SAMPLES = 70;
 export const BATCH_SAMPLES = 1_400;
 
+interface BlockForm {
+  readonly columns: string;
+  /** Samples in a block row, for the outcome-count trigger. */
+  readonly cardinality: string;
+  readonly types: string;
+  readonly layout: string;
+  readonly copyFormat: '' | ' (FORMAT binary)';
+  readonly copyText: (samples: readonly TelemetryEvent[]) => Buffer;
+}
+
+const composite = (groupSize: number): BlockForm => ({
+  columns: COMPOSITE_BLOCK_COLUMNS,
+  cardinality: 'sum(cardinality(samples))',
+  types: SAMPLE_TYPE,
+  layout: `composite blocks of ${groupSize}`,
+  copyFormat: '',
+  copyText: (samples) => compositeBlockLines(samples, groupSize),
+});
+
+const columns = (groupSize: number): BlockForm => ({
+  columns: COLUMN_BLOCK_COLUMNS,
+  cardinality: 'sum(cardinality(ids))',
+  types: '',
+  layout: `column blocks of ${groupSize}`,
+  copyFormat: ' (FORMAT binary)',
+  copyText: (samples) => columnBlockCopy(samples, groupSize),
+});
+
+/**
+ * A block table: heap only, or (`full`) partitioned by the minute with the key (bucket, first_id),
+ * an index (name, bucket) and both triggers.
+ */
 function blockVariant(
   name: string,
-  groupSize: number,
+  form: BlockForm,
   compression: 'lz4' | 'pglz',
   full: boolean,
 ): StorageVariant {
   const table = full
-    ? `CREATE TABLE t (${BLOCK_COLUMNS}, PRIMARY KEY (bucket, first_id)) PARTITION BY RANGE (bucket);
+    ? `CREATE TABLE t (${form.columns}, PRIMARY KEY (bucket, first_id)) PARTITION BY RANGE (bucket);
 ${dailyPartitions()}
-CREATE INDEX ON t (name, bucket); ${BLOCK_TRIGGERS}`
-    : `CREATE TABLE t (${BLOCK_COLUMNS});`;
+CREATE INDEX ON t (name, bucket); ${triggers('both', 'bucket', form.cardinality)}`
+    : `CREATE TABLE t (${form.columns});`;
   return {
     name,
-    ddl: `${SAMPLE_TYPE} ${table}`,
+    ddl: `${form.types} ${table}`,
     compression,
-    layout: `blocks of ${groupSize}`,
-    copyText: (samples) => blockLines(samples, groupSize),
+    layout: form.layout,
+    copyFormat: form.copyFormat,
+    copyText: form.copyText,
   };
 }
 
 /** Blocks of a batch's samples per (app, name, minute), and of a request's. */
 export const BLOCK_VARIANTS: readonly StorageVariant[] = [
-  blockVariant('blocks of a batch per (app, name, minute), lz4, heap only', BATCH_SAMPLES, 'lz4', false),
   blockVariant(
-    'blocks of a batch, lz4, partitions, key (bucket, first_id), index (name, bucket), both triggers',
-    BATCH_SAMPLES,
+    'blocks of a batch per (app, name, minute), sample[], text COPY, lz4, heap only',
+    composite(BATCH_SAMPLES),
+    'lz4',
+    false,
+  ),
+  blockVariant(
+    'blocks of a batch, sample[], text COPY, lz4, partitions, key (bucket, first_id), index (name, bucket), both triggers',
+    composite(BATCH_SAMPLES),
     'lz4',
     true,
   ),
-  blockVariant('blocks of a batch, pglz, partitions, key, index, both triggers', BATCH_SAMPLES, 'pglz', true),
   blockVariant(
-    'blocks of a request per (app, name, minute), lz4, partitions, key, index, both triggers',
-    REQUEST_SAMPLES,
+    'blocks of a batch, sample[], text COPY, pglz, partitions, key, index, both triggers',
+    composite(BATCH_SAMPLES),
+    'pglz',
+    true,
+  ),
+  blockVariant(
+    'blocks of a request per (app, name, minute), sample[], text COPY, lz4, partitions, key, index, both triggers',
+    composite(REQUEST_SAMPLES),
+    'lz4',
+    true,
+  ),
+  blockVariant(
+    'blocks of a batch, an array per column, binary COPY, lz4, heap only',
+    columns(BATCH_SAMPLES),
+    'lz4',
+    false,
+  ),
+  blockVariant(
+    'blocks of a batch, an array per column, binary COPY, lz4, partitions, key, index, both triggers',
+    columns(BATCH_SAMPLES),
     'lz4',
     true,
   ),

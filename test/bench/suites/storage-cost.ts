@@ -24,9 +24,9 @@ interface VariantRun {
   readonly samplesPerRow: number;
 }
 
-function copy(client: pg.Client, text: Buffer): Promise<void> {
+function copy(client: pg.Client, format: string, text: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom('COPY t FROM STDIN'));
+    const stream = client.query(copyFrom(`COPY t FROM STDIN${format}`));
     stream.on('error', reject);
     stream.on('finish', () => resolve());
     stream.end(text);
@@ -55,7 +55,7 @@ async function measureVariant(
     const t0 = performance.now();
     for (const payload of payloads) {
       await client.query('BEGIN');
-      await copy(client, payload);
+      await copy(client, variant.copyFormat, payload);
       await client.query('COMMIT');
     }
     const wall = performance.now() - t0;
