@@ -26,6 +26,12 @@ export interface BenchOptions {
   readonly singleEventConcurrency: number;
   /** Longest wait for the database to hold every acknowledged event after a run (milliseconds). */
   readonly storeTimeoutMs: number;
+  /** Load before each measured window of the time-series database baselines, not measured (milliseconds). */
+  readonly tsdbWarmupMs: number;
+  /** Measured window of each time-series database baseline and of Sluice beside them (milliseconds). */
+  readonly tsdbWindowMs: number;
+  /** Rounds of those windows, each server once a round; rows give the medians. */
+  readonly tsdbRounds: number;
 }
 
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,6 +53,9 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
       storedConcurrencies: [16],
       singleEventConcurrency: 16,
       storeTimeoutMs: 15_000,
+      tsdbWarmupMs: 500,
+      tsdbWindowMs: 1_500,
+      tsdbRounds: 1,
     };
   }
   return {
@@ -62,5 +71,8 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     storedConcurrencies: [16, 32, 64],
     singleEventConcurrency: 16,
     storeTimeoutMs: 30_000,
+    tsdbWarmupMs: 3_000,
+    tsdbWindowMs: 10_000,
+    tsdbRounds: 3,
   };
 }

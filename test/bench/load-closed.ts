@@ -12,6 +12,16 @@ export interface ClosedLoopOptions {
    * nothing (the null handler), where ids need not be unique.
    */
   readonly maxRequests?: number;
+  /**
+   * Makes the bodies new points each time round, for a window longer than the bodies last: called
+   * before request `i` sends body `i % bodies.length`, with cycle = ⌊i / bodies.length⌋, to rewrite
+   * the body's ids or timestamps in place for that cycle (a no-op when it already holds them). With
+   * it, only `maxMs` bounds the run. Requests are numbered from `firstRequest`, so a window can
+   * continue where its warm-up stopped.
+   */
+  readonly recycle?: (body: RequestBody, cycle: number) => void;
+  /** Number of the first request (see `recycle`). Default 0. */
+  readonly firstRequest?: number;
   /** Requests in flight at any time: each worker sends its next request when the last is answered. */
   readonly concurrency: number;
   /** Time bound of the run (milliseconds): no request leaves after it. */
@@ -28,14 +38,17 @@ export async function runClosedLoop(o: ClosedLoopOptions): Promise<LoadResult> {
   await o.client.connectAll();
   const tally = new LoadTally();
   const pause = o.throttledPauseMs ?? 10;
-  const limit = o.maxRequests ?? o.bodies.length;
-  let next = 0;
+  const first = o.firstRequest ?? 0;
+  const limit = first + (o.maxRequests ?? (o.recycle ? Infinity : o.bodies.length));
+  let next = first;
   tally.startedAt = performance.now();
   const deadline = tally.startedAt + o.maxMs;
 
   const worker = async (): Promise<void> => {
     while (next < limit && performance.now() < deadline) {
-      const body = o.bodies[next++ % o.bodies.length] as RequestBody;
+      const i = next++;
+      const body = o.bodies[i % o.bodies.length] as RequestBody;
+      o.recycle?.(body, Math.floor(i / o.bodies.length));
       tally.requests++;
       tally.sentEvents += body.events;
       const sent = performance.now();
@@ -50,5 +63,6 @@ export async function runClosedLoop(o: ClosedLoopOptions): Promise<LoadResult> {
   };
   await Promise.all(Array.from({ length: o.concurrency }, worker));
   tally.endedAt = performance.now();
+  tally.nextRequest = next;
   return tally.result();
 }

@@ -17,6 +17,8 @@ export interface LoadResult {
   /** Requests that got no HTTP answer (reset, refused, timeout). */
   readonly transportErrors: number;
   readonly firstTransportError: string | null;
+  /** Number of the request a continuation of this run would send next (see `ClosedLoopOptions.recycle`). */
+  readonly nextRequest: number;
   /** Latency of every answered request, from when it left (milliseconds). */
   readonly latency: LatencyRecorder;
   /** The same, by status. */
@@ -32,6 +34,7 @@ export class LoadTally {
   accepted = 0;
   transportErrors = 0;
   firstTransportError: string | null = null;
+  nextRequest = 0;
   readonly byStatus: Record<number, number> = {};
   readonly latency = new LatencyRecorder();
   readonly latencyByStatus = new Map<number, LatencyRecorder>();

@@ -24,6 +24,7 @@ import { runOtlpBench } from './suites/otlp';
 import { runOverload } from './suites/overload';
 import { runOutcomesBench } from './suites/outcomes';
 import { runWritePath } from './suites/write-path';
+import { runStorageCost } from './suites/storage-cost';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
 import { formatTable } from './table';
@@ -91,6 +92,7 @@ async function main(): Promise<number> {
       rows.push(...((await step('overload', () => runOverload(ctx, givenSaturation, NaN))) ?? []));
     }
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
+    rows.push(...((await step('storage-cost', () => runStorageCost(ctx))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
     rows.push(...((await step('outcomes', () => runOutcomesBench(ctx))) ?? []));
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));

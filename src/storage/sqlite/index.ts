@@ -4,7 +4,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
-import type { TelemetryEvent } from '../../events/types';
 import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
@@ -17,7 +16,8 @@ import { sqliteReadRunner } from './read-runner';
 import { queryMetrics } from './query-metrics';
 import { readOrUnavailable } from './read-failure';
 import { statementCache } from './statements';
-import { batchWriter } from './write';
+import { batchWriter, toSqliteRow, type SqliteRow } from './write';
+import { sqliteRowFromScan } from './row-from-scan';
 import { outcomeWriter, queryOutcomes } from './outcomes';
 
 export interface SqliteStorageOptions {
@@ -65,10 +65,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     kind: 'sqlite',
     maintenance: sqliteMaintenance(db, prepare),
     migrate: async () => applySqliteMigrations(db, logger),
-    // Statements bind the event's fields at write time: the row is the event itself.
-    toRow: (event) => event as unknown as StorageRow,
+    toRow: (event) => toSqliteRow(event) as unknown as StorageRow,
+    rowFromScan: (body, event) => sqliteRowFromScan(body, event) as unknown as StorageRow,
     writeRows: async (rows) => ({
-      inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly TelemetryEvent[]),
+      inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly SqliteRow[]),
     }),
     // Every read: a failure of the file, not of the query, is StorageUnavailableError (503).
     queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { TelemetryEvent } from '../../events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
-import { toRows } from '../layout/rows';
+import { toEventRow, toMetricSampleRow, type EventRow, type MetricSampleRow } from '../layout/rows';
 import { StoredTally } from '../layout/stored-tally';
 import { insertCounts } from './outcomes';
 
@@ -14,8 +14,20 @@ function insertOrIgnore<Row>(t: TableColumns<Row>): string {
 const INSERT_METRIC_SAMPLE = insertOrIgnore(METRIC_SAMPLES);
 const INSERT_EVENT = insertOrIgnore(EVENTS);
 
+/** A row as SQLite binds it: of `metric_samples`, or of `events` (which has a `type`). */
+export type SqliteRow = MetricSampleRow | EventRow;
+
+/** `e` as the row its statement binds (`Storage.toRow`). */
+export function toSqliteRow(e: TelemetryEvent): SqliteRow {
+  return e.type === 'metric' ? toMetricSampleRow(e) : toEventRow(e);
+}
+
+function isEventRow(row: SqliteRow): row is EventRow {
+  return 'type' in row;
+}
+
 /**
- * Returns a function writing one batch in one transaction; resolves to rows newly stored. With
+ * Returns a function writing one batch of rows (`toSqliteRow`, `sqliteRowFromScan`) in one transaction; resolves to rows newly stored. With
  * `outcomes` (default), the rows really inserted are counted for the loss map in the same
  * transaction (see layout/stored-tally.ts).
  */
@@ -23,31 +35,22 @@ export function batchWriter(
   db: Database.Database,
   prepare: (sql: string) => Database.Statement,
   outcomes = true,
-): (events: readonly TelemetryEvent[]) => number {
-  const write = db.transaction((events: readonly TelemetryEvent[]): number => {
-    const { metrics, others } = toRows(events);
+): (rows: readonly SqliteRow[]) => number {
+  const write = db.transaction((rows: readonly SqliteRow[]): number => {
     const tally = outcomes ? new StoredTally() : null;
+    const insertSample = prepare(INSERT_METRIC_SAMPLE);
+    const insertEvent = prepare(INSERT_EVENT);
     let inserted = 0;
-    if (metrics.length > 0) {
-      const stmt = prepare(INSERT_METRIC_SAMPLE);
-      for (const row of metrics) {
-        const changes = stmt.run(row).changes;
-        inserted += changes;
-        if (changes > 0) tally?.add(row.app, row.ts, 'metric');
-      }
-    }
-    if (others.length > 0) {
-      const stmt = prepare(INSERT_EVENT);
-      for (const row of others) {
-        const changes = stmt.run(row).changes;
-        inserted += changes;
-        if (changes > 0) tally?.add(row.app, row.ts, row.type);
-      }
+    for (const row of rows) {
+      const event = isEventRow(row);
+      const changes = (event ? insertEvent : insertSample).run(row).changes;
+      inserted += changes;
+      if (changes > 0) tally?.add(row.app, row.ts, event ? row.type : 'metric');
     }
     if (tally !== null) insertCounts(prepare, tally.rows());
     return inserted;
   });
   // IMMEDIATE takes the write lock up front: a deferred transaction upgrading to write can fail
   // with SQLITE_BUSY regardless of busy_timeout when another connection wrote meanwhile.
-  return (events) => write.immediate(events);
+  return (rows) => write.immediate(rows);
 }

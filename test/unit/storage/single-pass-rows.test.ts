@@ -4,6 +4,8 @@ import { RequestScan } from '../../../src/events/scan/scan-request';
 import { validateEvent } from '../../../src/events/validate';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
 import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-scan';
+import { sqliteRowFromScan } from '../../../src/storage/sqlite/row-from-scan';
+import { toSqliteRow } from '../../../src/storage/sqlite/write';
 import { EventGenerator } from '../../bench/workload';
 import { bodyArbitrary, hostileBody, nearValidBody, NOW, SMALL_LIMITS } from './single-pass-bodies';
 
@@ -25,10 +27,10 @@ const DEFAULT_LIMITS: EventLimits = {
 const MAX_EVENTS = 50;
 
 type EventResult =
-  | { ok: true; row: string; bytes: number; id: string; app: string; type: string }
+  | { ok: true; row: string; sqliteRow: unknown; bytes: number; id: string; app: string; type: string }
   | { ok: false; reason: string; field?: string };
 
-/** Today's path: `JSON.parse`, `validateEvent`, `toCopyLine`. */
+/** Today's path: `JSON.parse`, `validateEvent`, then `toCopyLine` (PostgreSQL) and `toSqliteRow`. */
 function typedPath(body: Buffer, limits: EventLimits): EventResult[] | 'invalid_json' | 'invalid_body' {
   let parsed: unknown;
   try {
@@ -50,6 +52,7 @@ function typed(raw: unknown, limits: EventLimits): EventResult {
   return {
     ok: true,
     row: toCopyLine(e).bytes.toString('hex'),
+    sqliteRow: toSqliteRow(e),
     bytes: v.bytes,
     id: e.id,
     app: e.app,
@@ -74,6 +77,7 @@ function singlePass(
         results[index] = {
           ok: true,
           row: Buffer.from(copyLineFromScan(body, f).bytes).toString('hex'),
+          sqliteRow: sqliteRowFromScan(body, f),
           bytes: f.bytes,
           id: scan.idOf(f),
           app: scan.textOf(f.app, true),
@@ -97,7 +101,7 @@ function agree(body: Buffer, limits: EventLimits): { taken: boolean; fast: numbe
   return { taken: true, fast: after.fast };
 }
 
-describe('the single pass from body bytes to COPY rows', () => {
+describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite bound values)', () => {
   it.each([
     ['default', DEFAULT_LIMITS],
     ['small', SMALL_LIMITS],

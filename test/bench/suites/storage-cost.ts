@@ -1,0 +1,156 @@
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { TelemetryEvent } from '../../../src/events/types';
+import type { BenchContext } from '../context';
+import { sampleProcess } from '../proc-stats';
+import { figure, round, versus } from '../rows';
+import { BATCH_SAMPLES, BLOCK_VARIANTS, ROW_VARIANTS, type StorageVariant } from '../storage-variants';
+import { telemetryEvents } from '../telemetry-events';
+import type { BenchRow } from '../types';
+import { median, STORAGE_SEED } from './limits';
+
+const SUITE = 'storage-cost';
+/** The row variant that is today's schema: the baseline of every ratio. */
+const TODAY = 'rows: + outcome-count trigger (today)';
+
+interface VariantRun {
+  /** Backend CPU per sample (microseconds). */
+  readonly cpuUs: number;
+  /** Wall time per sample (microseconds). */
+  readonly wallUs: number;
+  /** `pg_total_relation_size` of the table and its partitions per sample (bytes). */
+  readonly bytes: number;
+  /** Samples per stored row. */
+  readonly samplesPerRow: number;
+}
+
+function copy(client: pg.Client, format: string, text: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(`COPY t FROM STDIN${format}`));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(text);
+  });
+}
+
+/**
+ * One variant in a schema of its own: its tables made, then the samples COPYed in transactions of
+ * one collector batch's samples; the CPU of this connection's backend (from /proc: it parses,
+ * checks keys, fires the triggers, writes the WAL) and the wall time over the COPYs only.
+ */
+async function measureVariant(
+  client: pg.Client,
+  backendPid: number,
+  schema: string,
+  variant: StorageVariant,
+  payloads: readonly Buffer[],
+  samples: number,
+): Promise<VariantRun> {
+  await client.query(`CREATE SCHEMA ${schema}`);
+  try {
+    await client.query(`SET search_path = ${schema}`);
+    await client.query(`SET default_toast_compression = ${variant.compression}`);
+    await client.query(variant.ddl);
+    const cpu0 = sampleProcess(backendPid).cpuSeconds;
+    const t0 = performance.now();
+    for (const payload of payloads) {
+      await client.query('BEGIN');
+      await copy(client, variant.copyFormat, payload);
+      await client.query('COMMIT');
+    }
+    const wall = performance.now() - t0;
+    const cpu = sampleProcess(backendPid).cpuSeconds - cpu0;
+    const { rows } = await client.query<{ bytes: string; n: string }>(
+      `SELECT COALESCE((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('t')),
+                       pg_total_relation_size('t')) AS bytes,
+              (SELECT count(*) FROM t) AS n`,
+    );
+    return {
+      cpuUs: (cpu / samples) * 1e6,
+      wallUs: (wall / samples) * 1e3,
+      bytes: Number(rows[0]?.bytes ?? 0) / samples,
+      samplesPerRow: samples / Number(rows[0]?.n ?? 1),
+    };
+  } finally {
+    await client.query('SET search_path = public');
+    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+  }
+}
+
+/**
+ * What storing a metric sample costs PostgreSQL, piece by piece: the same samples (the bench's
+ * metric events, as the collector writes them) COPYed into each way of storing them, in
+ * transactions of one collector batch's samples, in rounds (every variant once a round, in
+ * order); rows give each variant's median backend CPU per sample, its bytes on disk per sample
+ * (table, partitions, indexes and TOAST), and the ratio to today's schema. All in one database
+ * of its own, dropped afterwards.
+ */
+export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
+  const wanted = ctx.options.quick ? 14_000 : 140_000;
+  const samples: TelemetryEvent[] = telemetryEvents(Math.ceil(wanted / 0.6), STORAGE_SEED + 3)
+    .filter((e) => e.type === 'metric')
+    .slice(0, wanted);
+  if (samples.length < wanted) throw new Error(`storage-cost: only ${samples.length} metric samples`);
+  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS];
+  // Variants of one layout COPY the same text.
+  const payloads = new Map<string, Buffer[]>();
+  for (const v of variants) {
+    if (payloads.has(v.layout)) continue;
+    const list: Buffer[] = [];
+    for (let i = 0; i < samples.length; i += BATCH_SAMPLES)
+      list.push(v.copyText(samples.slice(i, i + BATCH_SAMPLES)));
+    payloads.set(v.layout, list);
+  }
+  const rounds = ctx.options.quick ? 1 : 3;
+  const db = await ctx.databases.fresh('storage_cost');
+  const client = new pg.Client({ connectionString: db.url });
+  client.on('error', () => undefined);
+  const runs = new Map<StorageVariant, VariantRun[]>(variants.map((v) => [v, []]));
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const pid = rows[0]?.pid as number;
+    for (let r = 0; r < rounds; r++) {
+      ctx.progress(
+        `storage-cost: round ${r + 1} of ${rounds}, ${variants.length} variants × ${samples.length} samples`,
+      );
+      for (const [i, v] of variants.entries()) {
+        const run = await measureVariant(
+          client,
+          pid,
+          `cost_${i}`,
+          v,
+          payloads.get(v.layout) ?? [],
+          samples.length,
+        );
+        runs.get(v)?.push(run);
+      }
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+    await ctx.databases.drop(db);
+  }
+
+  const rowOf = (v: StorageVariant): BenchRow => {
+    const list = runs.get(v) ?? [];
+    return figure(SUITE, v.name, round(median(list.map((x) => x.cpuUs))), 'µs CPU/sample', {
+      bytes_per_sample: round(median(list.map((x) => x.bytes))),
+      samples_per_row: round(list[0]?.samplesPerRow ?? NaN),
+      wall_us: round(median(list.map((x) => x.wallUs))),
+      rounds_us: list.map((x) => round(x.cpuUs)).join('/'),
+    });
+  };
+  const today = variants.find((v) => v.name === TODAY);
+  if (!today) throw new Error('storage-cost: no variant for today’s schema');
+  const base = rowOf(today);
+  return [
+    figure(SUITE, 'samples COPYed per variant, per transaction', samples.length, 'samples', {
+      per_transaction: BATCH_SAMPLES,
+      rounds,
+    }),
+    ...variants.map((v) => {
+      const row = rowOf(v);
+      return v === today ? row : versus(SUITE, row.name, row.value, row.unit, base, undefined, row.extra);
+    }),
+  ];
+}
