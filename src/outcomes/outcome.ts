@@ -12,12 +12,11 @@
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
- * - `expired`: a worker took the event's message from the stream older than `SLUICE_NATS_MAX_AGE`
- *   (reason `max_age`) and acked it unwritten;
+ * - `expired`: a worker took the event's message from the stream, on its first delivery, older
+ *   than `SLUICE_NATS_MAX_AGE` (reason `max_age`) and acked it unwritten;
  * - `dropped`: held by a collector (tiers 1–3) when its shutdown took the forced path, by reason
  *   (`shutdown_timeout`, `second_signal`, `shutdown_error`): counted and written before it exits.
- *   A tier-4 worker drops nothing (what it did not ack is delivered again).
- *
+ *   A tier-4 worker drops nothing (what it did not ack is delivered again);
  * - `shed`: requests (not events) refused unread (429 `overloaded`), per minute of receipt, with
  *   type `''` and reason `overloaded`; the app is the one of the request's ingest key when it
  *   presented a valid one, else `''`. Outside the identity: nothing of them was read, and their
