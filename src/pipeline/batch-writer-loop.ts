@@ -152,27 +152,15 @@ export class BatchWriterLoop {
   dropHeld(reason: string): number {
     const { errorLane, standardLane, metrics, outcomes } = this.o;
     const tally = new OutcomeTally(Infinity);
+    const count: CountSink = (c) => void tally.add(c);
     const drop = (lane: BoundedLane, items: readonly LaneItem[]): void => {
       if (items.length === 0) return;
-      countEvents(
-        (c) => tally.add(c),
-        items,
-        (i) => i,
-        'dropped',
-        reason,
-        '',
-      );
+      countEvents(count, items, subjectOf, 'dropped', reason, '');
       lane.release(items);
     };
     for (const batch of this.abandoned) {
-      drop(
-        errorLane,
-        batch.filter((i) => i.lane === 'error'),
-      );
-      drop(
-        standardLane,
-        batch.filter((i) => i.lane === 'standard'),
-      );
+      drop(errorLane, inLane(batch, 'error'));
+      drop(standardLane, inLane(batch, 'standard'));
     }
     this.abandoned = [];
     drop(errorLane, errorLane.take(errorLane.queued));
@@ -256,8 +244,8 @@ export class BatchWriterLoop {
         // reports it as not flushed, and `dropHeld` counts it.
         const settled = new Set([...outcome.stored, ...outcome.refused]);
         const [done, rest] = [batch.filter((i) => settled.has(i)), batch.filter((i) => !settled.has(i))];
-        errorLane.release(done.filter((i) => i.lane === 'error'));
-        standardLane.release(done.filter((i) => i.lane === 'standard'));
+        errorLane.release(inLane(done, 'error'));
+        standardLane.release(inLane(done, 'standard'));
         this.drainRate.record(done.length);
         this.abandoned.push(rest);
       }
@@ -313,4 +301,13 @@ export class BatchWriterLoop {
     });
     return outcome;
   }
+}
+
+function inLane(items: readonly LaneItem[], lane: LaneItem['lane']): LaneItem[] {
+  return items.filter((i) => i.lane === lane);
+}
+
+/** A lane item is its own loss-map subject (app, `ts`, type). */
+function subjectOf(item: LaneItem): LaneItem {
+  return item;
 }
