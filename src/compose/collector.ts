@@ -20,7 +20,7 @@ import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { createStorageUpGauge } from '../metrics/storage-instruments';
-import { Shutdown } from '../lifecycle/shutdown';
+import { Shutdown, type ShutdownOptions } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
 import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
@@ -37,7 +37,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
-import { reportTaker, startOutcomeRecorder } from './outcomes';
+import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
@@ -69,7 +69,7 @@ export interface RunningCollector {
 interface Intake {
   readonly sink: EventSink;
   /** The shutdown sequence's "flush" step (see src/lifecycle/shutdown.ts). */
-  readonly flusher: { stop(): Promise<void>; abort(): void; held(): number };
+  readonly flusher: ShutdownOptions['flusher'];
   /** Closed after the flush, in order, before storage. */
   readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
   /** What the pipeline state reads of this intake. */
@@ -225,8 +225,15 @@ function startQueueIntake(
   });
   return {
     sink,
-    // Requests in flight already waited for their acks; nothing is held in this process.
-    flusher: { stop: () => sink.drained(), abort: () => undefined, held: () => sink.pendingAcks },
+    flusher: {
+      // Requests in flight already waited for their acks; nothing is held in this process.
+      stop: () => sink.drained(),
+      abort: () => undefined,
+      held: () => sink.pendingAcks,
+      // A publish still waiting for its ack is JetStream's to keep or not: if the stream has it, a
+      // worker stores it; if not, its events stay pending in the loss map (their request got no 202).
+      dropHeld: () => 0,
+    },
     closers: [
       { name: 'publisher', close: () => publisher?.close() },
       { name: 'jetstream', close: () => link.close() },
@@ -352,6 +359,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     waitsMs: [() => loopLag.standingMs(), () => turns.oldestWaitMs()],
     shedAtMs: config.shedLagMs,
     rejected: metrics.requestsRejected,
+    ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
   const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
   const otlp = await startOtlpReceiver({
@@ -372,6 +380,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     readiness,
     servers: otlp ? [server, otlp.server] : [server],
     flusher: intake.flusher,
+    ...(recorder === null ? {} : { lossMap: recorder }),
     closers: [
       ...intake.closers,
       // After the lanes' flush (refused rows are counted there), before storage closes.

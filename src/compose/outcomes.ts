@@ -1,14 +1,16 @@
 /**
  * The loss map's wiring (docs/ARCHITECTURE.md, "The loss map"): part of the composition root.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Registry } from 'prom-client';
-import type { Principal } from '../auth/api-keys';
+import type { ApiKeyRing, Principal } from '../auth/api-keys';
 import type { Clock } from '../clock';
 import type { Config } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createOutcomeMetrics } from '../metrics/outcome-instruments';
+import { presentedSecret } from '../http/authenticate';
 import { parseClientReport } from '../outcomes/client-report';
-import type { OutcomeOrigin } from '../outcomes/outcome';
+import { minuteOf, type OutcomeOrigin } from '../outcomes/outcome';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
 
@@ -53,5 +55,31 @@ export function reportTaker(
     }
     recorder.report(report);
     return 'sdk';
+  };
+}
+
+/**
+ * The shed rule's `countRefused`: one `shed` request in the minute of receipt, of the app of the
+ * ingest key it presented when that key is valid, else of app `''` (no keys file, no key, a wrong
+ * one: a request's claim of an app is not taken on trust, and its body is never read). Checking
+ * the key costs a SHA-256 of it, a few microseconds, next to the answer it spares the collector.
+ */
+export function shedCounter(
+  recorder: OutcomeRecorder,
+  keyRing: ApiKeyRing | null,
+  clock: Clock,
+): (headers: IncomingHttpHeaders) => void {
+  return (headers) => {
+    const secret = keyRing === null ? undefined : presentedSecret(headers);
+    const principal = secret === undefined ? null : (keyRing?.authenticate(secret) ?? null);
+    recorder.count({
+      app: principal?.kind === 'ingest' ? principal.app : '',
+      minute: minuteOf(clock.now()),
+      type: '',
+      outcome: 'shed',
+      reason: 'overloaded',
+      origin: '',
+      count: 1,
+    });
   };
 }

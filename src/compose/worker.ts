@@ -93,6 +93,8 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
         requestTimeoutMs: config.natsPublishTimeoutMs,
         ackWaitMs: config.workerAckWaitMs,
         maxDeliveries: config.workerMaxDeliveries,
+        maxAgeMs: config.natsMaxAgeMs,
+        clock,
         backoff: DEFAULT_BACKOFF,
         health,
         metrics,
@@ -127,7 +129,11 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
       stop: async () => worker?.stop(),
       abort: () => worker?.abort(),
       held: () => worker?.held() ?? 0,
+      // Nothing a worker holds is lost when it stops: messages it did not ack are delivered again
+      // (after the ack wait) to a worker, and rows it already committed are skipped by the dedupe.
+      dropHeld: () => 0,
     },
+    ...(recorder === null ? {} : { lossMap: recorder }),
     closers: [
       { name: 'health', close: () => health.stop() },
       ...jobs,

@@ -115,7 +115,7 @@ export const QUEUE_SETTINGS = {
   natsMaxAgeMs: setting({
     env: 'SLUICE_NATS_MAX_AGE',
     default: '24h',
-    doc: 'Oldest an event may wait in the stream; older ones are removed unwritten (keep above any worker outage).',
+    doc: 'Oldest an event may wait in the stream: a worker that takes an older one acks it unwritten and counts it lost (expired) in the loss map; the stream itself keeps messages twice as long (at least an hour more), then removes them unread and uncounted. Keep it above any worker outage.',
     parse: duration(1000, 365 * 86_400_000, 'h'),
   }),
   natsDuplicateWindowMs: setting({

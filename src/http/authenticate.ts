@@ -5,7 +5,7 @@ import { SluiceError } from '../errors/catalogue';
 import type { IntakeMetrics } from '../metrics/intake-instruments';
 
 /** The secret from `X-Api-Key`, or `Authorization: Bearer …`. */
-function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
+export function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
   const header = headers['x-api-key'];
   if (typeof header === 'string' && header.length > 0) return header;
   const auth = headers.authorization;

@@ -40,6 +40,13 @@ export class QueryParams {
     return v;
   }
 
+  /** A parameter that must be given, the empty string included (`app=`). */
+  requiredStringOrEmpty(name: string, maxLength = 256): string {
+    const v = this.query[name];
+    if (v === '') return v;
+    return this.requiredString(name, maxLength);
+  }
+
   requiredString(name: string, maxLength = 256): string {
     const v = this.string(name, maxLength);
     if (v === undefined) throw invalid(name, 'is required');

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Counter } from 'prom-client';
 import { OVERLOADED_RETRY_AFTER_S } from './retry-after';
 
@@ -18,6 +19,11 @@ export interface ShedRuleOptions {
   readonly minInFlight?: number;
   /** `sluice_requests_rejected_total`, counted with `code="overloaded"` per refusal. */
   readonly rejected: Counter<'code'>;
+  /**
+   * The loss map's count of a refused request, told its headers (the only part of it read): the
+   * composition root attributes it to the app of a valid ingest key. None by default.
+   */
+  readonly countRefused?: (headers: IncomingHttpHeaders) => void;
 }
 
 /**
@@ -53,11 +59,15 @@ export class ShedRule {
     return delay;
   }
 
-  /** Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`. */
-  refuseUnread(): { readonly retryAfterSeconds: number } | null {
+  /**
+   * Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`, counted
+   * in `rejected` and, with its `headers`, in `countRefused`.
+   */
+  refuseUnread(headers: IncomingHttpHeaders = {}): { readonly retryAfterSeconds: number } | null {
     if (this.o.shedAtMs <= 0 || this.held < (this.o.minInFlight ?? 2)) return null;
     if (this.delayMs() < this.o.shedAtMs) return null;
     this.o.rejected.inc({ code: 'overloaded' });
+    this.o.countRefused?.(headers);
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
   }
 }

@@ -52,7 +52,7 @@ export function createMetrics(registry: Registry = new Registry()) {
     eventsDropped: counter(
       registry,
       'sluice_events_dropped_total',
-      'Events the writer gave up on after admission, by reason (storage_rejected: the database refused the row).',
+      'Events the writer gave up on after admission, by reason (storage_rejected: the database refused the row; shutdown_timeout, second_signal, shutdown_error: held at a forced shutdown).',
       ['reason'],
     ),
     requestsRejected: counter(

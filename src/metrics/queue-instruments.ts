@@ -64,6 +64,16 @@ export function createQueueMetrics(registry: Registry) {
       'sluice_queue_stream_max_bytes',
       'Configured size limit of the stream (SLUICE_NATS_MAX_BYTES).',
     ),
+    streamOldestAge: gauge(
+      registry,
+      'sluice_queue_stream_oldest_age_seconds',
+      'Age of the oldest message the stream holds (0 when empty), at the last check: past SLUICE_NATS_MAX_AGE the workers expire it (counted), past sluice_queue_stream_max_age_seconds the stream removes it unread (not counted).',
+    ),
+    streamMaxAge: gauge(
+      registry,
+      'sluice_queue_stream_max_age_seconds',
+      'The stream’s own max age (its max_age): a message older is removed by JetStream unread, uncounted in the loss map.',
+    ),
     streamReplicas: gauge(
       registry,
       'sluice_queue_stream_replicas',
@@ -129,6 +139,11 @@ export function createQueueMetrics(registry: Registry) {
       'sluice_queue_messages_naked_total',
       'Messages handed back for a later delivery, by reason (failed: this delivery failed; stopping: the worker is shutting down).',
       ['reason'],
+    ),
+    eventsExpired: counter(
+      registry,
+      'sluice_queue_events_expired_total',
+      'Events a worker took from the stream older than SLUICE_NATS_MAX_AGE: acked unwritten, counted as lost (expired, max_age) in the loss map.',
     ),
     deadLetters: counter(
       registry,

@@ -29,6 +29,11 @@ export interface LossMap {
   };
   /** Not in the identity: events refused for now, by reason (their sender may send them again). */
   throttled: ByReason;
+  /**
+   * Not in the identity: requests refused unread (429 `overloaded`) in the window's minutes of
+   * receipt. Their events were never read, so they are counted in requests; the sender resends them.
+   */
+  shed_requests: number;
 }
 
 function emptyMap(): LossMap {
@@ -39,6 +44,7 @@ function emptyMap(): LossMap {
     losses: { sdk: {}, collector: {}, storage: {}, queue: {}, shutdown: {} },
     pending: { sdk: 0, pipeline: 0 },
     throttled: {},
+    shed_requests: 0,
   };
 }
 
@@ -91,6 +97,7 @@ function apply(m: LossMap, r: OutcomeRow): void {
       m.pending.pipeline -= n;
       return;
     case 'dead_lettered':
+    case 'expired':
       loss('queue');
       m.pending.pipeline -= n;
       return;
@@ -100,6 +107,9 @@ function apply(m: LossMap, r: OutcomeRow): void {
       return;
     case 'throttled':
       addTo(m.throttled, r.reason, n);
+      return;
+    case 'shed':
+      m.shed_requests += n;
       return;
   }
 }

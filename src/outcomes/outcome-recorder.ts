@@ -13,12 +13,13 @@ export interface OutcomeRecorderOptions {
   readonly maxKeys?: number;
   /** Most client reports held between writes. Default 10 000. */
   readonly maxReports?: number;
+  /** How long `stop` keeps trying to write what is left (milliseconds). Default 5000. */
+  readonly stopDeadlineMs?: number;
   readonly clock: Clock;
   readonly metrics: OutcomeMetrics;
   readonly logger: Logger;
 }
 
-/** How long `stop` keeps trying to write what is left (milliseconds). */
 const STOP_DEADLINE_MS = 5000;
 const STOP_RETRY_MS = 250;
 
@@ -36,6 +37,7 @@ export class OutcomeRecorder {
   private readonly maxReports: number;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly o: OutcomeRecorderOptions) {
     this.tally = new OutcomeTally(o.maxKeys ?? 50_000);
@@ -94,15 +96,35 @@ export class OutcomeRecorder {
     return ok;
   }
 
-  /** Stops the timer and writes what is left, retrying for a few seconds. Idempotent. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the timer and writes what is left, retrying for a few seconds. Idempotent: a second call
+   * (the forced path of a shutdown while the graceful one is closing) waits for the first.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.writeLast();
+    return this.stopping;
+  }
+
+  private async writeLast(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    const deadline = this.o.clock.now() + STOP_DEADLINE_MS;
+    const deadline = this.o.clock.now() + (this.o.stopDeadlineMs ?? STOP_DEADLINE_MS);
     while (!(await this.flush())) {
       if (this.o.clock.now() >= deadline) {
+        // The only record left of them: the events by outcome, and each drop (an event lost in
+        // this process, which nothing else will ever count) with its key.
+        const held = this.tally.take();
+        const events: Record<string, number> = {};
+        for (const c of held) events[c.outcome] = (events[c.outcome] ?? 0) + c.count;
         this.o.logger.error(
-          { keys: this.tally.size, reports: this.reports.size },
+          {
+            keys: held.length,
+            reports: this.reports.size,
+            events,
+            dropped: held
+              .filter((c) => c.outcome === 'dropped')
+              .map(({ app, minute, type, reason, count }) => ({ app, minute, type, reason, count })),
+          },
           'loss-map counts not written at stop',
         );
         return;

@@ -12,10 +12,15 @@
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
- * - `dropped`: lost in a process, by reason (reserved: a forced shutdown's events are not counted yet).
- *
- * Requests refused unread (429 `overloaded`) have no count here: nothing of them was read, and their
- * sender sends them again.
+ * - `expired`: a worker took the event's message from the stream, on its first delivery, older
+ *   than `SLUICE_NATS_MAX_AGE` (reason `max_age`) and acked it unwritten;
+ * - `dropped`: held by a collector (tiers 1–3) when its shutdown took the forced path, by reason
+ *   (`shutdown_timeout`, `second_signal`, `shutdown_error`): counted and written before it exits.
+ *   A tier-4 worker drops nothing (what it did not ack is delivered again);
+ * - `shed`: requests (not events) refused unread (429 `overloaded`), per minute of receipt, with
+ *   type `''` and reason `overloaded`; the app is the one of the request's ingest key when it
+ *   presented a valid one, else `''`. Outside the identity: nothing of them was read, and their
+ *   sender sends them again.
  */
 export const OUTCOMES = [
   'captured',
@@ -28,7 +33,9 @@ export const OUTCOMES = [
   'stored',
   'refused',
   'dead_lettered',
+  'expired',
   'dropped',
+  'shed',
 ] as const;
 
 export type OutcomeName = (typeof OUTCOMES)[number];
@@ -43,9 +50,12 @@ export type OutcomeOrigin = 'sdk' | 'direct' | '';
 /** One count of the loss map. */
 export interface OutcomeCount {
   readonly app: string;
-  /** Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable. */
+  /**
+   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable,
+   * and for a shed request.
+   */
   readonly minute: number;
-  /** `error | lifecycle | metric | log`, or `unknown` for an unreadable one. */
+  /** `error | lifecycle | metric | log`, `unknown` for an unreadable one, `''` for a shed request (never read). */
   readonly type: string;
   readonly outcome: OutcomeName;
   /** Why, for losses (`''` when the outcome has no reason). */

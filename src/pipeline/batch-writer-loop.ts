@@ -6,8 +6,9 @@ import type { BackoffOptions } from './backoff';
 import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from './stoppable-loop';
-import { writeWithRetry, type WriteHealth } from './write-with-retry';
+import { writeWithRetry, type WriteHealth, type WriteOutcome } from './write-with-retry';
 import { countEvents, type CountSink } from '../outcomes/event-outcomes';
+import { OutcomeTally } from '../outcomes/outcome-tally';
 
 export interface BatchWriterOptions {
   /** Drained first. */
@@ -40,7 +41,10 @@ export interface BatchWriterOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** The loss map's counts of events the database refuses (`OutcomeRecorder.count`); none when absent. */
+  /**
+   * The loss map's counts of events the database refuses and of events dropped at a forced
+   * shutdown (`OutcomeRecorder.count`); none when absent.
+   */
   readonly outcomes?: CountSink;
 }
 
@@ -69,6 +73,8 @@ export class BatchWriterLoop {
   private readonly maxInFlight: number;
   private readonly loop: StoppableLoop;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Batches whose write `abort` ended: still held, counted by `dropHeld`. */
+  private abandoned: LaneItem[][] = [];
   private settleWaiters: SettleWaiter[] = [];
 
   constructor(private readonly o: BatchWriterOptions) {
@@ -135,6 +141,55 @@ export class BatchWriterLoop {
     this.loop.abort();
   }
 
+  /**
+   * After `abort` and the end of the writes in flight (forced shutdown): counts every event still
+   * held — queued, or in a batch whose write was given up — as `dropped` with `reason` in the loss
+   * map and in `sluice_events_dropped_total`, logs them per (app, minute, type) — the record left
+   * when the loss map's write fails too — frees their room, and returns how many. A batch whose
+   * write is still in flight is left out: it may yet commit (then `stored` counts it), and
+   * counting it here could count it twice.
+   */
+  dropHeld(reason: string): number {
+    const { errorLane, standardLane, metrics, outcomes } = this.o;
+    const tally = new OutcomeTally(Infinity);
+    const count: CountSink = (c) => void tally.add(c);
+    const drop = (lane: BoundedLane, items: readonly LaneItem[]): void => {
+      if (items.length === 0) return;
+      countEvents(count, items, subjectOf, 'dropped', reason, '');
+      lane.release(items);
+    };
+    for (const batch of this.abandoned) {
+      drop(errorLane, inLane(batch, 'error'));
+      drop(standardLane, inLane(batch, 'standard'));
+    }
+    this.abandoned = [];
+    drop(errorLane, errorLane.take(errorLane.queued));
+    drop(standardLane, standardLane.take(standardLane.queued));
+    const counts = tally.take();
+    let total = 0;
+    for (const c of counts) {
+      total += c.count;
+      outcomes?.(c);
+    }
+    if (total > 0) {
+      metrics.eventsDropped.inc({ reason }, total);
+      this.o.logger.error(
+        {
+          reason,
+          events: total,
+          byAppMinuteType: counts.map(({ app, minute, type, count }) => ({ app, minute, type, count })),
+        },
+        'events held at a forced shutdown dropped',
+      );
+    }
+    if (this.inFlight.size > 0)
+      this.o.logger.error(
+        { writes: this.inFlight.size },
+        'writes still in flight at a forced shutdown: their events are stored if they commit, else stay pending in the loss map',
+      );
+    return total;
+  }
+
   /** A part batch is written now: group commit with no write in flight (`writeWhenIdle`). */
   private writesNow(): boolean {
     return this.o.writeWhenIdle === true && this.inFlight.size === 0;
@@ -177,13 +232,22 @@ export class BatchWriterLoop {
     }
     const fromError = errorLane.take(batchSize);
     const fromStandard = standardLane.take(batchSize - fromError.length);
-    const flight: Promise<void> = this.write([...fromError, ...fromStandard]).then((settled) => {
+    const batch = [...fromError, ...fromStandard];
+    const flight: Promise<void> = this.write(batch).then((outcome) => {
       this.inFlight.delete(flight);
-      // Aborted mid-retry: the batch stays held, so `held()` reports it as not flushed.
-      if (settled) {
+      if (outcome.settled) {
         errorLane.release(fromError);
         standardLane.release(fromStandard);
-        this.drainRate.record(fromError.length + fromStandard.length);
+        this.drainRate.record(batch.length);
+      } else {
+        // Aborted mid-retry: what a bisection settled is freed; the rest stays held, so `held()`
+        // reports it as not flushed, and `dropHeld` counts it.
+        const settled = new Set([...outcome.stored, ...outcome.refused]);
+        const [done, rest] = [batch.filter((i) => settled.has(i)), batch.filter((i) => !settled.has(i))];
+        errorLane.release(inLane(done, 'error'));
+        standardLane.release(inLane(done, 'standard'));
+        this.drainRate.record(done.length);
+        this.abandoned.push(rest);
       }
       loop.wake();
     });
@@ -211,10 +275,10 @@ export class BatchWriterLoop {
   }
 
   /**
-   * Writes until committed (see `writeWithRetry`). Returns true once every item is settled
-   * (stored, or refused by the database and dropped); false only when `abort` ended the retries.
+   * Writes until committed (see `writeWithRetry`): settled once every item is stored, or refused
+   * by the database and dropped; not settled only when `abort` ended the retries.
    */
-  private async write(items: LaneItem[]): Promise<boolean> {
+  private async write(items: LaneItem[]): Promise<WriteOutcome<LaneItem>> {
     const { storage, metrics, logger, backoff } = this.o;
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),
@@ -235,6 +299,15 @@ export class BatchWriterLoop {
       metrics,
       logger,
     });
-    return outcome.settled;
+    return outcome;
   }
+}
+
+function inLane(items: readonly LaneItem[], lane: LaneItem['lane']): LaneItem[] {
+  return items.filter((i) => i.lane === lane);
+}
+
+/** A lane item is its own loss-map subject (app, `ts`, type). */
+function subjectOf(item: LaneItem): LaneItem {
+  return item;
 }

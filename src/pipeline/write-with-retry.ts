@@ -38,9 +38,15 @@ export interface WriteWithRetryOptions<T extends WritableItem> {
   readonly logger: Logger;
 }
 
-/** How a write ended: every item committed or refused (`settled`), or retries ended by `aborted`. */
-export type WriteOutcome<T> =
-  { readonly settled: true; readonly stored: T[]; readonly refused: T[] } | { readonly settled: false };
+/**
+ * How a write ended: every item committed or refused (`settled`), or retries ended by `aborted`;
+ * then `stored` and `refused` hold the parts a bisection had settled before (the rest is neither).
+ */
+export interface WriteOutcome<T> {
+  readonly settled: boolean;
+  readonly stored: T[];
+  readonly refused: T[];
+}
 
 /**
  * The one write path of the writer loop and the queue worker: writes `items` in one transaction;
@@ -57,7 +63,7 @@ export async function writeWithRetry<T extends WritableItem>(
   const stored: T[] = [];
   const refused: T[] = [];
   const settled = await writePart(items, o, stored, refused);
-  return settled ? { settled: true, stored, refused } : { settled: false };
+  return { settled, stored, refused };
 }
 
 async function writePart<T extends WritableItem>(

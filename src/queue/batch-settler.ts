@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Clock } from '../clock';
 import type { LaneName } from '../intake/event-sink';
 import type { TelemetryEvent } from '../events/types';
 import type { Logger } from '../log/logger';
@@ -12,6 +13,7 @@ import { LANES, type Fetched } from './batch-puller';
 import type { DeadLetter } from './dead-letter';
 import type { DeadLetterPolicy, InHand } from './dead-letter-policy';
 import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
+import { countEvents, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
 
 /** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
 export interface Slot {
@@ -34,9 +36,18 @@ export interface BatchSettlerOptions {
   readonly loop: Pick<StoppableLoop, 'backoff' | 'aborted'>;
   /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
   readonly health?: WriteHealth;
+  /**
+   * `SLUICE_NATS_MAX_AGE` (milliseconds): a message the stream stored longer ago than this is acked
+   * unwritten and its events counted as expired. None: every message is written, however old.
+   */
+  readonly maxAgeMs?: number;
+  /** Against the stream's store time of a message (`maxAgeMs`). Default the system clock. */
+  readonly clock?: Clock;
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
+  /** The loss map's counts of expired events (`OutcomeRecorder.count`); none when absent. */
+  readonly outcomes?: CountSink;
 }
 
 /**
@@ -69,6 +80,7 @@ export class BatchSettler {
     queueMetrics.workerBatchSize.observe(batch.length);
     const messages: InHand[] = [];
     const items: EventItem[] = [];
+    const expired = { messages: 0, events: 0 };
     for (const fetched of batch) {
       const { msg, lane } = fetched;
       const count = msg.info.deliveryCount;
@@ -82,6 +94,12 @@ export class BatchSettler {
         continue;
       }
       const events = decodeEvents(msg.data);
+      const expiredEvents = events === null ? null : this.expire(fetched, events);
+      if (expiredEvents !== null) {
+        expired.messages++;
+        expired.events += expiredEvents;
+        continue;
+      }
       if (events === null) {
         const detail = unreadableDetail(msg.data);
         await deadLetters.failed({ fetched, failures: [{ reason: 'unparseable', detail, data: msg.data }] });
@@ -94,6 +112,12 @@ export class BatchSettler {
         if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
         else items.push({ row: storage.toRow(event), lane, index, message });
       }
+    }
+    if (expired.messages > 0) {
+      this.o.logger.warn(
+        { ...expired, maxAgeMs: this.o.maxAgeMs },
+        'messages older than SLUICE_NATS_MAX_AGE acked unwritten; their events counted as expired',
+      );
     }
     queueMetrics.workerBatchEvents.observe(items.length);
     // Keep the batch ours while it is written, however long storage takes.
@@ -130,6 +154,31 @@ export class BatchSettler {
     }
     await this.o.nc.flush().catch((err: unknown) => this.o.logger.warn({ err }, 'flushing acks failed'));
     queueMetrics.workerBatchDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  /**
+   * A message past `maxAgeMs`, delivered for the first time, is acked unwritten and its events are counted as lost (`expired`,
+   * `max_age`); returns how many, or null when the message is younger. The age is the stream's,
+   * so this is where `SLUICE_NATS_MAX_AGE` is enforced: the stream itself keeps messages longer
+   * (`streamMaxAgeMs`), because what it removes on its own is gone unread, and its events could
+   * never be counted.
+   */
+  private expire(fetched: Fetched, events: ReadonlyArray<TelemetryEvent | null>): number | null {
+    const { maxAgeMs, clock, queueMetrics, outcomes } = this.o;
+    // Only on its first delivery: a message delivered before was in a worker's hands within the
+    // max age, and some of its events may be stored already (counting them expired would count
+    // them twice); it is written, the dedupe skipping what is.
+    if (maxAgeMs === undefined || fetched.msg.info.deliveryCount > 1) return null;
+    if ((clock?.now() ?? Date.now()) - fetched.msg.info.storedAtMs <= maxAgeMs) return null;
+    const subjects: OutcomeSubject[] = [];
+    for (const e of events) if (e) subjects.push(e);
+    if (outcomes) countEvents(outcomes, subjects, (s) => s, 'expired', 'max_age', '');
+    queueMetrics.eventsExpired.inc(subjects.length);
+    // Counted, then acked (as dead letters are): a lost ack delivers it again and counts it twice;
+    // the other order would lose the count with a worker that dies in between.
+    fetched.msg.ack();
+    queueMetrics.messagesAcked.inc({ consumer: fetched.lane });
+    return subjects.length;
   }
 
   /**

@@ -126,6 +126,10 @@ export class JetStreamMonitor {
       metrics.streamMessages.set(messages);
       metrics.streamBytes.set(bytes);
       metrics.streamMaxBytes.set(info.config.max_bytes);
+      const firstStored = Date.parse(info.state.first_ts);
+      const oldestMs = messages > 0 && Number.isFinite(firstStored) ? this.o.clock.now() - firstStored : 0;
+      metrics.streamOldestAge.set(Math.max(0, oldestMs) / 1000);
+      metrics.streamMaxAge.set(info.config.max_age / 1e9);
       this.watchReplicas(info);
       this.stream = { messages, bytes, maxBytes: info.config.max_bytes };
       if (this.last !== null) {

@@ -6,6 +6,8 @@ export interface DeliveryInfo {
   readonly streamSequence: number;
   /** 1 on the first delivery. */
   readonly deliveryCount: number;
+  /** When the stream stored it (epoch ms, the NATS server's clock). */
+  readonly storedAtMs: number;
 }
 
 const encoder = new TextEncoder();
@@ -14,7 +16,8 @@ const WORKING = encoder.encode('+WPI');
 
 /**
  * Reads the delivery info of a JetStream message from its ack subject, in either form:
- * `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>` or, with a domain and an
+ * `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>` (`ts`: when the stream
+ * stored it, in nanoseconds since the epoch) or, with a domain and an
  * account hash, `$JS.ACK.<domain>.<hash>.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>.<token>`.
  * Null when `reply` is not one.
  */
@@ -26,8 +29,11 @@ export function parseDeliveryInfo(reply: string): DeliveryInfo | null {
   const stream = t[at] ?? '';
   const deliveryCount = Number(t[at + 2]);
   const streamSequence = Number(t[at + 3]);
+  // Nanoseconds: past 2^53, but a double keeps them to well under a millisecond.
+  const storedAtMs = Math.floor(Number(t[at + 5]) / 1e6);
   if (!stream || !Number.isSafeInteger(deliveryCount) || !Number.isSafeInteger(streamSequence)) return null;
-  return { stream, streamSequence, deliveryCount };
+  if (!Number.isFinite(storedAtMs)) return null;
+  return { stream, streamSequence, deliveryCount, storedAtMs };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/instruments';
 import type { QueueMetrics } from '../metrics/queue-instruments';
@@ -39,6 +40,13 @@ export interface QueueWorkerOptions {
   readonly ackWaitMs: number;
   /** Deliveries after which what keeps failing in a message goes to the dead-letter subject. */
   readonly maxDeliveries: number;
+  /**
+   * `SLUICE_NATS_MAX_AGE` (milliseconds, default 24 h): a message the stream stored longer ago is
+   * acked unwritten and its events counted as expired. None: every message is written.
+   */
+  readonly maxAgeMs?: number;
+  /** Against a message's store time (`maxAgeMs`). Default the system clock. */
+  readonly clock?: Clock;
   /** Delay between retries of a transient storage failure, and after a failed pull. */
   readonly backoff: BackoffOptions;
   /** Told every commit and every transient failure (`sluice_storage_up` follows them); none by default. */
@@ -46,7 +54,7 @@ export interface QueueWorkerOptions {
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly logger: Logger;
-  /** The loss map's counts of dead-lettered events; none when absent. */
+  /** The loss map's counts of dead-lettered and expired events; none when absent. */
   readonly outcomes?: CountSink;
 }
 
@@ -70,7 +78,9 @@ export interface QueueWorkerOptions {
  *   message is acked only after those publishes are acked — counted, never a crash loop. An
  *   unparseable message (or element of one) goes the same way;
  * - a message delivered more than `maxDeliveries` times without an ack (it killed its workers)
- *   goes to the dead-letter subject whole before it is even decoded.
+ *   goes to the dead-letter subject whole before it is even decoded;
+ * - a message the stream stored more than `maxAgeMs` ago (the workers were away that long) is
+ *   acked unwritten, its events counted as expired in the loss map.
  */
 /** A slot's loop state between turns: the batch pulled ahead, and the pull failures in a row. */
 interface SlotTurns extends Slot {

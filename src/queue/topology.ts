@@ -40,7 +40,10 @@ export function queueTopology(stream: string, subjectPrefix: string): QueueTopol
 export interface StreamLimits {
   /** Stream size limit (bytes); discard new beyond it. */
   readonly maxBytes: number;
-  /** Oldest message kept (milliseconds). */
+  /**
+   * `SLUICE_NATS_MAX_AGE` (milliseconds): oldest event written; the workers enforce it and count
+   * what they expire. The stream keeps messages longer (`streamMaxAgeMs`).
+   */
   readonly maxAgeMs: number;
   /** Window in which a repeated `Nats-Msg-Id` is dropped (milliseconds). */
   readonly duplicateWindowMs: number;
@@ -55,6 +58,18 @@ export interface ConsumerLimits {
   readonly ackWaitMs: number;
   /** Most messages delivered and not yet acked, over all workers of the consumer. */
   readonly maxAckPending: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The event stream's own max age, from `SLUICE_NATS_MAX_AGE`: twice it, and at least an hour
+ * more. The workers enforce the setting, counting the events they expire in the loss map; what the
+ * stream removes on its own is gone unread, so it does so only when no worker took a message for
+ * that long (the stream's oldest message is `sluice_queue_stream_oldest_age_seconds`).
+ */
+export function streamMaxAgeMs(maxAgeMs: number): number {
+  return maxAgeMs + Math.max(maxAgeMs, HOUR_MS);
 }
 
 /** JetStream API error codes this module acts on. */
@@ -159,8 +174,8 @@ async function ensureStream(jsm: JetStreamManager, wanted: ManagedStreamConfig):
 /**
  * The event stream: work-queue retention (a message leaves when a worker acks it, so the size
  * limit measures the backlog, not history), file storage, discard new (a full stream refuses
- * publishes, which collectors turn into 429) and the duplicate window that makes retried
- * publishes free. Plus the dead-letter stream, limits retention, discard old. Both with
+ * publishes, which collectors turn into 429), a max age past `SLUICE_NATS_MAX_AGE`
+ * (`streamMaxAgeMs`) and the duplicate window that makes retried publishes free. Plus the dead-letter stream, limits retention, discard old. Both with
  * `limits.replicas` copies when created; their consumers follow.
  */
 export async function ensureStreams(
@@ -175,7 +190,7 @@ export async function ensureStreams(
     storage: StorageType.File,
     discard: DiscardPolicy.New,
     max_bytes: limits.maxBytes,
-    max_age: nanos(limits.maxAgeMs),
+    max_age: nanos(streamMaxAgeMs(limits.maxAgeMs)),
     // The duplicate window may not exceed the stream's max age.
     duplicate_window: nanos(Math.min(limits.duplicateWindowMs, limits.maxAgeMs)),
     num_replicas: limits.replicas,

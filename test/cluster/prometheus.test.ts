@@ -145,7 +145,13 @@ const EXPECTED: Record<string, Expectation> = {
 
 /** What the alerts say after that traffic: only the rate-limited share is above its threshold. */
 const ALERTS_ACTIVE = ['SluiceRateLimitedShareHigh'];
-const ALERTS_READING_TIER_4_ONLY = ['SluiceQueueDown', 'SluiceStreamNearFull', 'SluiceDeadLetters'];
+const ALERTS_READING_TIER_4_ONLY = [
+  'SluiceQueueDown',
+  'SluiceStreamNearFull',
+  'SluiceDeadLetters',
+  'SluiceEventsExpired',
+  'SluiceStreamBacklogOld',
+];
 
 /** Events taken, rate limited (an app above 100 events/s, counted cluster-wide in Redis) and invalid, and bad requests. */
 async function sendTraffic(sent: { metric: number; error: number }, round: number): Promise<void> {

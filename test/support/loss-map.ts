@@ -33,6 +33,7 @@ export interface LossMapAnswer {
   losses: Record<string, Record<string, number>>;
   pending: { sdk: number; pipeline: number };
   throttled: Record<string, number>;
+  shed_requests: number;
   minutes?: Array<LossMapAnswer & { minute: number }>;
 }
 

@@ -9,12 +9,15 @@ import { QueryParams, invalid } from '../query-params';
 /**
  * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
  * (default the last hour; `from` rounded down and `to` up to a minute): generated, stored, losses
- * by stage and reason, pending; per minute with `by=minute` (docs/http-api.md).
+ * by stage and reason, pending, and (outside the identity) throttled events and shed requests; per
+ * minute with `by=minute` (docs/http-api.md).
  */
 export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Clock) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, ['app', 'from', 'to', 'by']);
-    const app = q.requiredString('app', READ_LIMITS.maxTextLength);
+    // `app=` reads what was counted without an app: requests shed without a valid ingest key,
+    // events rejected without a readable `source.app`.
+    const app = q.requiredStringOrEmpty('app', READ_LIMITS.maxTextLength);
     const by = q.oneOf('by', ['minute'] as const);
     const toMs = q.time('to') ?? clock.now();
     const to = minuteOf(toMs) === toMs ? toMs : minuteOf(toMs) + MINUTE_MS;

@@ -53,4 +53,19 @@ describe('ShedRule', () => {
     second();
     expect(shed.refuseUnread()).toBeNull();
   });
+
+  it('tells the loss map of each refusal, with the request headers, and of nothing it lets through', () => {
+    const seen: unknown[] = [];
+    const metrics = createMetrics();
+    const shed = new ShedRule({
+      waitsMs: [() => 50],
+      shedAtMs: 10,
+      rejected: metrics.requestsRejected,
+      countRefused: (headers) => seen.push(headers),
+    });
+    expect(shed.refuseUnread({ 'x-api-key': 'k' })).toBeNull();
+    holding(shed, 2);
+    expect(shed.refuseUnread({ 'x-api-key': 'k' })).not.toBeNull();
+    expect(seen).toEqual([{ 'x-api-key': 'k' }]);
+  });
 });

@@ -29,6 +29,8 @@ describe('the loss map (outcomes/loss-map.ts)', () => {
       row('stored', 9),
       row('dead_lettered', 1, { reason: 'storage_rejected' }),
       row('throttled', 40, { reason: 'rate_limited', origin: 'sdk' }),
+      // Requests refused unread: counted apart, outside the identity.
+      row('shed', 3, { type: '', reason: 'overloaded' }),
     ]);
     expect(m).toEqual({
       generated: 14,
@@ -43,6 +45,7 @@ describe('the loss map (outcomes/loss-map.ts)', () => {
       },
       pending: { sdk: 0, pipeline: 0 },
       throttled: { rate_limited: 40 },
+      shed_requests: 3,
     });
   });
 

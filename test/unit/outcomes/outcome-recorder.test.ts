@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../../src/log/logger';
 import { createOutcomeMetrics } from '../../../src/metrics/outcome-instruments';
@@ -62,5 +63,40 @@ describe('OutcomeRecorder', () => {
       ['a', 2],
       ['b', 1],
     ]);
+  });
+
+  it('logs what it could not write at stop, each dropped event with its key: the only record left when storage is away', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    const r = new OutcomeRecorder({
+      write: async () => {
+        throw new Error('storage away');
+      },
+      flushIntervalMs: 60_000,
+      stopDeadlineMs: 50,
+      clock: { now: () => Date.now() },
+      metrics: createOutcomeMetrics(new Registry()),
+      logger: createLogger('error', sink),
+    });
+    r.count(count(5));
+    r.count({
+      ...count(7),
+      minute: 60_000,
+      type: 'metric',
+      outcome: 'dropped',
+      reason: 'shutdown_timeout',
+      origin: '',
+    });
+    await r.stop();
+    const line = lines.find((l) => l.msg === 'loss-map counts not written at stop');
+    expect(line).toMatchObject({
+      events: { accepted: 5, dropped: 7 },
+      dropped: [{ app: 'a', minute: 60_000, type: 'metric', reason: 'shutdown_timeout', count: 7 }],
+    });
   });
 });

@@ -4,6 +4,7 @@ import { BatchWriterLoop } from '../../../src/pipeline/batch-writer-loop';
 import { CommitTicket } from '../../../src/pipeline/commit-ticket';
 import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
 import type { Storage, StorageRow, WriteResult } from '../../../src/storage/port';
+import type { OutcomeCount } from '../../../src/outcomes/outcome';
 
 /**
  * The writer's scheduling and retry logic, against a scripted transport-level
@@ -31,6 +32,7 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1, writeWhenId
   const errorLane = new BoundedLane('error', { maxEvents: 100, maxBytes: 1e6 });
   const standardLane = new BoundedLane('standard', { maxEvents: 100, maxBytes: 1e6 });
   const metrics = createMetrics();
+  const counted: OutcomeCount[] = [];
   const writer = new BatchWriterLoop({
     errorLane,
     standardLane,
@@ -43,6 +45,7 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1, writeWhenId
     clock: { now: () => Date.now() },
     logger: createLogger('silent'),
     metrics,
+    outcomes: (c) => counted.push(c),
   });
   const admit = (lane: BoundedLane, ids: string[], ticket: CommitTicket | null = null) => {
     const items: LaneItem[] = ids.map((id) => ({
@@ -59,7 +62,7 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1, writeWhenId
     expect(lane.tryAdmit(items, items.length * 10)).toBe(true);
     writer.notify();
   };
-  return { storage, errorLane, standardLane, writer, admit, metrics };
+  return { storage, errorLane, standardLane, writer, admit, metrics, counted };
 }
 
 async function until(check: () => boolean): Promise<void> {
@@ -193,6 +196,67 @@ describe('BatchWriterLoop', () => {
     writer.abort();
     await stopped;
     expect(writer.held()).toBe(1);
+  });
+
+  describe('dropHeld (forced shutdown)', () => {
+    const dropped = (counted: readonly OutcomeCount[]) =>
+      counted.filter((c) => c.outcome === 'dropped').reduce((n, c) => n + c.count, 0);
+
+    it('counts what is queued and what an aborted write held as dropped, once, and frees their room', async () => {
+      const { storage, errorLane, standardLane, writer, admit, metrics, counted } = setup(2, 1);
+      for (let i = 0; i < 1e4; i++) storage.failures.push(new Error('down'));
+      admit(errorLane, ['e1']);
+      admit(standardLane, ['s1', 's2', 's3', 's4']);
+      writer.start();
+      await until(() => storage.failures.length < 1e4 - 2);
+      const stopped = writer.stop();
+      writer.abort();
+      await stopped;
+      expect(writer.held()).toBe(5);
+
+      expect(writer.dropHeld('shutdown_timeout')).toBe(5);
+      expect(writer.held()).toBe(0);
+      expect(errorLane.heldEvents + standardLane.heldEvents).toBe(0);
+      expect(counted).toEqual([
+        {
+          app: 'a',
+          minute: 0,
+          type: 'log',
+          outcome: 'dropped',
+          reason: 'shutdown_timeout',
+          origin: '',
+          count: 5,
+        },
+      ]);
+      expect((await metrics.eventsDropped.get()).values).toContainEqual(
+        expect.objectContaining({ labels: { reason: 'shutdown_timeout' }, value: 5 }),
+      );
+      expect(writer.dropHeld('shutdown_timeout')).toBe(0);
+      expect(dropped(counted)).toBe(5);
+    });
+
+    it('leaves out the part of a bisected batch that was stored or refused before the abort', async () => {
+      const { storage, standardLane, writer, admit, counted } = setup(4, 1);
+      // [a b c d] is refused (d is poison) and bisected: [a b] commits, [c d] then meets an outage.
+      storage.poison.add('d');
+      const write = storage.writeRows.bind(storage);
+      storage.writeRows = async (rows) => {
+        const ids = rows as unknown as string[];
+        if (ids.length === 2 && ids[0] === 'c') throw new Error('down');
+        return write(rows);
+      };
+      admit(standardLane, ['a', 'b', 'c', 'd']);
+      writer.start();
+      await until(() => storage.batches.length === 1);
+      const stopped = writer.stop();
+      writer.abort();
+      await stopped;
+      expect(storage.batches).toEqual([['a', 'b']]);
+      expect(writer.held()).toBe(2);
+      expect(writer.dropHeld('second_signal')).toBe(2);
+      expect(dropped(counted)).toBe(2);
+      expect(standardLane.heldEvents).toBe(0);
+    });
   });
 
   describe('settled (the read barrier)', () => {

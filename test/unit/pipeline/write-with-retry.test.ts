@@ -95,7 +95,7 @@ describe('writeWithRetry', () => {
         if (failures.length < 995) aborted = true;
       },
     });
-    expect(await writeWithRetry([item('a')], o)).toEqual({ settled: false });
+    expect(await writeWithRetry([item('a')], o)).toEqual({ settled: false, stored: [], refused: [] });
     expect(writes).toEqual([]);
     expect(failures.length).toBeGreaterThan(900);
   });

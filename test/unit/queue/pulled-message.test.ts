@@ -6,13 +6,14 @@ describe('parseDeliveryInfo', () => {
       stream: 'EVENTS',
       deliveryCount: 3,
       streamSequence: 1042,
+      storedAtMs: 1764590400123,
     });
   });
 
   it('reads the ack subject with a domain and an account hash', () => {
     expect(
       parseDeliveryInfo('$JS.ACK._.ACCHASH.EVENTS.EVENTS_error.1.9.9.1764590400123456789.0.token'),
-    ).toEqual({ stream: 'EVENTS', deliveryCount: 1, streamSequence: 9 });
+    ).toEqual({ stream: 'EVENTS', deliveryCount: 1, streamSequence: 9, storedAtMs: 1764590400123 });
   });
 
   it('refuses a subject that is not an ack subject', () => {

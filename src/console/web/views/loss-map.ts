@@ -69,6 +69,13 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
           { class: 'muted' },
           `Throttled meanwhile (sent again or lost as counted above): ${throttled.map(([r, n]) => `${r} ${num(n, 0)}`).join(', ')}.`,
         ),
+    a.shed_requests > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Requests refused unread meanwhile (429 overloaded, sent again): ${num(a.shed_requests, 0)}.`,
+        )
+      : null,
     pending > 0
       ? h(
           'p',
