@@ -311,7 +311,7 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
     expect(shop.rows.map((r) => r.app)).toEqual([SHOP]);
   });
 
-  it('draws the loss map per app: generated, stored, losses, pending (GET /v1/outcomes)', async () => {
+  it('draws the loss map per app: generated, stored, losses, pending, shed requests (GET /v1/outcomes)', async () => {
     const flow = async (app: string) => {
       const { columns, rows } = await run(panel('Loss map').rawSql, context([app]));
       expect(columns).toEqual(['app', 'stage', 'reason', 'events']);
@@ -321,13 +321,20 @@ describe('the "Sluice data" dashboard against PostgreSQL', () => {
     };
     // The loss-map counts of intake decisions are written every second: wait for them.
     await waitFor('the loss map to settle', async () => (await flow(SHOP)).includes('pending pipeline: 0'));
-    expect(await flow(SHOP)).toEqual(['generated: 6', 'stored: 6', 'pending sdk: 0', 'pending pipeline: 0']);
+    expect(await flow(SHOP)).toEqual([
+      'generated: 6',
+      'stored: 6',
+      'pending sdk: 0',
+      'pending pipeline: 0',
+      'shed requests: 0',
+    ]);
     const answer = await fetch(`${collector.url}/v1/outcomes?app=${API}`).then((r) => r.json());
     expect(await flow(API)).toEqual([
       `generated: ${answer.generated}`,
       `stored: ${answer.stored}`,
       `pending sdk: ${answer.pending.sdk}`,
       `pending pipeline: ${answer.pending.pipeline}`,
+      `shed requests: ${answer.shed_requests}`,
     ]);
   });
 
