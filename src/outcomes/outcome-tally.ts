@@ -13,33 +13,60 @@ interface Entry {
 /**
  * Counts of the loss map not yet written, summed per key in memory. Bounded: past `maxKeys`
  * distinct keys a count is refused (`add` returns false) and the caller counts it as lost.
+ *
+ * Keyed by app, then minute, then a short list scanned for the rest of the key (type, outcome,
+ * reason, origin: a handful per app and minute, bounded by the vocabulary): comparing those field
+ * by field costs less than building and hashing a composite key string on every count.
  */
 export class OutcomeTally {
-  private entries = new Map<string, Entry>();
+  private byApp = new Map<string, Map<number, Entry[]>>();
+  private keys = 0;
 
   constructor(private readonly maxKeys: number) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.keys;
   }
 
   add(c: OutcomeCount): boolean {
     if (c.count <= 0) return true;
-    const key = `${c.minute}\u0000${c.type}\u0000${c.outcome}\u0000${c.reason}\u0000${c.origin}\u0000${c.app}`;
-    const e = this.entries.get(key);
-    if (e !== undefined) {
-      e.count += c.count;
-      return true;
+    let byMinute = this.byApp.get(c.app);
+    let entries = byMinute?.get(c.minute);
+    if (entries !== undefined) {
+      for (const e of entries) {
+        if (
+          e.minute === c.minute &&
+          e.type === c.type &&
+          e.outcome === c.outcome &&
+          e.reason === c.reason &&
+          e.origin === c.origin
+        ) {
+          e.count += c.count;
+          return true;
+        }
+      }
     }
-    if (this.entries.size >= this.maxKeys) return false;
-    this.entries.set(key, { ...c });
+    if (this.keys >= this.maxKeys) return false;
+    if (byMinute === undefined) {
+      byMinute = new Map();
+      this.byApp.set(c.app, byMinute);
+    }
+    if (entries === undefined) {
+      entries = [];
+      byMinute.set(c.minute, entries);
+    }
+    entries.push({ ...c });
+    this.keys++;
     return true;
   }
 
   /** Everything counted so far; the tally starts empty again. */
   take(): OutcomeCount[] {
-    const taken = [...this.entries.values()];
-    this.entries = new Map();
+    const taken: OutcomeCount[] = [];
+    for (const byMinute of this.byApp.values())
+      for (const entries of byMinute.values()) taken.push(...entries);
+    this.byApp = new Map();
+    this.keys = 0;
     return taken;
   }
 }
