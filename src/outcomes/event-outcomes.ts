@@ -50,7 +50,13 @@ export function countEvents<T>(
       last.count++;
       continue;
     }
-    last = counts.find((c) => c.minute === minute && c.type === s.type && c.app === s.app);
+    last = undefined;
+    for (const c of counts) {
+      if (c.minute === minute && c.type === s.type && c.app === s.app) {
+        last = c;
+        break;
+      }
+    }
     if (last === undefined) {
       if (counts.length === MAX_SUBJECTS) handOn();
       last = { app: s.app, minute, type: s.type, count: 0 };

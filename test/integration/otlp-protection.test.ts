@@ -8,7 +8,14 @@ import type { InProcessCollector } from '../support/in-process';
 import { createTestDatabase, tempSqlitePath } from '../support/postgres';
 import { TcpProxy } from '../support/tcp-proxy';
 import { errorSpan, logRecord, logsRequest, postOtlp, tracesRequest } from './otlp-requests';
-import { bySeq, runOtelClient, startWithOtlp, storedEvents, uniqueApp } from './otlp-support';
+import {
+  bySeq,
+  otlpRequestCount,
+  runOtelClient,
+  startWithOtlp,
+  storedEvents,
+  uniqueApp,
+} from './otlp-support';
 
 const RESOURCE_EXHAUSTED = 8;
 const UNAUTHENTICATED = 16;
@@ -16,17 +23,6 @@ const UNAVAILABLE = 14;
 
 function seqRecords(from: number, count: number) {
   return Array.from({ length: count }, (_, i) => logRecord(from + i));
-}
-
-async function otlpRequestCount(baseUrl: string, status: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('sluice_otlp_requests_total{') && line.includes(`status="${status}"`)) {
-      total += Number(line.split(' ').pop());
-    }
-  }
-  return total;
 }
 
 /**

@@ -1,18 +1,14 @@
 import pg from 'pg';
 import { waitFor } from '../support/http';
 import { createTestDatabase } from '../support/postgres';
-import { bySeq, runOtelClient, startWithOtlp, storedEvents, uniqueApp } from './otlp-support';
-
-async function requestsAnswered(baseUrl: string, status: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('sluice_otlp_requests_total{') && line.includes(`status="${status}"`)) {
-      total += Number(line.split(' ').pop());
-    }
-  }
-  return total;
-}
+import {
+  bySeq,
+  otlpRequestCount,
+  runOtelClient,
+  startWithOtlp,
+  storedEvents,
+  uniqueApp,
+} from './otlp-support';
 
 /**
  * The resend an OpenTelemetry exporter really makes when its answer is lost: with
@@ -35,7 +31,7 @@ it('an OTLP exporter’s retry after 503 (ack timeout, events still queued) stor
     // Log events go to `events`: holding its lock holds every write of them, not the health check.
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
-    const before = await requestsAnswered(c.url, '503');
+    const before = await otlpRequestCount(c.url, '503');
     const client = runOtelClient({
       scenario: 'log-batch',
       count: 5,
@@ -46,7 +42,7 @@ it('an OTLP exporter’s retry after 503 (ack timeout, events still queued) stor
     // Two 503s: the export and its first retry are both queued behind the lock.
     await waitFor(
       'the export and a retry answered 503',
-      async () => (await requestsAnswered(c.url, '503')) >= before + 2,
+      async () => (await otlpRequestCount(c.url, '503')) >= before + 2,
       20_000,
     );
     await blocker.query('ROLLBACK');

@@ -57,6 +57,18 @@ export function runOtelClient(scenario: Record<string, unknown>, timeoutMs = 40_
   });
 }
 
+/** OTLP requests the collector at `baseUrl` answered with `status` (`sluice_otlp_requests_total`). */
+export async function otlpRequestCount(baseUrl: string, status: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('sluice_otlp_requests_total{') && line.includes(`status="${status}"`)) {
+      total += Number(line.split(' ').pop());
+    }
+  }
+  return total;
+}
+
 /** Every stored event of `app` (the read API, all pages). */
 export async function storedEvents(baseUrl: string, app: string, extra = ''): Promise<any[]> {
   const out: any[] = [];

@@ -16,16 +16,9 @@ import { storableText, type EventRow, type MetricSampleRow } from '../layout/row
  * (test/unit/storage/single-pass-rows.test.ts proves it on generated bodies).
  */
 
-/** The body as a Buffer, kept for the events after the first of the same body. */
-let lastBody: Uint8Array | null = null;
-let lastView: Buffer = Buffer.alloc(0);
-
+/** The body as a Buffer (it is one already when it comes from an HTTP request). */
 function viewOf(body: Uint8Array): Buffer {
-  if (body !== lastBody) {
-    lastView = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    lastBody = body;
-  }
-  return lastView;
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** A text field's string: its UTF-8 bytes, or its JSON string decoded when it holds escapes. */
