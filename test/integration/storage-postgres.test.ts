@@ -368,3 +368,66 @@ describe('write methods', () => {
     expect(events).toHaveLength(12);
   });
 });
+
+describe('what a write records beside its rows', () => {
+  const MINUTE = 60_000;
+  const minuteOf = (ts: number) => ts - (ts % MINUTE);
+
+  async function storedCounts(app: string): Promise<Record<string, number>> {
+    const { rows } = await admin.query<{ key: string; n: string }>(
+      `SELECT type || '@' || minute AS key, sum(count) AS n FROM event_outcomes
+        WHERE app = $1 AND outcome = 'stored' GROUP BY 1`,
+      [app],
+    );
+    return Object.fromEntries(rows.map((r) => [r.key, Number(r.n)]));
+  }
+
+  async function invalidations(app: string): Promise<string[]> {
+    const { rows } = await admin.query<{ key: string }>(
+      `SELECT DISTINCT name || '@' || bucket AS key FROM metric_rollup_invalidations WHERE app = $1 ORDER BY 1`,
+      [app],
+    );
+    return rows.map((r) => r.key);
+  }
+
+  it('counts stored rows per (minute, type) and logs each (name, minute) of the samples it really inserted', async () => {
+    const storage = open({ writeMethod: 'copy' });
+    const app = 'recorded';
+    const t1 = NOW - 3 * MINUTE + 5;
+    const t2 = NOW - MINUTE + 7;
+    const batch = [
+      event('metric', { app, name: 'm.a', ts: t1 }),
+      event('metric', { app, name: 'm.a', ts: t1 + 1 }),
+      event('metric', { app, name: 'm.b', ts: t1 + 2 }),
+      event('metric', { app, name: 'm.a', ts: t2 }),
+      event('log', { app, ts: t2 }),
+    ];
+    expect(await writeEvents(storage, batch)).toEqual({ inserted: 5 });
+    const expected = {
+      [`metric@${minuteOf(t1)}`]: 3,
+      [`metric@${minuteOf(t2)}`]: 1,
+      [`log@${minuteOf(t2)}`]: 1,
+    };
+    expect(await storedCounts(app)).toEqual(expected);
+    expect(await invalidations(app)).toEqual(
+      [`m.a@${minuteOf(t1)}`, `m.a@${minuteOf(t2)}`, `m.b@${minuteOf(t1)}`].sort(),
+    );
+
+    // A resend with one new sample: the duplicates are neither counted nor logged again.
+    await admin.query('DELETE FROM metric_rollup_invalidations WHERE app = $1', [app]);
+    const fresh = event('metric', { app, name: 'm.c', ts: t2 + 1 });
+    expect(await writeEvents(storage, [...batch, fresh])).toEqual({ inserted: 1, redoneForDuplicates: true });
+    expect(await storedCounts(app)).toEqual({ ...expected, [`metric@${minuteOf(t2)}`]: 2 });
+    expect(await invalidations(app)).toEqual([`m.c@${minuteOf(t2)}`]);
+  });
+
+  it('with the loss map off, logs the invalidations and counts nothing', async () => {
+    const storage = open({ writeMethod: 'copy', outcomes: false });
+    const app = 'unrecorded';
+    const ts = NOW - 2 * MINUTE;
+    const batch = [event('metric', { app, name: 'm.a', ts }), event('error', { app, ts })];
+    expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
+    expect(await storedCounts(app)).toEqual({});
+    expect(await invalidations(app)).toEqual([`m.a@${minuteOf(ts)}`]);
+  });
+});

@@ -70,7 +70,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       poolSize: options.poolSize,
       timeoutMs,
       name: 'writer',
-      // The triggers of migrations/005_outcomes.ts count stored rows unless the session says off.
+      // The triggers of migrations/005 and 006 count stored rows unless the session says off.
       ...(options.outcomes === false ? { sessionOptions: '-c sluice.outcomes=off' } : {}),
     },
     logger,

@@ -57,9 +57,12 @@ export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
   ];
 }
 
-/** The schema without the triggers that count stored rows (postgres/migrations/005_outcomes.ts). */
-const WITHOUT_STORED_COUNTS =
-  'DROP TRIGGER events_count_stored ON events; DROP TRIGGER metric_samples_count_stored ON metric_samples;';
+/**
+ * The schema without counting stored rows: no trigger on `events` (postgres/migrations/005_outcomes.ts),
+ * and `metric_samples`' trigger (006) writing only the invalidation log, as with `SLUICE_OUTCOMES=off`.
+ */
+const WITHOUT_STORED_COUNTS = `DROP TRIGGER events_count_stored ON events;
+DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET sluice.outcomes = off', current_database()); END $$;`;
 
 /** The database's share: `writeRows` (copy) of default-size batches with and without the triggers. */
 async function runStoredCountCost(ctx: BenchContext): Promise<BenchRow[]> {
