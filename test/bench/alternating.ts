@@ -3,6 +3,8 @@ export interface VariantRuns<R> {
   readonly best: R;
   /** events/s of each round, in order. */
   readonly runs: readonly number[];
+  /** Every round's result, in order. */
+  readonly all: readonly R[];
 }
 
 /**
@@ -13,14 +15,15 @@ export async function alternating<K extends string, R extends { readonly eventsP
   rounds: number,
   variants: Readonly<Record<K, () => Promise<R>>>,
 ): Promise<Record<K, VariantRuns<R>>> {
-  const out = {} as Record<K, { best: R; runs: number[] }>;
+  const out = {} as Record<K, { best: R; runs: number[]; all: R[] }>;
   for (let i = 0; i < rounds; i++) {
     for (const key of Object.keys(variants) as K[]) {
       const r = await variants[key]();
       const seen = out[key];
-      if (!seen) out[key] = { best: r, runs: [Math.round(r.eventsPerSecond)] };
+      if (!seen) out[key] = { best: r, runs: [Math.round(r.eventsPerSecond)], all: [r] };
       else {
         seen.runs.push(Math.round(r.eventsPerSecond));
+        seen.all.push(r);
         if (r.eventsPerSecond > seen.best.eventsPerSecond) seen.best = r;
       }
     }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BENCH_POLLER } from './pg-bench-db';
 import { sampleProcess } from './proc-stats';
 
 /** How often the backends of the database are listed (milliseconds). */
@@ -9,7 +10,8 @@ const POLL_MS = 100;
  * server runs on this box). The backends are listed every 100 ms, so a connection opened and
  * closed inside the window counts up to its last listing; a backend first seen after the start
  * counts from zero (it began in the window). PostgreSQL's shared processes (WAL writer,
- * checkpointer, background writer, autovacuum) are not counted, nor this class's own connection.
+ * checkpointer, background writer, autovacuum) are not counted, nor this class's own connection, nor
+ * the bench's row counter (`BENCH_POLLER`), whose `count(*)` scans are the bench's, not the server's.
  */
 export class PgBackendCpu {
   private readonly client: pg.Client;
@@ -47,7 +49,9 @@ export class PgBackendCpu {
   private async poll(): Promise<void> {
     const { rows } = await this.client.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity
-        WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+          AND application_name IS DISTINCT FROM $1`,
+      [BENCH_POLLER],
     );
     for (const { pid } of rows) {
       let cpu: number;

@@ -139,13 +139,20 @@ export class BenchDatabases {
   }
 }
 
+/** `application_name` of the bench's own polling connections, which `PgBackendCpu` leaves out. */
+export const BENCH_POLLER = 'sluice-bench-poller';
+
 /** Counts the rows of both Sluice tables; one connection kept for polling. */
 export class RowCounter {
   private readonly client: pg.Client;
   private connected: Promise<void> | null = null;
 
   constructor(url: string) {
-    this.client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    this.client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: BENCH_POLLER,
+    });
     this.client.on('error', () => undefined);
   }
 

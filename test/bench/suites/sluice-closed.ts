@@ -4,6 +4,7 @@ import type { BenchContext } from '../context';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
+import { PgBackendCpu } from '../pg-backend-cpu';
 import { RowCounter } from '../pg-bench-db';
 import { MiB } from '../proc-stats';
 import type { ExitStatus, ServiceProcess } from '../service-process';
@@ -25,6 +26,8 @@ export interface SluiceClosedRun {
   readonly answeredPerSecond: number;
   /** Collector CPU seconds (user + system) per million stored events, window and drain. */
   readonly cpuSecondsPerMillion: number;
+  /** The database's backends' CPU seconds per million stored events, window and drain (NaN unless asked). */
+  readonly pgCpuSecondsPerMillion: number;
   /** Collector `VmHWM` at the end (MiB). */
   readonly peakRssMiB: number;
   /** Share of requests answered 429. */
@@ -40,6 +43,8 @@ export interface SluiceClosedOptions {
   readonly bodies: readonly RequestBody[];
   readonly settings?: Partial<CollectorSettings>;
   readonly label: string;
+  /** Whether to read the PostgreSQL backends' CPU too (`pgCpuSecondsPerMillion`). */
+  readonly pgCpu?: boolean;
   /** The server measured, on the run's fresh database: default a collector (`settings` apply to it only). */
   readonly start?: (databaseUrl: string) => Promise<ServiceProcess>;
 }
@@ -58,6 +63,8 @@ export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions)
   const collector = await (o.start?.(db.url) ??
     startCollector({ databaseUrl: db.url, ack: o.ack, ...o.settings }));
   const counter = new RowCounter(db.url);
+  const backends = o.pgCpu === true ? new PgBackendCpu(db.url) : null;
+  let backendsStopped = false;
   try {
     const client = createHttpClient(collector.origin, o.concurrency);
     const warm = await runClosedLoop({
@@ -69,6 +76,7 @@ export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions)
     });
     const before = (await counter.waitFor(warm.accepted, ctx.options.storeTimeoutMs)).rows;
 
+    await backends?.start();
     const cpu0 = collector.sample().cpuSeconds;
     const load = await runClosedLoop({
       client,
@@ -79,6 +87,8 @@ export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions)
     });
     const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
     const end = collector.sample();
+    backendsStopped = true;
+    const pgCpu = (await backends?.stop()) ?? NaN;
     await client.close();
     const writer = await writerFigures(collector.origin);
     const stored = reached.rows - before;
@@ -94,12 +104,14 @@ export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions)
       storedPerSecond: stored / storedSeconds,
       answeredPerSecond: ratePerSecond(load, statusCount(load, 202)),
       cpuSecondsPerMillion: stored > 0 ? ((end.cpuSeconds - cpu0) / stored) * 1e6 : NaN,
+      pgCpuSecondsPerMillion: stored > 0 ? (pgCpu / stored) * 1e6 : NaN,
       peakRssMiB: end.peakRssBytes / MiB,
       throttledShare: load.requests > 0 ? statusCount(load, 429) / load.requests : 0,
       writer,
       exit: await collector.stop(),
     };
   } finally {
+    if (!backendsStopped) await backends?.stop().catch(() => undefined);
     await counter.close();
     await collector.stop();
     await ctx.databases.drop(db);
