@@ -50,6 +50,7 @@ export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
     runs_events_s: runs[k].runs.join('/'),
     collector_cpu_s_per_million: runs[k].all.map((r) => round(r.cpuSecondsPerMillion)).join('/'),
     pg_cpu_s_per_million: runs[k].all.map((r) => round(r.pgCpuSecondsPerMillion)).join('/'),
+    batch_events: runs[k].all.map((r) => round(r.writer?.meanBatchEvents ?? NaN)).join('/'),
   });
   return [
     ...(await runStoredCountCost(ctx)),
