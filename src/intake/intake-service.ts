@@ -332,7 +332,7 @@ export class IntakeService {
       throttle.retryAfter = shedStandard.retryAfterSeconds;
       o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, shed.length);
     }
-    const durable: Promise<boolean>[] = [];
+    const durable: DurableOffer[] = [];
     const whole = options.whole === true;
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
     // its verdict: refused, none of it is taken.
@@ -385,7 +385,14 @@ export class IntakeService {
       accepted += taken;
     }
 
-    const durableInTime = (await Promise.all(durable)).every(Boolean);
+    const durableInTime = (await Promise.all(durable.map((d) => d.committed))).every(Boolean);
+    // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
+    // request is answered 503 and its sender sends them again: throttled (`unavailable`) here, and
+    // accepted by the request that is acknowledged; storage stores them once either way.
+    for (const d of durable) {
+      if (durableInTime) this.countCandidates(request, d.candidates, 'accepted', '');
+      else this.countCandidates(request, d.candidates, 'throttled', 'unavailable');
+    }
     if (!durableInTime || (throttle.unavailable && accepted === 0)) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
       return {
@@ -527,13 +534,13 @@ export class IntakeService {
     lane: LaneName,
     candidates: Candidate[],
     throttle: Throttle,
-    durable: Promise<boolean>[],
+    durable: DurableOffer[],
   ): Promise<number> {
     const answer = await this.o.sink.offer(lane, candidates, request.now);
     if (answer.taken) {
-      if (answer.durable) durable.push(answer.durable);
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
-      this.countCandidates(request, candidates, 'accepted', '');
+      if (answer.durable === undefined) this.countCandidates(request, candidates, 'accepted', '');
+      else durable.push({ committed: answer.durable, candidates });
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
@@ -554,6 +561,12 @@ function parseOrNull(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** Events a lane took on a durable acknowledgement, and whether it came in time. */
+interface DurableOffer {
+  readonly committed: Promise<boolean>;
+  readonly candidates: readonly Candidate[];
 }
 
 /** The loss map's subject of a candidate: its app, `ts` and type. */
