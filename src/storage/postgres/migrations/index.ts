@@ -3,6 +3,7 @@ import { sql as scheduler002 } from './002_scheduler';
 import { sql as invalidations003 } from './003_rollup_invalidations';
 import { sql as readIndexes004 } from './004_read_indexes';
 import { sql as outcomes005 } from './005_outcomes';
+import { sql as outcomeCompaction007 } from './007_outcome_compaction';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'rollup_invalidations', sql: invalidations003 },
   { version: 4, name: 'read_indexes', sql: readIndexes004 },
   { version: 5, name: 'outcomes', sql: outcomes005 },
+  { version: 7, name: 'outcome_compaction', sql: outcomeCompaction007 },
 ];
