@@ -374,4 +374,43 @@ describe('loss-map compaction on postgres, with a writer committing during the f
     ]);
     expect(await stored()).toBe(7);
   });
+
+  it('rows written all along while runs fold the same minutes are each counted once', async () => {
+    // Small runs: many fold statements, each racing the writer's transactions.
+    const job = compactOutcomesJob({ ...SETTLE, maxRowsPerRun: 20 });
+    const written: OutcomeCount[] = [];
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing; i++) {
+        const counts = Array.from({ length: 4 }, (_, k) => ({
+          app: 'race',
+          minute: SETTLED_BEFORE - (1 + ((i + k) % 5)) * MIN,
+          type: 'log',
+          outcome: 'stored' as const,
+          reason: '',
+          origin: '' as const,
+          count: 1 + ((i * 7 + k) % 13),
+        }));
+        await h.storage.writeOutcomes({ counts, reports: [], now: NOW });
+        written.push(...counts);
+      }
+    })();
+    let folded = 0;
+    try {
+      // Until the runs have folded rows many times over and the writer has kept pace with them.
+      while (folded < 2000 || written.length < 2000) {
+        const r = await h.attempt(job);
+        if (r.kind !== 'ran') throw new Error(JSON.stringify(r));
+        folded += r.outcome.rows;
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+    await compactAll(h, compactOutcomesJob({ ...SETTLE, maxRowsPerRun: 1_000_000 }));
+    expect(await readSums(h.storage, ['race'])).toEqual(sumsOf(written));
+    expect((await h.rows()).map((r) => [r.minute, r.folded])).toEqual(
+      [5, 4, 3, 2, 1].map((k) => [SETTLED_BEFORE - k * MIN, true]),
+    );
+  });
 });
