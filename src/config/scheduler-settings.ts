@@ -4,7 +4,7 @@ import { setting } from './setting';
 const DAY_MS = 86_400_000;
 
 /**
- * Settings of the scheduler (downsample, purge and partition jobs; see src/scheduler). Raw
+ * Settings of the scheduler (downsample, purge, partition and loss-map compaction jobs; see src/scheduler). Raw
  * retention is `SLUICE_RETENTION_RAW` (core settings); partitions ahead is
  * `SLUICE_PARTITIONS_AHEAD_DAYS`. Units: `_MS` milliseconds.
  */
@@ -31,6 +31,12 @@ export const SCHEDULER_SETTINGS = {
     env: 'SLUICE_JOB_PARTITIONS_INTERVAL_MS',
     default: '3600000',
     doc: 'PostgreSQL: interval of the job creating daily partitions ahead of time; 0 disables it here.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  jobCompactOutcomesIntervalMs: setting({
+    env: 'SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS',
+    default: '60000',
+    doc: 'Interval of the job folding the loss map’s settled minutes into one row per key; 0 disables it here.',
     parse: duration(0, DAY_MS, 'ms'),
   }),
   jobTimeoutMs: setting({
@@ -67,6 +73,18 @@ export const SCHEDULER_SETTINGS = {
     env: 'SLUICE_PURGE_MAX_ROWS_PER_RUN',
     default: '100000',
     doc: 'Most rows one purge run deletes per table (the rest waits for the next run): keeps each run short.',
+    parse: integer(1, 100_000_000),
+  }),
+  compactOutcomesSettleMs: setting({
+    env: 'SLUICE_COMPACT_OUTCOMES_SETTLE_MS',
+    default: '60000',
+    doc: 'A loss-map minute is folded once it ended at least this long ago (60000: the current minute and the one before are left as written).',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  compactOutcomesMaxRowsPerRun: setting({
+    env: 'SLUICE_COMPACT_OUTCOMES_MAX_ROWS_PER_RUN',
+    default: '100000',
+    doc: 'Most loss-map rows one compaction run folds (it stops after the minute reaching it; the rest waits for the next run).',
     parse: integer(1, 100_000_000),
   }),
 } as const;

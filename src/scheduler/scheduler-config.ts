@@ -23,6 +23,10 @@ export interface SchedulerConfig {
   readonly purgeBatchSize: number;
   /** `SLUICE_PURGE_MAX_ROWS_PER_RUN`. */
   readonly purgeMaxRowsPerRun: number;
+  /** `SLUICE_COMPACT_OUTCOMES_SETTLE_MS`. */
+  readonly compactOutcomesSettleMs: number;
+  /** `SLUICE_COMPACT_OUTCOMES_MAX_ROWS_PER_RUN`. */
+  readonly compactOutcomesMaxRowsPerRun: number;
   /** Connect timeout of the scheduler's connections (milliseconds): `SLUICE_STORAGE_TIMEOUT_MS`. */
   readonly connectTimeoutMs: number;
 }
@@ -34,6 +38,7 @@ export function schedulerConfigFrom(config: Config): SchedulerConfig {
       downsample: config.jobDownsampleIntervalMs,
       purge: config.jobPurgeIntervalMs,
       partitions: config.jobPartitionsIntervalMs,
+      compact_outcomes: config.jobCompactOutcomesIntervalMs,
     },
     retentionRawMs: config.retentionRawMs,
     retention1mMs: config.retention1mMs,
@@ -43,6 +48,8 @@ export function schedulerConfigFrom(config: Config): SchedulerConfig {
     jobLockTimeoutMs: config.jobLockTimeoutMs,
     purgeBatchSize: config.purgeBatchSize,
     purgeMaxRowsPerRun: config.purgeMaxRowsPerRun,
+    compactOutcomesSettleMs: config.compactOutcomesSettleMs,
+    compactOutcomesMaxRowsPerRun: config.compactOutcomesMaxRowsPerRun,
     connectTimeoutMs: config.storageTimeoutMs,
   };
 }

@@ -55,8 +55,25 @@ export interface MaintenanceSession {
    * retention, its events are gone too).
    */
   purgeOutcomes(cutoffMs: number, limits: DeleteLimits): Promise<DeleteResult>;
+  /**
+   * Folds the loss map's oldest minute in [fromMs, beforeMs) that holds rows not folded yet: for
+   * each key of that minute with such a row, every row of the key the call sees is replaced by one
+   * folded row holding their sum, in one transaction (readers' sums never change). Rows committed
+   * meanwhile are not seen and stay as they are, for a later call.
+   */
+  compactOutcomeMinute(fromMs: number, beforeMs: number): Promise<OutcomeCompaction>;
   /** Creates missing daily partitions for the days touching [fromMs, toMs]; resolves to how many (SQLite: 0). */
   ensurePartitions(fromMs: number, toMs: number): Promise<number>;
+}
+
+/** What one `compactOutcomeMinute` call did. */
+export interface OutcomeCompaction {
+  /** The minute folded (epoch ms); null when no minute of the range had rows to fold. */
+  readonly minute: number | null;
+  /** Rows removed (each counted in exactly one written row). */
+  readonly folded: number;
+  /** Folded rows written: one per key. */
+  readonly written: number;
 }
 
 /** Bounds of one `foldInvalidatedBuckets` call. */

@@ -49,6 +49,7 @@ beforeAll(async () => {
     SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000',
     SLUICE_JOB_PURGE_INTERVAL_MS: '2000',
     SLUICE_JOB_PARTITIONS_INTERVAL_MS: '2000',
+    SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '2000',
   });
   collector = await startCollectorProcess({
     ...env,
@@ -73,7 +74,7 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const JOBS = ['downsample', 'purge', 'partitions'];
+const JOBS = ['downsample', 'purge', 'partitions', 'compact_outcomes'];
 
 /** What each dashboard query and recorded measure answers in tier 4, after the traffic below. */
 function expected(): Record<string, Expectation> {

@@ -34,6 +34,7 @@ beforeAll(async () => {
       SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000',
       SLUICE_JOB_PURGE_INTERVAL_MS: '2000',
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: '2000',
+      SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '2000',
     },
   });
   const statsHost = new URL(t.cluster.haproxyMetricsUrl).host;
@@ -52,7 +53,7 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const JOBS = ['downsample', 'purge', 'partitions'];
+const JOBS = ['downsample', 'purge', 'partitions', 'compact_outcomes'];
 const haproxyCodes = (v: number, l: Readonly<Record<string, string>>) => (l.code === '2xx' ? v > 0 : v >= 0);
 
 /** What each dashboard query and recorded measure answers in tier 3, after the traffic below. */

@@ -19,13 +19,14 @@ describe('sluice worker runs the scheduled jobs', () => {
     await db?.drop();
   });
 
-  it('downsample, purge and partition runs are recorded by the worker', async () => {
+  it('downsample, purge, partition and loss-map compaction runs are recorded by the worker', async () => {
     worker = await startWorkerProcess({
       ...q.env,
       SLUICE_DATABASE_URL: db.url,
       SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '500',
       SLUICE_JOB_PURGE_INTERVAL_MS: '500',
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: '500',
+      SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '500',
     });
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
@@ -37,11 +38,11 @@ describe('sluice worker runs the scheduled jobs', () => {
             `SELECT DISTINCT job FROM scheduler_runs WHERE error IS NULL AND finished_ms IS NOT NULL`,
           );
           const names = rows.map((r) => r.job).sort();
-          return names.length === 3 ? names : null;
+          return names.length === 4 ? names : null;
         },
         20_000,
       );
-      expect(jobs).toEqual(['downsample', 'partitions', 'purge']);
+      expect(jobs).toEqual(['compact_outcomes', 'downsample', 'partitions', 'purge']);
     } finally {
       await admin.end();
     }

@@ -66,6 +66,7 @@ it('a stream backlog drained 10 minutes late is in the 1m and 1h rollups after t
     SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '500',
     SLUICE_JOB_PURGE_INTERVAL_MS: '0',
     SLUICE_JOB_PARTITIONS_INTERVAL_MS: '0',
+    SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '0',
   });
   scheduler = createScheduler({
     storage: { kind: 'postgres', connectionString: db.url },

@@ -1,5 +1,6 @@
 import type { Job } from '../job';
 import type { SchedulerConfig } from '../scheduler-config';
+import { compactOutcomesJob } from './compact-outcomes';
 import { downsampleJob } from './downsample';
 import { partitionsJob } from './partitions';
 import { purgeJob } from './purge';
@@ -7,6 +8,7 @@ import { purgeJob } from './purge';
 export { downsampleJob, rawSourceBefore } from './downsample';
 export { purgeCutoffs, purgeJob } from './purge';
 export { partitionsJob } from './partitions';
+export { compactionRange, compactOutcomesJob } from './compact-outcomes';
 
 /**
  * On SQLite each fold blocks the event loop (better-sqlite3 is synchronous): smaller folds, the
@@ -26,6 +28,11 @@ export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite
       retention1mMs: config.retention1mMs,
       retention1hMs: config.retention1hMs,
       limits: { batchSize: config.purgeBatchSize, maxRows: config.purgeMaxRowsPerRun },
+    }),
+    compactOutcomesJob({
+      settleMs: config.compactOutcomesSettleMs,
+      maxRowsPerRun: config.compactOutcomesMaxRowsPerRun,
+      retentionRawMs: config.retentionRawMs,
     }),
   ];
   if (kind === 'postgres') jobs.push(partitionsJob({ aheadDays: config.partitionsAheadDays }));

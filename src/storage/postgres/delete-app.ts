@@ -20,7 +20,18 @@ const PG_DELETE_DIALECT: DeleteDialect = {
  */
 const ROLLUP_FOLD_LOCK = jobLockName('downsample');
 
-/** `Storage.deleteAppData` on the writer's pool, in one transaction, serialised with the rollup fold. */
+/**
+ * The loss-map compaction's lock, for the same reason: a compaction that removed the app's rows
+ * before the delete committed writes their sums back as new rows, which the delete's snapshot
+ * does not see. Taken after the fold's lock; the compaction takes no other lock, so the two
+ * never wait on each other in a cycle.
+ */
+const OUTCOME_COMPACTION_LOCK = jobLockName('compact_outcomes');
+
+/**
+ * `Storage.deleteAppData` on the writer's pool, in one transaction, serialised with the rollup fold
+ * and the loss-map compaction.
+ */
 export function deleteAppData(
   pool: pg.Pool,
   logger: Logger,
@@ -29,6 +40,7 @@ export function deleteAppData(
   const statements = deleteStatements(deletion, PG_DELETE_DIALECT);
   return withTransaction(pool, logger, async (client) => {
     await lockInTransaction(client, ROLLUP_FOLD_LOCK);
+    await lockInTransaction(client, OUTCOME_COMPACTION_LOCK);
     const counts: number[] = [];
     for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
     return tallyDeleted(statements, counts);

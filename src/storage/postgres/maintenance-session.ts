@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
 import type { MaintenanceSession } from '../maintenance';
+import { compactOutcomeMinute } from './compact-outcomes';
 import { dropExpiredPartitions, ensureDailyPartitionsOn } from './partitions';
 import {
   deleteDefaultPartitionRowsBefore,
@@ -37,6 +38,7 @@ export function postgresSession(
       deleteRollupsEndingBy(client, resolution, cutoffMs, limits),
     purgeRunHistory: (cutoffMs, limits) => deleteSchedulerRunsBefore(client, cutoffMs, limits),
     purgeOutcomes: (cutoffMs, limits) => deleteOutcomesBefore(client, cutoffMs, limits),
+    compactOutcomeMinute: (fromMs, beforeMs) => compactOutcomeMinute(client, fromMs, beforeMs),
     ensurePartitions: (fromMs, toMs) =>
       ensureDailyPartitionsOn(client, logger, {
         fromMs,

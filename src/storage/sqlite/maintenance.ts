@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { FoldLimits, FoldResult, RunClaim, RunCompletion } from '../maintenance';
+import type { FoldLimits, FoldResult, OutcomeCompaction, RunClaim, RunCompletion } from '../maintenance';
+import { compactOutcomeMinute } from './compact-outcomes';
 import { deleteBatch, type PurgeTarget } from './purge';
 import { foldInvalidatedBuckets } from './rollups';
 import * as runs from './scheduler-runs';
@@ -17,6 +18,8 @@ export interface SqliteMaintenance {
   foldInvalidatedBuckets(limits: FoldLimits): FoldResult;
   /** See purge.ts `deleteBatch`. */
   deleteBatch(target: PurgeTarget, cutoffMs: number, limit: number): number;
+  /** See compact-outcomes.ts: one minute, one transaction. */
+  compactOutcomeMinute(fromMs: number, beforeMs: number): OutcomeCompaction;
 }
 
 export function sqliteMaintenance(
@@ -35,6 +38,9 @@ export function sqliteMaintenance(
     ),
     deleteBatch: inTransaction((target: PurgeTarget, cutoffMs: number, limit: number) =>
       deleteBatch(prepare, target, cutoffMs, limit),
+    ),
+    compactOutcomeMinute: inTransaction((fromMs: number, beforeMs: number) =>
+      compactOutcomeMinute(prepare, fromMs, beforeMs),
     ),
   };
 }

@@ -154,4 +154,12 @@ CREATE TABLE client_reports (
 CREATE INDEX client_reports_minute ON client_reports (minute);
 `,
   },
+  {
+    // Compaction of the loss map, as in postgres/migrations/007_outcome_compaction.ts.
+    version: 6,
+    sql: `
+ALTER TABLE event_outcomes ADD COLUMN folded INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX event_outcomes_unfolded ON event_outcomes (minute) WHERE folded = 0;
+`,
+  },
 ];

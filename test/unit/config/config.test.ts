@@ -36,6 +36,10 @@ describe('loadConfig', () => {
     ['SLUICE_LOG_LEVEL', 'loud'],
     ['SLUICE_FLUSH_INTERVAL_MS', '-5'],
     ['SLUICE_CONSOLE', 'yes'],
+    ['SLUICE_COMPACT_OUTCOMES_SETTLE_MS', '-1'],
+    ['SLUICE_COMPACT_OUTCOMES_SETTLE_MS', '2d'],
+    ['SLUICE_COMPACT_OUTCOMES_MAX_ROWS_PER_RUN', '0'],
+    ['SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS', 'often'],
   ])('rejects %s=%s naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}=`));
@@ -50,6 +54,17 @@ describe('loadConfig', () => {
         /^SLUICE_NATS_REPLICAS=.* must be 1, 3 or 5 \(a replicated stream needs a majority/,
       );
     }
+  });
+
+  it('compacts the loss map every minute, leaving the current and previous minute, 100 000 rows a run', () => {
+    const c = loadConfig({});
+    expect(c.jobCompactOutcomesIntervalMs).toBe(60_000);
+    expect(c.compactOutcomesSettleMs).toBe(60_000);
+    expect(c.compactOutcomesMaxRowsPerRun).toBe(100_000);
+    expect(loadConfig({ SLUICE_COMPACT_OUTCOMES_SETTLE_MS: '5m' }).compactOutcomesSettleMs).toBe(300_000);
+    expect(() => loadConfig({ SLUICE_COMPACT_OUTCOMES_SETTLE_MS: 'soon' })).toThrow(
+      /^SLUICE_COMPACT_OUTCOMES_SETTLE_MS="soon" must be a duration between 0 and 1d/,
+    );
   });
 
   it('serves the console by default; SLUICE_CONSOLE=off turns it off', () => {

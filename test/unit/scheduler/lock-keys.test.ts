@@ -9,6 +9,7 @@ describe('scheduler lock keys', () => {
       downsample: 9108708964837632706n,
       purge: 2324191532590515825n,
       partitions: -9055434936326589593n,
+      compact_outcomes: 4536068042664240318n,
     });
   });
 

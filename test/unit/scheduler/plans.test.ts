@@ -1,3 +1,4 @@
+import { compactOutcomesJob, compactionRange } from '../../../src/scheduler/jobs/compact-outcomes';
 import { downsampleJob, rawSourceBefore } from '../../../src/scheduler/jobs/downsample';
 import { purgeCutoffs } from '../../../src/scheduler/jobs/purge';
 import { delayToNextSlot, lockRetryDelay, slotStart } from '../../../src/scheduler/slots';
@@ -56,6 +57,29 @@ describe('purgeCutoffs', () => {
       rollup1hMs: now - 400 * DAY,
       runsMs: now - 7 * DAY,
     });
+  });
+});
+
+describe('compactionRange', () => {
+  const o = { settleMs: 60_000, retentionRawMs: 7 * DAY };
+
+  it('folds minutes that ended at least the settle age ago, down to the purge raw cutoff', () => {
+    const now = Date.UTC(2026, 11, 20, 15, 30, 20);
+    // 15:30 (current) and 15:29 (ended 20 s ago) are left alone; 15:28 ended 80 s ago.
+    expect(compactionRange(now, o)).toEqual({
+      fromMs: purgeCutoffs(now, { retentionRawMs: 7 * DAY, retention1mMs: DAY, retention1hMs: DAY }).rawMs,
+      beforeMs: Date.UTC(2026, 11, 20, 15, 29),
+    });
+    // On a minute's edge, the minute that just ended is one settle age old only at its end.
+    expect(compactionRange(Date.UTC(2026, 11, 20, 15, 30), o).beforeMs).toBe(Date.UTC(2026, 11, 20, 15, 29));
+    // Settle 0: every minute that has ended; 5 minutes: the last five ended minutes stay too.
+    expect(compactionRange(now, { ...o, settleMs: 0 }).beforeMs).toBe(Date.UTC(2026, 11, 20, 15, 30));
+    expect(compactionRange(now, { ...o, settleMs: 5 * MIN }).beforeMs).toBe(Date.UTC(2026, 11, 20, 15, 25));
+  });
+
+  it('rejects bounds that would fold nothing or go forward in time', () => {
+    expect(() => compactOutcomesJob({ ...o, maxRowsPerRun: 0 })).toThrow(/maxRowsPerRun/);
+    expect(() => compactOutcomesJob({ ...o, maxRowsPerRun: 10, settleMs: -1 })).toThrow(/settleMs/);
   });
 });
 

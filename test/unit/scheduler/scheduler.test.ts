@@ -193,7 +193,7 @@ describe('Scheduler', () => {
 describe('createScheduler', () => {
   const config: SchedulerConfig = {
     enabled: true,
-    intervalsMs: { downsample: INTERVAL, purge: 0, partitions: INTERVAL },
+    intervalsMs: { downsample: INTERVAL, purge: 0, partitions: INTERVAL, compact_outcomes: INTERVAL },
     retentionRawMs: 86_400_000,
     retention1mMs: 86_400_000,
     retention1hMs: 86_400_000,
@@ -202,6 +202,8 @@ describe('createScheduler', () => {
     jobLockTimeoutMs: 100,
     purgeBatchSize: 10,
     purgeMaxRowsPerRun: 100,
+    compactOutcomesSettleMs: 60_000,
+    compactOutcomesMaxRowsPerRun: 100,
     connectTimeoutMs: 1000,
   };
   const base = {
@@ -230,8 +232,8 @@ describe('createScheduler', () => {
       },
     });
     s.start();
-    expect(ran).toEqual(['downsample', 'purge']);
-    expect(jest.getTimerCount()).toBe(1);
+    expect(ran).toEqual(['downsample', 'purge', 'compact_outcomes']);
+    expect(jest.getTimerCount()).toBe(2);
     await s.close();
   });
 });

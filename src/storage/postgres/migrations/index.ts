@@ -4,6 +4,7 @@ import { sql as invalidations003 } from './003_rollup_invalidations';
 import { sql as readIndexes004 } from './004_read_indexes';
 import { sql as outcomes005 } from './005_outcomes';
 import { sql as oneMetricTrigger006 } from './006_one_metric_trigger';
+import { sql as outcomeCompaction007 } from './007_outcome_compaction';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'read_indexes', sql: readIndexes004 },
   { version: 5, name: 'outcomes', sql: outcomes005 },
   { version: 6, name: 'one_metric_trigger', sql: oneMetricTrigger006 },
+  { version: 7, name: 'outcome_compaction', sql: outcomeCompaction007 },
 ];
