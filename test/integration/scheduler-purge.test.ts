@@ -35,6 +35,8 @@ interface Harness {
   /** Runs SQL with positional `?`-free parameters ($1… on PostgreSQL, ? on SQLite). */
   insertRollup(r: Rollup): Promise<void>;
   insertRun(slotMs: number): Promise<void>;
+  /** A loss-map row as the compaction writes it (`folded`): 5 events of app `a` rejected in `minute`. */
+  insertFoldedOutcome(minute: number): Promise<void>;
   ids(table: 'events' | 'metric_samples'): Promise<string[]>;
   buckets(table: Rollup['table']): Promise<number[]>;
   runSlots(): Promise<number[]>;
@@ -87,6 +89,12 @@ async function postgresHarness(): Promise<Harness> {
         `INSERT INTO scheduler_runs (job, slot_ms, interval_ms, instance, started_ms) VALUES ('downsample', $1, 1000, 'old', $1)`,
         [slot],
       )),
+    insertFoldedOutcome: async (minute) =>
+      void (await admin.query(
+        `INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count, folded)
+         VALUES ('a', $1, 'log', 'rejected', 'name_invalid', 'direct', 5, true)`,
+        [minute],
+      )),
     ids: async (table) => (await admin.query(`SELECT id FROM ${table} ORDER BY id`)).rows.map((r) => r.id),
     buckets: (table) => numbers(`SELECT bucket FROM ${table} ORDER BY bucket`),
     runSlots: () => numbers(`SELECT slot_ms FROM scheduler_runs WHERE instance = 'old' ORDER BY slot_ms`),
@@ -133,6 +141,13 @@ async function sqliteHarness(): Promise<Harness> {
           `INSERT INTO scheduler_runs (job, slot_ms, interval_ms, instance, started_ms) VALUES ('downsample', ?, 1000, 'old', ?)`,
         )
         .run(slot, slot),
+    insertFoldedOutcome: async (minute) =>
+      void admin
+        .prepare(
+          `INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count, folded)
+           VALUES ('a', ?, 'log', 'rejected', 'name_invalid', 'direct', 5, 1)`,
+        )
+        .run(minute),
     ids: async (table) =>
       (admin.prepare(`SELECT id FROM ${table} ORDER BY id`).all() as { id: string }[]).map((r) => r.id),
     buckets: async (table) => numbers(`SELECT bucket FROM ${table} ORDER BY bucket`),
@@ -181,6 +196,9 @@ describe.each([
       await h.insertRollup({ table: 'metric_rollups_1h', bucket: first1h + i * HOUR });
     const oldRuns = [NOW - 4 * DAY, NOW - 3 * DAY - 1, NOW - 3 * DAY + MIN, NOW - DAY];
     for (const slot of oldRuns) await h.insertRun(slot);
+    // Folded loss-map rows on both sides of the raw cutoff, beside the unfolded ones the writes added.
+    const foldedMinutes = Array.from({ length: 12 }, (_, i) => RAW_CUTOFF + (i - 8) * HOUR);
+    for (const minute of foldedMinutes) await h.insertFoldedOutcome(minute);
 
     const results: Array<Record<string, number | boolean>> = [];
     for (let i = 0; ; i++) {
@@ -215,6 +233,8 @@ describe.each([
     expect(outcomes.every((o) => o.minute >= RAW_CUTOFF)).toBe(true);
     const stored = outcomes.filter((o) => o.outcome === 'stored').reduce((n, o) => n + o.count, 0);
     expect(stored).toBe(kept('metric').length + kept('other').length);
+    const rejected = outcomes.filter((o) => o.outcome === 'rejected').reduce((n, o) => n + o.count, 0);
+    expect(rejected).toBe(5 * foldedMinutes.filter((m) => m >= RAW_CUTOFF).length);
 
     if (kind === 'postgres') {
       // Expired days went as whole partitions; only the default partition was deleted row by row.

@@ -54,18 +54,24 @@ export function deleteRollupsEndingBy(
   return deleteByStatement(client, sql, cutoffMs - ROLLUP_WIDTH_MS[resolution], limits);
 }
 
+/**
+ * A batch of the loss map's rows of minutes before `$1`: the unfolded ones through their partial
+ * index (migration 007), then the folded ones (one per key and minute, so few) by a scan, which
+ * runs only when no unfolded row is left to take.
+ */
+const OUTCOMES_BEFORE = `DELETE FROM event_outcomes WHERE ctid = ANY (ARRAY(
+  (SELECT ctid FROM event_outcomes WHERE minute < $1 AND NOT folded LIMIT $2)
+  UNION ALL
+  (SELECT ctid FROM event_outcomes WHERE minute < $1 AND folded LIMIT $2)
+  LIMIT $2))`;
+
 /** The loss map's counts and client report ids of minutes before `cutoffMs`. */
 export async function deleteOutcomesBefore(
   client: pg.ClientBase,
   cutoffMs: number,
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
-  const counts = await deleteByStatement(
-    client,
-    batchDeleteSql('event_outcomes', 'minute < $1'),
-    cutoffMs,
-    limits,
-  );
+  const counts = await deleteByStatement(client, OUTCOMES_BEFORE, cutoffMs, limits);
   const reports = await deleteByStatement(
     client,
     batchDeleteSql('client_reports', 'minute < $1'),
