@@ -119,7 +119,7 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
       list.push(v.writes(samples.slice(i, i + BATCH_SAMPLES)));
     payloads.set(v.layout, list);
   }
-  const rounds = ctx.options.quick ? 1 : 3;
+  const rounds = ctx.options.storageRounds;
   const db = await ctx.databases.fresh('storage_cost');
   const client = new pg.Client({ connectionString: db.url });
   client.on('error', () => undefined);
