@@ -3,6 +3,7 @@ import {
   BATCH_SAMPLES,
   COLUMN_BLOCK_COLUMNS,
   dailyPartitions,
+  eachBatch,
   ROW_COLUMNS,
   rowLines,
   type StorageVariant,
@@ -81,7 +82,7 @@ function clientBlocks(name: string, blockKey: boolean): StorageVariant {
     layout: 'column blocks of a batch + sample keys',
     tables: ['t', 'k'],
     storedSamples: 'sum(cardinality(ids))',
-    writes: (samples) => ({
+    writes: eachBatch((samples) => ({
       copies: [
         { table: 'k', format: ' (FORMAT binary)', payload: sampleKeyCopy(samples) },
         {
@@ -91,7 +92,7 @@ function clientBlocks(name: string, blockKey: boolean): StorageVariant {
         },
       ],
       statements: [],
-    }),
+    })),
   };
 }
 
@@ -103,10 +104,10 @@ function serverBlocks(name: string, blocksSql: string): StorageVariant {
     layout: 'rows into stage',
     tables: ['t', 'k'],
     storedSamples: 'sum(cardinality(ids))',
-    writes: (samples) => ({
+    writes: eachBatch((samples) => ({
       copies: [{ table: 'stage', format: '', payload: rowLines(samples) }],
       statements: [KEYS_FROM_STAGE, blocksSql],
-    }),
+    })),
   };
 }
 

@@ -37,9 +37,20 @@ export interface StorageVariant {
   readonly tables: readonly string[];
   /** An SQL expression over `t`'s rows: how many samples they hold (a check that all arrived). */
   readonly storedSamples: string;
-  /** What one transaction writes for `samples`. */
-  writes(samples: readonly TelemetryEvent[]): TransactionWrites;
+  /**
+   * What each transaction writes, one per batch of samples, the batches written in this order
+   * (a variant may write a batch according to what the batches before it wrote).
+   */
+  writes(batches: readonly (readonly TelemetryEvent[])[]): TransactionWrites[];
+  /** What is written once after `ddl`, before the clock starts, for all the samples (none when absent). */
+  setup?(samples: readonly TelemetryEvent[]): TransactionWrites;
 }
+
+/** `writes` of a variant that writes each batch on its own. */
+export const eachBatch =
+  (write: (samples: readonly TelemetryEvent[]) => TransactionWrites) =>
+  (batches: readonly (readonly TelemetryEvent[])[]): TransactionWrites[] =>
+    batches.map(write);
 
 /** A transaction of one COPY into `t` and nothing else (every variant before the keyed ones). */
 export function copyIntoT(format: CopyStep['format'], payload: Buffer): TransactionWrites {
@@ -64,11 +75,20 @@ CREATE TABLE ${table}_today PARTITION OF ${table} FOR VALUES FROM (${today}) TO 
 CREATE TABLE ${table}_tomorrow PARTITION OF ${table} FOR VALUES FROM (${today + day}) TO (${today + 2 * day});`;
 }
 
-/** The two statement-level triggers of today's schema (migrations 003 and 005), over `t`'s rows. */
-export function triggers(which: 'invalidation' | 'both', bucket: string, samples: string): string {
+/**
+ * The two statement-level triggers of today's schema (migrations 003 and 005), over `t`'s rows:
+ * `bucket` and `samples` are expressions over `source`, which has each row's `name` and `app`
+ * (default: the inserted rows themselves).
+ */
+export function triggers(
+  which: 'invalidation' | 'both',
+  bucket: string,
+  samples: string,
+  source = 'inserted',
+): string {
   const invalidation = `CREATE TABLE invalidations (name text NOT NULL, app text NOT NULL, bucket bigint NOT NULL);
 CREATE FUNCTION log_invalidations() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted; RETURN NULL; END $fn$;
+BEGIN INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM ${source}; RETURN NULL; END $fn$;
 CREATE TRIGGER t_invalidations AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
   FOR EACH STATEMENT EXECUTE FUNCTION log_invalidations();`;
   if (which === 'invalidation') return invalidation;
@@ -78,7 +98,7 @@ CREATE TABLE outcomes (app text NOT NULL, minute bigint NOT NULL, type text NOT 
 CREATE INDEX ON outcomes (app, minute);
 CREATE INDEX ON outcomes (minute);
 CREATE FUNCTION count_stored() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2;
+BEGIN INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM ${source} GROUP BY 1, 2;
   RETURN NULL; END $fn$;
 CREATE TRIGGER t_outcomes AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
   FOR EACH STATEMENT EXECUTE FUNCTION count_stored();`;
@@ -96,7 +116,7 @@ function rowVariant(name: string, ddl: string): StorageVariant {
     layout: 'rows',
     tables: ['t'],
     storedSamples: 'count(*)',
-    writes: (samples) => copyIntoT('', rowLines(samples)),
+    writes: eachBatch((samples) => copyIntoT('', rowLines(samples))),
   };
 }
 
@@ -161,7 +181,7 @@ interface BlockForm {
   readonly cardinality: string;
   readonly types: string;
   readonly layout: string;
-  readonly writes: (samples: readonly TelemetryEvent[]) => TransactionWrites;
+  readonly write: (samples: readonly TelemetryEvent[]) => TransactionWrites;
 }
 
 const composite = (groupSize: number): BlockForm => ({
@@ -169,7 +189,7 @@ const composite = (groupSize: number): BlockForm => ({
   cardinality: 'sum(cardinality(samples))',
   types: SAMPLE_TYPE,
   layout: `composite blocks of ${groupSize}`,
-  writes: (samples) => copyIntoT('', compositeBlockLines(samples, groupSize)),
+  write: (samples) => copyIntoT('', compositeBlockLines(samples, groupSize)),
 });
 
 const columns = (groupSize: number): BlockForm => ({
@@ -177,7 +197,7 @@ const columns = (groupSize: number): BlockForm => ({
   cardinality: 'sum(cardinality(ids))',
   types: '',
   layout: `column blocks of ${groupSize}`,
-  writes: (samples) => copyIntoT(' (FORMAT binary)', columnBlockCopy(samples, groupSize)),
+  write: (samples) => copyIntoT(' (FORMAT binary)', columnBlockCopy(samples, groupSize)),
 });
 
 /**
@@ -202,7 +222,7 @@ CREATE INDEX ON t (name, bucket); ${triggers('both', 'bucket', form.cardinality)
     layout: form.layout,
     tables: ['t'],
     storedSamples: form.cardinality,
-    writes: form.writes,
+    writes: eachBatch(form.write),
   };
 }
 

@@ -5,6 +5,7 @@ import type { BenchContext } from '../context';
 import { sampleProcess } from '../proc-stats';
 import { figure, round, versus } from '../rows';
 import { KEYED_BLOCK_VARIANTS } from '../keyed-block-variants';
+import { SERIES_ROW_VARIANTS } from '../series-row-variants';
 import {
   BATCH_SAMPLES,
   BLOCK_VARIANTS,
@@ -41,6 +42,22 @@ function copy(client: pg.Client, step: CopyStep): Promise<void> {
   });
 }
 
+/** What a variant writes, built before any clock starts. */
+interface VariantPayload {
+  /** Written after the tables are made, before the clock starts. */
+  readonly setup: TransactionWrites | null;
+  /** The measured transactions, one per batch. */
+  readonly transactions: readonly TransactionWrites[];
+}
+
+/** One transaction: its COPYs, then its statements. */
+async function write(client: pg.Client, tx: TransactionWrites): Promise<void> {
+  await client.query('BEGIN');
+  for (const step of tx.copies) await copy(client, step);
+  for (const sql of tx.statements) await client.query(sql);
+  await client.query('COMMIT');
+}
+
 /** Bytes on disk of `table`: its partitions, or the table itself, with indexes and TOAST. */
 const tableBytes = (table: string): string =>
   `COALESCE((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('${table}')),
@@ -58,7 +75,7 @@ async function measureVariant(
   backendPid: number,
   schema: string,
   variant: StorageVariant,
-  transactions: readonly TransactionWrites[],
+  payload: VariantPayload,
   samples: number,
 ): Promise<VariantRun> {
   await client.query(`CREATE SCHEMA ${schema}`);
@@ -66,14 +83,10 @@ async function measureVariant(
     await client.query(`SET search_path = ${schema}`);
     await client.query(`SET default_toast_compression = ${variant.compression}`);
     await client.query(variant.ddl);
+    if (payload.setup) await write(client, payload.setup);
     const cpu0 = sampleProcess(backendPid).cpuSeconds;
     const t0 = performance.now();
-    for (const tx of transactions) {
-      await client.query('BEGIN');
-      for (const step of tx.copies) await copy(client, step);
-      for (const sql of tx.statements) await client.query(sql);
-      await client.query('COMMIT');
-    }
+    for (const tx of payload.transactions) await write(client, tx);
     const wall = performance.now() - t0;
     const cpu = sampleProcess(backendPid).cpuSeconds - cpu0;
     const { rows } = await client.query<{ bytes: string; n: string; stored: string }>(
@@ -109,15 +122,14 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     .filter((e) => e.type === 'metric')
     .slice(0, wanted);
   if (samples.length < wanted) throw new Error(`storage-cost: only ${samples.length} metric samples`);
-  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS, ...KEYED_BLOCK_VARIANTS];
+  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS, ...KEYED_BLOCK_VARIANTS, ...SERIES_ROW_VARIANTS];
+  const batches: TelemetryEvent[][] = [];
+  for (let i = 0; i < samples.length; i += BATCH_SAMPLES) batches.push(samples.slice(i, i + BATCH_SAMPLES));
   // Variants of one layout write the same payloads.
-  const payloads = new Map<string, TransactionWrites[]>();
+  const payloads = new Map<string, VariantPayload>();
   for (const v of variants) {
     if (payloads.has(v.layout)) continue;
-    const list: TransactionWrites[] = [];
-    for (let i = 0; i < samples.length; i += BATCH_SAMPLES)
-      list.push(v.writes(samples.slice(i, i + BATCH_SAMPLES)));
-    payloads.set(v.layout, list);
+    payloads.set(v.layout, { setup: v.setup?.(samples) ?? null, transactions: v.writes(batches) });
   }
   const rounds = ctx.options.storageRounds;
   const db = await ctx.databases.fresh('storage_cost');
@@ -138,7 +150,7 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
           pid,
           `cost_${i}`,
           v,
-          payloads.get(v.layout) ?? [],
+          payloads.get(v.layout) ?? { setup: null, transactions: [] },
           samples.length,
         );
         runs.get(v)?.push(run);
