@@ -1,7 +1,13 @@
 import type { TelemetryEvent } from '../../src/events/types';
 import { encodeAttributes } from '../../src/storage/layout/rows';
 import { copyText } from './copy-text';
-import { dailyPartitions, type StorageVariant, type TransactionWrites, triggers } from './storage-variants';
+import {
+  afterInsert,
+  dailyPartitions,
+  type StorageVariant,
+  TRIGGER_TABLES,
+  type TransactionWrites,
+} from './storage-variants';
 
 /**
  * The narrow alternative to blocks: one row a sample with today's key `(ts, id)`, but app, name
@@ -32,11 +38,24 @@ const NARROW_COLUMNS = `id uuid NOT NULL, ts bigint NOT NULL, series_id int NOT 
   value double precision, count bigint, min double precision, max double precision,
   sum double precision, message text`;
 
-/** The narrow rows: key (ts, id), index (series_id, ts), daily partitions, both triggers via `series`. */
+/**
+ * The inserted rows per (series, minute) with their count, and each series' app and name looked up
+ * by its key. `OFFSET 0` keeps the lookup a nested loop over `series`' primary key: joined as a
+ * plain table, the planner (which has no statistics of a transition table) hashes all of `series`
+ * on every statement, a cost that grows with the series ever written.
+ */
+const PER_SERIES_MINUTE = `(SELECT series_id, ts - ts % 60000 AS bucket, count(*) AS n FROM inserted GROUP BY 1, 2) i
+  CROSS JOIN LATERAL (SELECT app, name FROM series s WHERE s.series_id = i.series_id OFFSET 0) s`;
+
+/**
+ * The narrow rows: key (ts, id), index (series_id, ts), daily partitions, and today's two
+ * triggers, which log (name, app, minute) and count per (app, minute) through `series`.
+ */
 const NARROW_TABLE = `CREATE TABLE t (${NARROW_COLUMNS}, PRIMARY KEY (ts, id)) PARTITION BY RANGE (ts);
 ${dailyPartitions()}
-CREATE INDEX ON t (series_id, ts);
-${triggers('both', 'ts - ts % 60000', 'count(*)', 'inserted JOIN series USING (series_id)')}`;
+CREATE INDEX ON t (series_id, ts); ${TRIGGER_TABLES}
+${afterInsert('log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, bucket FROM ${PER_SERIES_MINUTE}`)}
+${afterInsert('count_stored', `INSERT INTO outcomes SELECT app, bucket, 'metric', 'stored', '', '', sum(n) FROM ${PER_SERIES_MINUTE} GROUP BY 1, 2`)}`;
 
 function seriesCopy(rows: readonly (readonly [number, TelemetryEvent])[]): Buffer {
   return Buffer.from(copyText(rows.map(([id, e]) => [id, e.app, e.name, encodeAttributes(e.attributes)])));

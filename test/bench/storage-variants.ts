@@ -75,33 +75,34 @@ CREATE TABLE ${table}_today PARTITION OF ${table} FOR VALUES FROM (${today}) TO 
 CREATE TABLE ${table}_tomorrow PARTITION OF ${table} FOR VALUES FROM (${today + day}) TO (${today + 2 * day});`;
 }
 
+const INVALIDATIONS_TABLE = `CREATE TABLE invalidations (name text NOT NULL, app text NOT NULL, bucket bigint NOT NULL);`;
+const OUTCOMES_TABLE = `CREATE TABLE outcomes (app text NOT NULL, minute bigint NOT NULL, type text NOT NULL,
+  outcome text NOT NULL, reason text NOT NULL, origin text NOT NULL, count bigint NOT NULL);
+CREATE INDEX ON outcomes (app, minute);
+CREATE INDEX ON outcomes (minute);`;
+
+/** The tables the two triggers write: the rollup invalidation log and the loss map's counts. */
+export const TRIGGER_TABLES = `${INVALIDATIONS_TABLE} ${OUTCOMES_TABLE}`;
+
+/** A statement-level trigger on `t`'s inserts running `body`, SQL over the transition table `inserted`. */
+export function afterInsert(name: string, body: string): string {
+  return `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN ${body}; RETURN NULL; END $fn$;
+CREATE TRIGGER t_${name} AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
+  FOR EACH STATEMENT EXECUTE FUNCTION ${name}();`;
+}
+
 /**
  * The two statement-level triggers of today's schema (migrations 003 and 005), over `t`'s rows:
- * `bucket` and `samples` are expressions over `source`, which has each row's `name` and `app`
- * (default: the inserted rows themselves).
+ * the invalidation log gets each (name, app, minute) inserted, the loss map a stored count per
+ * (app, minute).
  */
-export function triggers(
-  which: 'invalidation' | 'both',
-  bucket: string,
-  samples: string,
-  source = 'inserted',
-): string {
-  const invalidation = `CREATE TABLE invalidations (name text NOT NULL, app text NOT NULL, bucket bigint NOT NULL);
-CREATE FUNCTION log_invalidations() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM ${source}; RETURN NULL; END $fn$;
-CREATE TRIGGER t_invalidations AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
-  FOR EACH STATEMENT EXECUTE FUNCTION log_invalidations();`;
+export function triggers(which: 'invalidation' | 'both', bucket: string, samples: string): string {
+  const invalidation = `${INVALIDATIONS_TABLE}
+${afterInsert('log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted`)}`;
   if (which === 'invalidation') return invalidation;
-  return `${invalidation}
-CREATE TABLE outcomes (app text NOT NULL, minute bigint NOT NULL, type text NOT NULL, outcome text NOT NULL,
-  reason text NOT NULL, origin text NOT NULL, count bigint NOT NULL);
-CREATE INDEX ON outcomes (app, minute);
-CREATE INDEX ON outcomes (minute);
-CREATE FUNCTION count_stored() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM ${source} GROUP BY 1, 2;
-  RETURN NULL; END $fn$;
-CREATE TRIGGER t_outcomes AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
-  FOR EACH STATEMENT EXECUTE FUNCTION count_stored();`;
+  return `${invalidation} ${OUTCOMES_TABLE}
+${afterInsert('count_stored', `INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2`)}`;
 }
 
 /** Today's COPY text of `samples`: the lines the collector writes into `metric_samples`. */
