@@ -54,8 +54,8 @@ const PER_SERIES_MINUTE = `(SELECT series_id, ts - ts % 60000 AS bucket, count(*
 const NARROW_TABLE = `CREATE TABLE t (${NARROW_COLUMNS}, PRIMARY KEY (ts, id)) PARTITION BY RANGE (ts);
 ${dailyPartitions()}
 CREATE INDEX ON t (series_id, ts); ${TRIGGER_TABLES}
-${afterInsert('log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, bucket FROM ${PER_SERIES_MINUTE}`)}
-${afterInsert('count_stored', `INSERT INTO outcomes SELECT app, bucket, 'metric', 'stored', '', '', sum(n) FROM ${PER_SERIES_MINUTE} GROUP BY 1, 2`)}`;
+${afterInsert('t_invalidations', 'log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, bucket FROM ${PER_SERIES_MINUTE}`)}
+${afterInsert('t_outcomes', 'count_stored', `INSERT INTO outcomes SELECT app, bucket, 'metric', 'stored', '', '', sum(n) FROM ${PER_SERIES_MINUTE} GROUP BY 1, 2`)}`;
 
 function seriesCopy(rows: readonly (readonly [number, TelemetryEvent])[]): Buffer {
   return Buffer.from(copyText(rows.map(([id, e]) => [id, e.app, e.name, encodeAttributes(e.attributes)])));

@@ -20,11 +20,11 @@ export interface TransactionWrites {
 
 /**
  * Ways of storing metric samples in PostgreSQL, each a set of tables made by `ddl` in an empty
- * schema (`t`, with its partitions, indexes and triggers, and for keyed variants the per-sample key
- * table `k`), and what one transaction writes for a group of samples. Row variants take one row a
- * sample (today's `metric_samples` columns and COPY lines); block variants one row per (app, name,
- * minute) of a group of samples, the samples as an array of a composite type (text COPY) or as one
- * array per column (binary COPY).
+ * schema (`t`, with its partitions, indexes and triggers, and the tables some variants add: the
+ * per-sample key table `k`, a table of series), and what each transaction writes for a batch of
+ * samples. Row variants take one row a sample (today's `metric_samples` columns and COPY lines);
+ * block variants one row per (app, name, minute) of a group of samples, the samples as an array
+ * of a composite type (text COPY) or as one array per column (binary COPY).
  */
 export interface StorageVariant {
   readonly name: string;
@@ -52,7 +52,7 @@ export const eachBatch =
   (batches: readonly (readonly TelemetryEvent[])[]): TransactionWrites[] =>
     batches.map(write);
 
-/** A transaction of one COPY into `t` and nothing else (every variant before the keyed ones). */
+/** A transaction of one COPY into `t` and nothing else (the row and unkeyed block variants). */
 export function copyIntoT(format: CopyStep['format'], payload: Buffer): TransactionWrites {
   return { copies: [{ table: 't', format, payload }], statements: [] };
 }
@@ -84,12 +84,15 @@ CREATE INDEX ON outcomes (minute);`;
 /** The tables the two triggers write: the rollup invalidation log and the loss map's counts. */
 export const TRIGGER_TABLES = `${INVALIDATIONS_TABLE} ${OUTCOMES_TABLE}`;
 
-/** A statement-level trigger on `t`'s inserts running `body`, SQL over the transition table `inserted`. */
-export function afterInsert(name: string, body: string): string {
-  return `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+/**
+ * A statement-level trigger `trigger` on `t`'s inserts, its function `fn` running `body`, SQL over
+ * the transition table `inserted`. Triggers fire in the order of their names.
+ */
+export function afterInsert(trigger: string, fn: string, body: string): string {
+  return `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN ${body}; RETURN NULL; END $fn$;
-CREATE TRIGGER t_${name} AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
-  FOR EACH STATEMENT EXECUTE FUNCTION ${name}();`;
+CREATE TRIGGER ${trigger} AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
+  FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`;
 }
 
 /**
@@ -99,10 +102,10 @@ CREATE TRIGGER t_${name} AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
  */
 export function triggers(which: 'invalidation' | 'both', bucket: string, samples: string): string {
   const invalidation = `${INVALIDATIONS_TABLE}
-${afterInsert('log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted`)}`;
+${afterInsert('t_invalidations', 'log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted`)}`;
   if (which === 'invalidation') return invalidation;
   return `${invalidation} ${OUTCOMES_TABLE}
-${afterInsert('count_stored', `INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2`)}`;
+${afterInsert('t_outcomes', 'count_stored', `INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2`)}`;
 }
 
 /** Today's COPY text of `samples`: the lines the collector writes into `metric_samples`. */
