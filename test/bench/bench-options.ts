@@ -32,6 +32,11 @@ export interface BenchOptions {
   readonly tsdbWindowMs: number;
   /** Rounds of those windows, each server once a round; rows give the medians. */
   readonly tsdbRounds: number;
+  /**
+   * Rounds of the storage-cost suite, every variant once a round; rows give the medians. Default 3
+   * (1 with `BENCH_QUICK`); `BENCH_STORAGE_ROUNDS` sets more, for a busy box.
+   */
+  readonly storageRounds: number;
 }
 
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,6 +44,8 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
   const adminUrl = env.BENCH_PG_URL ?? env.TEST_PG_URL ?? DEFAULT_ADMIN_URL;
+  const storageRounds = Number(env.BENCH_STORAGE_ROUNDS ?? NaN);
+  const givenRounds = Number.isInteger(storageRounds) && storageRounds > 0 ? storageRounds : null;
   if (quick) {
     return {
       quick,
@@ -56,6 +63,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
       tsdbWarmupMs: 500,
       tsdbWindowMs: 1_500,
       tsdbRounds: 1,
+      storageRounds: givenRounds ?? 1,
     };
   }
   return {
@@ -74,5 +82,6 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     tsdbWarmupMs: 3_000,
     tsdbWindowMs: 10_000,
     tsdbRounds: 3,
+    storageRounds: givenRounds ?? 3,
   };
 }

@@ -1,69 +1,127 @@
 import type { TelemetryEvent } from '../../src/events/types';
-import { encodeAttributes } from '../../src/storage/layout/rows';
 import { toCopyLine } from '../../src/storage/postgres/copy-encoding';
-import * as bin from './binary-copy';
-import { binaryCopy } from './binary-copy';
+import { columnBlockCopy, compositeBlockLines } from './sample-blocks';
+
+/** One `COPY … FROM STDIN` of a transaction. */
+export interface CopyStep {
+  /** The table COPYed into. */
+  readonly table: string;
+  /** `COPY` options: text (empty) or binary. */
+  readonly format: '' | ' (FORMAT binary)';
+  /** What the COPY reads. */
+  readonly payload: Buffer;
+}
+
+/** What one transaction of samples writes: its COPYs in order, then its statements, then COMMIT. */
+export interface TransactionWrites {
+  readonly copies: readonly CopyStep[];
+  readonly statements: readonly string[];
+}
 
 /**
- * Ways of storing metric samples in PostgreSQL, each a table `t` (with its partitions, indexes and
- * triggers) created by `ddl` in an empty schema, and the COPY text of one transaction's samples.
- * Row variants take one row a sample (today's `metric_samples` columns and COPY lines); block
- * variants one row per (app, name, minute) of a group of samples, the samples as an array of a
- * composite type (text COPY) or as one array per column (binary COPY).
+ * Ways of storing metric samples in PostgreSQL, each a set of tables made by `ddl` in an empty
+ * schema (`t`, with its partitions, indexes and triggers, and the tables some variants add: the
+ * per-sample key table `k`, a table of series), and what each transaction writes for a batch of
+ * samples. Row variants take one row a sample (today's `metric_samples` columns and COPY lines);
+ * block variants one row per (app, name, minute) of a group of samples, the samples as an array
+ * of a composite type (text COPY) or as one array per column (binary COPY).
  */
 export interface StorageVariant {
   readonly name: string;
   readonly ddl: string;
   /** How large values are compressed (`default_toast_compression` of the writing session). */
   readonly compression: 'lz4' | 'pglz';
-  /** `COPY t FROM STDIN` options: text (empty) or binary. */
-  readonly copyFormat: '' | ' (FORMAT binary)';
-  /** Names what `copyText` writes: variants with the same layout write the same text. */
+  /** Names what `writes` returns: variants with the same layout write the same payloads. */
   readonly layout: string;
-  /** What `COPY t FROM STDIN` reads for one transaction's samples. */
-  copyText(samples: readonly TelemetryEvent[]): Buffer;
+  /** The tables whose size (partitions, indexes and TOAST included) is the variant's bytes on disk. */
+  readonly tables: readonly string[];
+  /** An SQL expression over `t`'s rows: how many samples they hold (a check that all arrived). */
+  readonly storedSamples: string;
+  /**
+   * What each transaction writes, one per batch of samples, the batches written in this order
+   * (a variant may write a batch according to what the batches before it wrote).
+   */
+  writes(batches: readonly (readonly TelemetryEvent[])[]): TransactionWrites[];
+  /** What is written once after `ddl`, before the clock starts, for all the samples (none when absent). */
+  setup?(samples: readonly TelemetryEvent[]): TransactionWrites;
+}
+
+/** `writes` of a variant that writes each batch on its own. */
+export const eachBatch =
+  (write: (samples: readonly TelemetryEvent[]) => TransactionWrites) =>
+  (batches: readonly (readonly TelemetryEvent[])[]): TransactionWrites[] =>
+    batches.map(write);
+
+/** A transaction of one COPY into `t` and nothing else (the row and unkeyed block variants). */
+export function copyIntoT(format: CopyStep['format'], payload: Buffer): TransactionWrites {
+  return { copies: [{ table: 't', format, payload }], statements: [] };
 }
 
 /** Today's `metric_samples` columns (migration 001). */
-const ROW_COLUMNS = `id uuid NOT NULL, ts bigint NOT NULL, app text NOT NULL, name text NOT NULL, version text,
+export const ROW_COLUMNS = `id uuid NOT NULL, ts bigint NOT NULL, app text NOT NULL, name text NOT NULL, version text,
   env text, value double precision, count bigint, min double precision, max double precision,
   sum double precision, message text, attributes text NOT NULL`;
 
-/** Daily partitions of `t`: a default one, and the days around now (as `ensurePartitions` makes them). */
-function dailyPartitions(): string {
+/**
+ * Daily partitions of `table` (default `t`): a default one, and the days around now (as
+ * `ensurePartitions` makes them).
+ */
+export function dailyPartitions(table = 't'): string {
   const day = 86_400_000;
   const today = Math.floor(Date.now() / day) * day;
-  return `CREATE TABLE t_default PARTITION OF t DEFAULT;
-CREATE TABLE t_yesterday PARTITION OF t FOR VALUES FROM (${today - day}) TO (${today});
-CREATE TABLE t_today PARTITION OF t FOR VALUES FROM (${today}) TO (${today + day});
-CREATE TABLE t_tomorrow PARTITION OF t FOR VALUES FROM (${today + day}) TO (${today + 2 * day});`;
+  return `CREATE TABLE ${table}_default PARTITION OF ${table} DEFAULT;
+CREATE TABLE ${table}_yesterday PARTITION OF ${table} FOR VALUES FROM (${today - day}) TO (${today});
+CREATE TABLE ${table}_today PARTITION OF ${table} FOR VALUES FROM (${today}) TO (${today + day});
+CREATE TABLE ${table}_tomorrow PARTITION OF ${table} FOR VALUES FROM (${today + day}) TO (${today + 2 * day});`;
 }
 
-/** The two statement-level triggers of today's schema (migrations 003 and 005), over `t`'s rows. */
-function triggers(which: 'invalidation' | 'both', bucket: string, samples: string): string {
-  const invalidation = `CREATE TABLE invalidations (name text NOT NULL, app text NOT NULL, bucket bigint NOT NULL);
-CREATE FUNCTION log_invalidations() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted; RETURN NULL; END $fn$;
-CREATE TRIGGER t_invalidations AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
-  FOR EACH STATEMENT EXECUTE FUNCTION log_invalidations();`;
-  if (which === 'invalidation') return invalidation;
-  return `${invalidation}
-CREATE TABLE outcomes (app text NOT NULL, minute bigint NOT NULL, type text NOT NULL, outcome text NOT NULL,
-  reason text NOT NULL, origin text NOT NULL, count bigint NOT NULL);
+const INVALIDATIONS_TABLE = `CREATE TABLE invalidations (name text NOT NULL, app text NOT NULL, bucket bigint NOT NULL);`;
+const OUTCOMES_TABLE = `CREATE TABLE outcomes (app text NOT NULL, minute bigint NOT NULL, type text NOT NULL,
+  outcome text NOT NULL, reason text NOT NULL, origin text NOT NULL, count bigint NOT NULL);
 CREATE INDEX ON outcomes (app, minute);
-CREATE INDEX ON outcomes (minute);
-CREATE FUNCTION count_stored() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2;
-  RETURN NULL; END $fn$;
-CREATE TRIGGER t_outcomes AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
-  FOR EACH STATEMENT EXECUTE FUNCTION count_stored();`;
+CREATE INDEX ON outcomes (minute);`;
+
+/** The tables the two triggers write: the rollup invalidation log and the loss map's counts. */
+export const TRIGGER_TABLES = `${INVALIDATIONS_TABLE} ${OUTCOMES_TABLE}`;
+
+/**
+ * A statement-level trigger `trigger` on `t`'s inserts, its function `fn` running `body`, SQL over
+ * the transition table `inserted`. Triggers fire in the order of their names.
+ */
+export function afterInsert(trigger: string, fn: string, body: string): string {
+  return `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN ${body}; RETURN NULL; END $fn$;
+CREATE TRIGGER ${trigger} AFTER INSERT ON t REFERENCING NEW TABLE AS inserted
+  FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`;
 }
 
-const rowLines = (samples: readonly TelemetryEvent[]): Buffer =>
+/**
+ * The two statement-level triggers of today's schema (migrations 003 and 005), over `t`'s rows:
+ * the invalidation log gets each (name, app, minute) inserted, the loss map a stored count per
+ * (app, minute).
+ */
+export function triggers(which: 'invalidation' | 'both', bucket: string, samples: string): string {
+  const invalidation = `${INVALIDATIONS_TABLE}
+${afterInsert('t_invalidations', 'log_invalidations', `INSERT INTO invalidations SELECT DISTINCT name, app, ${bucket} FROM inserted`)}`;
+  if (which === 'invalidation') return invalidation;
+  return `${invalidation} ${OUTCOMES_TABLE}
+${afterInsert('t_outcomes', 'count_stored', `INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2`)}`;
+}
+
+/** Today's COPY text of `samples`: the lines the collector writes into `metric_samples`. */
+export const rowLines = (samples: readonly TelemetryEvent[]): Buffer =>
   Buffer.concat(samples.map((e) => toCopyLine(e).bytes));
 
 function rowVariant(name: string, ddl: string): StorageVariant {
-  return { name, ddl, compression: 'pglz', copyFormat: '', layout: 'rows', copyText: rowLines };
+  return {
+    name,
+    ddl,
+    compression: 'pglz',
+    layout: 'rows',
+    tables: ['t'],
+    storedSamples: 'count(*)',
+    writes: eachBatch((samples) => copyIntoT('', rowLines(samples))),
+  };
 }
 
 const ROW_TRIGGERS = (which: 'invalidation' | 'both'): string =>
@@ -108,161 +166,12 @@ CREATE INDEX ON t USING brin (ts); ${ROW_TRIGGERS('both')}`,
 const SAMPLE_TYPE = `CREATE TYPE sample AS (id uuid, ts bigint, version text, env text, value double precision,
   count bigint, min double precision, max double precision, sum double precision, message text, attributes text);`;
 
-/** One field of a composite literal: empty for NULL, quoted (quotes and backslashes doubled) when needed. */
-function compositeField(s: string | number | null): string {
-  if (s === null) return '';
-  const text = String(s);
-  if (text !== '' && !/[(),"\\\s]/.test(text)) return text;
-  return `"${text.replace(/["\\]/g, (c) => c + c)}"`;
-}
-
-/** A sample as an element of a `sample[]` literal. */
-function sampleElement(e: TelemetryEvent): string {
-  const s = e.summary;
-  const composite = `(${[
-    e.id,
-    e.ts,
-    e.version,
-    e.env,
-    e.value,
-    s?.count ?? null,
-    s?.min ?? null,
-    s?.max ?? null,
-    s?.sum ?? null,
-    e.message,
-    encodeAttributes(e.attributes),
-  ]
-    .map(compositeField)
-    .join(',')})`;
-  return `"${composite.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-}
-
-/** COPY text's escapes (backslash, newline, carriage return, tab). */
-function copyEscape(s: string): string {
-  return s.replace(
-    /[\\\n\r\t]/g,
-    (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] as string,
-  );
-}
-
-/** One block: the samples of a group with the same (app, name, minute). */
-interface Block {
-  readonly bucket: number;
-  readonly first: TelemetryEvent;
-  readonly tsMin: number;
-  readonly tsMax: number;
-  readonly samples: readonly TelemetryEvent[];
-}
-
-/** The samples in groups of `groupSize` (in arrival order), each group's per (app, name, minute). */
-function blocksOf(samples: readonly TelemetryEvent[], groupSize: number): Block[] {
-  const out: Block[] = [];
-  for (let g = 0; g < samples.length; g += groupSize) {
-    const groups = new Map<string, TelemetryEvent[]>();
-    for (const e of samples.slice(g, g + groupSize)) {
-      const key = `${e.app}\u0000${e.name}\u0000${e.ts - (e.ts % 60_000)}`;
-      const list = groups.get(key);
-      if (list) list.push(e);
-      else groups.set(key, [e]);
-    }
-    for (const list of groups.values()) {
-      const first = list[0] as TelemetryEvent;
-      let tsMin = first.ts;
-      let tsMax = first.ts;
-      for (const e of list) {
-        if (e.ts < tsMin) tsMin = e.ts;
-        if (e.ts > tsMax) tsMax = e.ts;
-      }
-      out.push({ bucket: first.ts - (first.ts % 60_000), first, tsMin, tsMax, samples: list });
-    }
-  }
-  return out;
-}
-
-/**
- * Text COPY of blocks as one array of a composite type: the minute, the first sample's id, app,
- * name, the first and last `ts`, and the samples.
- */
-function compositeBlockLines(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
-  let out = '';
-  for (const b of blocksOf(samples, groupSize)) {
-    const array = `{${b.samples.map(sampleElement).join(',')}}`;
-    out +=
-      `${b.bucket}\t${b.first.id}\t${copyEscape(b.first.app)}\t${copyEscape(b.first.name)}\t` +
-      `${b.tsMin}\t${b.tsMax}\t${copyEscape(array)}\n`;
-  }
-  return Buffer.from(out);
-}
-
-/** Binary COPY of blocks with one array per column of the samples (`COLUMN_BLOCK_COLUMNS`). */
-function columnBlockCopy(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
-  const nullable = <T>(v: T | null | undefined, f: (x: T) => Buffer): Buffer | null =>
-    v === null || v === undefined ? null : f(v);
-  return binaryCopy(
-    blocksOf(samples, groupSize).map((b) => {
-      const ss = b.samples;
-      return [
-        bin.int8(b.bucket),
-        bin.uuid(b.first.id),
-        bin.text(b.first.app),
-        bin.text(b.first.name),
-        bin.int8(b.tsMin),
-        bin.int8(b.tsMax),
-        bin.array(
-          bin.OID.uuid,
-          ss.map((e) => bin.uuid(e.id)),
-        ),
-        bin.array(
-          bin.OID.int8,
-          ss.map((e) => bin.int8(e.ts)),
-        ),
-        bin.array(
-          bin.OID.text,
-          ss.map((e) => nullable(e.version, bin.text)),
-        ),
-        bin.array(
-          bin.OID.text,
-          ss.map((e) => nullable(e.env, bin.text)),
-        ),
-        bin.array(
-          bin.OID.float8,
-          ss.map((e) => nullable(e.value, bin.float8)),
-        ),
-        bin.array(
-          bin.OID.int8,
-          ss.map((e) => nullable(e.summary?.count, bin.int8)),
-        ),
-        bin.array(
-          bin.OID.float8,
-          ss.map((e) => nullable(e.summary?.min, bin.float8)),
-        ),
-        bin.array(
-          bin.OID.float8,
-          ss.map((e) => nullable(e.summary?.max, bin.float8)),
-        ),
-        bin.array(
-          bin.OID.float8,
-          ss.map((e) => nullable(e.summary?.sum, bin.float8)),
-        ),
-        bin.array(
-          bin.OID.text,
-          ss.map((e) => nullable(e.message, bin.text)),
-        ),
-        bin.array(
-          bin.OID.text,
-          ss.map((e) => bin.text(encodeAttributes(e.attributes))),
-        ),
-      ];
-    }),
-  );
-}
-
 const BLOCK_KEYS = `bucket bigint NOT NULL, first_id uuid NOT NULL, app text NOT NULL, name text NOT NULL,
   ts_min bigint NOT NULL, ts_max bigint NOT NULL`;
 /** Blocks as one array of the composite type `sample`. */
 const COMPOSITE_BLOCK_COLUMNS = `${BLOCK_KEYS}, samples sample[] NOT NULL`;
 /** Blocks as one array per column of the samples, in `columnBlockCopy`'s order. */
-const COLUMN_BLOCK_COLUMNS = `${BLOCK_KEYS}, ids uuid[] NOT NULL, ts bigint[] NOT NULL, version text[],
+export const COLUMN_BLOCK_COLUMNS = `${BLOCK_KEYS}, ids uuid[] NOT NULL, ts bigint[] NOT NULL, version text[],
   env text[], value double precision[], count bigint[], min double precision[], max double precision[],
   sum double precision[], message text[], attributes text[] NOT NULL`;
 
@@ -272,12 +181,11 @@ export const BATCH_SAMPLES = 1_400;
 
 interface BlockForm {
   readonly columns: string;
-  /** Samples in a block row, for the outcome-count trigger. */
+  /** Samples in a block row, for the outcome-count trigger and the stored-samples check. */
   readonly cardinality: string;
   readonly types: string;
   readonly layout: string;
-  readonly copyFormat: '' | ' (FORMAT binary)';
-  readonly copyText: (samples: readonly TelemetryEvent[]) => Buffer;
+  readonly write: (samples: readonly TelemetryEvent[]) => TransactionWrites;
 }
 
 const composite = (groupSize: number): BlockForm => ({
@@ -285,8 +193,7 @@ const composite = (groupSize: number): BlockForm => ({
   cardinality: 'sum(cardinality(samples))',
   types: SAMPLE_TYPE,
   layout: `composite blocks of ${groupSize}`,
-  copyFormat: '',
-  copyText: (samples) => compositeBlockLines(samples, groupSize),
+  write: (samples) => copyIntoT('', compositeBlockLines(samples, groupSize)),
 });
 
 const columns = (groupSize: number): BlockForm => ({
@@ -294,8 +201,7 @@ const columns = (groupSize: number): BlockForm => ({
   cardinality: 'sum(cardinality(ids))',
   types: '',
   layout: `column blocks of ${groupSize}`,
-  copyFormat: ' (FORMAT binary)',
-  copyText: (samples) => columnBlockCopy(samples, groupSize),
+  write: (samples) => copyIntoT(' (FORMAT binary)', columnBlockCopy(samples, groupSize)),
 });
 
 /**
@@ -318,8 +224,9 @@ CREATE INDEX ON t (name, bucket); ${triggers('both', 'bucket', form.cardinality)
     ddl: `${form.types} ${table}`,
     compression,
     layout: form.layout,
-    copyFormat: form.copyFormat,
-    copyText: form.copyText,
+    tables: ['t'],
+    storedSamples: form.cardinality,
+    writes: eachBatch(form.write),
   };
 }
 

@@ -4,7 +4,16 @@ import type { TelemetryEvent } from '../../../src/events/types';
 import type { BenchContext } from '../context';
 import { sampleProcess } from '../proc-stats';
 import { figure, round, versus } from '../rows';
-import { BATCH_SAMPLES, BLOCK_VARIANTS, ROW_VARIANTS, type StorageVariant } from '../storage-variants';
+import { KEYED_BLOCK_VARIANTS } from '../keyed-block-variants';
+import { SERIES_ROW_VARIANTS } from '../series-row-variants';
+import {
+  BATCH_SAMPLES,
+  BLOCK_VARIANTS,
+  ROW_VARIANTS,
+  type CopyStep,
+  type StorageVariant,
+  type TransactionWrites,
+} from '../storage-variants';
 import { telemetryEvents } from '../telemetry-events';
 import type { BenchRow } from '../types';
 import { median, STORAGE_SEED } from './limits';
@@ -18,32 +27,55 @@ interface VariantRun {
   readonly cpuUs: number;
   /** Wall time per sample (microseconds). */
   readonly wallUs: number;
-  /** `pg_total_relation_size` of the table and its partitions per sample (bytes). */
+  /** `pg_total_relation_size` of the variant's tables and their partitions per sample (bytes). */
   readonly bytes: number;
   /** Samples per stored row. */
   readonly samplesPerRow: number;
 }
 
-function copy(client: pg.Client, format: string, text: Buffer): Promise<void> {
+function copy(client: pg.Client, step: CopyStep): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom(`COPY t FROM STDIN${format}`));
+    const stream = client.query(copyFrom(`COPY ${step.table} FROM STDIN${step.format}`));
     stream.on('error', reject);
     stream.on('finish', () => resolve());
-    stream.end(text);
+    stream.end(step.payload);
   });
 }
 
+/** What a variant writes, built before any clock starts. */
+interface VariantPayload {
+  /** Written after the tables are made, before the clock starts. */
+  readonly setup: TransactionWrites | null;
+  /** The measured transactions, one per batch. */
+  readonly transactions: readonly TransactionWrites[];
+}
+
+/** One transaction: its COPYs, then its statements. */
+async function write(client: pg.Client, tx: TransactionWrites): Promise<void> {
+  await client.query('BEGIN');
+  for (const step of tx.copies) await copy(client, step);
+  for (const sql of tx.statements) await client.query(sql);
+  await client.query('COMMIT');
+}
+
+/** Bytes on disk of `table`: its partitions, or the table itself, with indexes and TOAST. */
+const tableBytes = (table: string): string =>
+  `COALESCE((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('${table}')),
+            pg_total_relation_size('${table}'))`;
+
 /**
- * One variant in a schema of its own: its tables made, then the samples COPYed in transactions of
- * one collector batch's samples; the CPU of this connection's backend (from /proc: it parses,
- * checks keys, fires the triggers, writes the WAL) and the wall time over the COPYs only.
+ * One variant in a schema of its own: its tables made, then the samples written in transactions of
+ * one collector batch's samples (each transaction's COPYs, then its statements); the CPU of this
+ * connection's backend (from /proc: it parses, checks keys, runs the statements, fires the
+ * triggers, writes the WAL) and the wall time over the transactions only. Fails when `t` does not
+ * hold every sample afterwards.
  */
 async function measureVariant(
   client: pg.Client,
   backendPid: number,
   schema: string,
   variant: StorageVariant,
-  payloads: readonly Buffer[],
+  payload: VariantPayload,
   samples: number,
 ): Promise<VariantRun> {
   await client.query(`CREATE SCHEMA ${schema}`);
@@ -51,20 +83,18 @@ async function measureVariant(
     await client.query(`SET search_path = ${schema}`);
     await client.query(`SET default_toast_compression = ${variant.compression}`);
     await client.query(variant.ddl);
+    if (payload.setup) await write(client, payload.setup);
     const cpu0 = sampleProcess(backendPid).cpuSeconds;
     const t0 = performance.now();
-    for (const payload of payloads) {
-      await client.query('BEGIN');
-      await copy(client, variant.copyFormat, payload);
-      await client.query('COMMIT');
-    }
+    for (const tx of payload.transactions) await write(client, tx);
     const wall = performance.now() - t0;
     const cpu = sampleProcess(backendPid).cpuSeconds - cpu0;
-    const { rows } = await client.query<{ bytes: string; n: string }>(
-      `SELECT COALESCE((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('t')),
-                       pg_total_relation_size('t')) AS bytes,
-              (SELECT count(*) FROM t) AS n`,
+    const { rows } = await client.query<{ bytes: string; n: string; stored: string }>(
+      `SELECT ${variant.tables.map(tableBytes).join(' + ')} AS bytes,
+              (SELECT count(*) FROM t) AS n, (SELECT ${variant.storedSamples} FROM t) AS stored`,
     );
+    if (Number(rows[0]?.stored) !== samples)
+      throw new Error(`storage-cost: ${variant.name} stored ${rows[0]?.stored} of ${samples} samples`);
     return {
       cpuUs: (cpu / samples) * 1e6,
       wallUs: (wall / samples) * 1e3,
@@ -72,6 +102,7 @@ async function measureVariant(
       samplesPerRow: samples / Number(rows[0]?.n ?? 1),
     };
   } finally {
+    await client.query('DISCARD TEMP');
     await client.query('SET search_path = public');
     await client.query(`DROP SCHEMA ${schema} CASCADE`);
   }
@@ -91,17 +122,16 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     .filter((e) => e.type === 'metric')
     .slice(0, wanted);
   if (samples.length < wanted) throw new Error(`storage-cost: only ${samples.length} metric samples`);
-  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS];
-  // Variants of one layout COPY the same text.
-  const payloads = new Map<string, Buffer[]>();
+  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS, ...KEYED_BLOCK_VARIANTS, ...SERIES_ROW_VARIANTS];
+  const batches: TelemetryEvent[][] = [];
+  for (let i = 0; i < samples.length; i += BATCH_SAMPLES) batches.push(samples.slice(i, i + BATCH_SAMPLES));
+  // Variants of one layout write the same payloads.
+  const payloads = new Map<string, VariantPayload>();
   for (const v of variants) {
     if (payloads.has(v.layout)) continue;
-    const list: Buffer[] = [];
-    for (let i = 0; i < samples.length; i += BATCH_SAMPLES)
-      list.push(v.copyText(samples.slice(i, i + BATCH_SAMPLES)));
-    payloads.set(v.layout, list);
+    payloads.set(v.layout, { setup: v.setup?.(samples) ?? null, transactions: v.writes(batches) });
   }
-  const rounds = ctx.options.quick ? 1 : 3;
+  const rounds = ctx.options.storageRounds;
   const db = await ctx.databases.fresh('storage_cost');
   const client = new pg.Client({ connectionString: db.url });
   client.on('error', () => undefined);
@@ -120,7 +150,7 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
           pid,
           `cost_${i}`,
           v,
-          payloads.get(v.layout) ?? [],
+          payloads.get(v.layout) ?? { setup: null, transactions: [] },
           samples.length,
         );
         runs.get(v)?.push(run);
@@ -150,7 +180,12 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     }),
     ...variants.map((v) => {
       const row = rowOf(v);
-      return v === today ? row : versus(SUITE, row.name, row.value, row.unit, base, undefined, row.extra);
+      if (v === today) return row;
+      const bytesRatio = round(Number(row.extra?.bytes_per_sample) / Number(base.extra?.bytes_per_sample));
+      return versus(SUITE, row.name, row.value, row.unit, base, undefined, {
+        ...row.extra,
+        bytes_ratio: bytesRatio,
+      });
     }),
   ];
 }

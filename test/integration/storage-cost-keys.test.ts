@@ -1,0 +1,115 @@
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { TelemetryEvent } from '../../src/events/types';
+import { KEYED_BLOCK_VARIANTS } from '../bench/keyed-block-variants';
+import {
+  BATCH_SAMPLES,
+  BLOCK_VARIANTS,
+  type StorageVariant,
+  type TransactionWrites,
+} from '../bench/storage-variants';
+import { telemetryEvents } from '../bench/telemetry-events';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+/**
+ * The storage-cost suite's block variants against resends shaped as the SDK makes them
+ * (docs/metric-storage.md): samples without the oldest ones (evicted after a requeue), the second
+ * half (sendOnHide's split), the same samples with newer ones after them (take's re-batching). Keyed variants refuse each, as today's primary key does; the block key alone
+ * takes the second half as new samples.
+ */
+
+const UNIQUE_VIOLATION = '23505';
+/** The unkeyed design: column blocks keyed by (bucket, first_id) only. */
+const BLOCK_KEY_ONLY = BLOCK_VARIANTS[BLOCK_VARIANTS.length - 1] as StorageVariant;
+
+function copy(client: pg.Client, table: string, format: string, payload: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(`COPY ${table} FROM STDIN${format}`));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(payload);
+  });
+}
+
+/** One transaction of `writes`; the error code when it failed, else null. */
+async function write(client: pg.Client, writes: TransactionWrites): Promise<string | null> {
+  await client.query('BEGIN');
+  try {
+    for (const step of writes.copies) await copy(client, step.table, step.format, step.payload);
+    for (const sql of writes.statements) await client.query(sql);
+    await client.query('COMMIT');
+    return null;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    return (err as { code?: string }).code ?? String(err);
+  }
+}
+
+/** How many times each id is in the blocks of `t`. */
+async function storedTimes(client: pg.Client): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ id: string; n: string }>(
+    'SELECT id, count(*) AS n FROM t, unnest(ids) AS id GROUP BY id',
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
+}
+
+// One write batch of the suite (1,400 samples, about 47 a block): the resends are its samples
+// resent in the SDK's shapes.
+const all = telemetryEvents(3_000, 41).filter((e) => e.type === 'metric');
+const batch = all.slice(0, BATCH_SAMPLES);
+const newer = all.slice(BATCH_SAMPLES, BATCH_SAMPLES + 140);
+
+const resends: ReadonlyArray<readonly [string, readonly TelemetryEvent[]]> = [
+  ['of the batch without its oldest samples', batch.slice(3)],
+  ['of its second half', batch.slice(Math.ceil(batch.length / 2))],
+  ['of the batch with newer samples after it', [...batch, ...newer]],
+];
+
+describe('storage-cost block variants and resent samples', () => {
+  let db: TestDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('storage_cost_keys');
+    client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client.end();
+    await db.drop();
+  });
+
+  async function inSchema(variant: StorageVariant): Promise<void> {
+    await client.query('DROP SCHEMA IF EXISTS v CASCADE; CREATE SCHEMA v; SET search_path = v');
+    await client.query(`SET default_toast_compression = ${variant.compression}`);
+    await client.query(variant.ddl);
+  }
+
+  describe.each(KEYED_BLOCK_VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, variant) => {
+    it.each(resends)('refuses a resend %s, and stores each sample once', async (_shape, resent) => {
+      await inSchema(variant);
+      const [first, again] = variant.writes([batch, resent]) as [TransactionWrites, TransactionWrites];
+      expect(await write(client, first)).toBeNull();
+      expect(await write(client, again)).toBe(UNIQUE_VIOLATION);
+      const times = await storedTimes(client);
+      expect(times.size).toBe(batch.length);
+      for (const e of batch) expect(times.get(e.id)).toBe(1);
+      const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM k');
+      expect(Number(rows[0]?.n)).toBe(batch.length);
+    });
+  });
+
+  it('a block key (bucket, first_id) alone takes the second half of a batch as new samples', async () => {
+    await inSchema(BLOCK_KEY_ONLY);
+    const secondHalf = batch.slice(Math.ceil(batch.length / 2));
+    const [first, again] = BLOCK_KEY_ONLY.writes([batch, secondHalf]) as [
+      TransactionWrites,
+      TransactionWrites,
+    ];
+    expect(await write(client, first)).toBeNull();
+    expect(await write(client, again)).toBeNull();
+    const times = await storedTimes(client);
+    for (const e of secondHalf) expect(times.get(e.id)).toBe(2);
+  });
+});
