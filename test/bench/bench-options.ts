@@ -37,6 +37,17 @@ export interface BenchOptions {
    * (1 with `BENCH_QUICK`); `BENCH_STORAGE_ROUNDS` sets more, for a busy box.
    */
   readonly storageRounds: number;
+  /**
+   * Alternating rounds (outcomes on, outcomes off) of the outcomes suite. Default 3 (1 with
+   * `BENCH_QUICK`); `BENCH_OUTCOMES_ROUNDS` sets more, for a busy box.
+   */
+  readonly outcomesRounds: number;
+}
+
+/** A positive integer from `value`, else null. */
+function roundsFrom(value: string | undefined): number | null {
+  const n = Number(value ?? NaN);
+  return Number.isInteger(n) && n > 0 ? n : null;
 }
 
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,8 +55,8 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
   const adminUrl = env.BENCH_PG_URL ?? env.TEST_PG_URL ?? DEFAULT_ADMIN_URL;
-  const storageRounds = Number(env.BENCH_STORAGE_ROUNDS ?? NaN);
-  const givenRounds = Number.isInteger(storageRounds) && storageRounds > 0 ? storageRounds : null;
+  const givenRounds = roundsFrom(env.BENCH_STORAGE_ROUNDS);
+  const outcomesRounds = roundsFrom(env.BENCH_OUTCOMES_ROUNDS);
   if (quick) {
     return {
       quick,
@@ -64,6 +75,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
       tsdbWindowMs: 1_500,
       tsdbRounds: 1,
       storageRounds: givenRounds ?? 1,
+      outcomesRounds: outcomesRounds ?? 1,
     };
   }
   return {
@@ -83,5 +95,6 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     tsdbWindowMs: 10_000,
     tsdbRounds: 3,
     storageRounds: givenRounds ?? 3,
+    outcomesRounds: outcomesRounds ?? 3,
   };
 }
