@@ -152,7 +152,7 @@ function expected(): Record<string, Expectation> {
       labels: ['__name__', 'job_name'],
       value: between(0, 3),
       covers: { label: 'job_name', values: JOBS },
-      count: 3,
+      count: JOBS.length,
     },
   };
 }
