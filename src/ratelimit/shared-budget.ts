@@ -68,8 +68,8 @@ export interface SharedBudgetOptions {
  * part, `points − (consumedPoints − asked)`, and the rest handed back with `reward` (the library
  * counts a refused consume in full); a `whole` take leaves a debt that `block` carries past the
  * window for as long as the limit needs to repay it. Returns and blocks go to the store that
- * granted, through a second `RateLimiterRedis` without insurance, so a failed one is lost (budget
- * unused until the window ends) rather than moved to the insurance.
+ * granted, never to the insurance, so a failed one is lost (budget unused until the window ends);
+ * a return goes only to a window that still lasts (`RETURN_TO_LIVE_WINDOW`).
  *
  * `inMemoryBlockOnConsumed` is the limit: once a window is spent, this process refuses its key
  * without a round trip until the window ends (the library then rejects with `consumedPoints` 0:
@@ -78,14 +78,26 @@ export interface SharedBudgetOptions {
  * collectors at once and this one from the next window. `execEvenly` stays off: it delays
  * answers, and no request may wait here.
  */
+/**
+ * A return to a window, only while it lasts: `reward` on a window whose key has expired would
+ * create the next window's key already owing the returned events, and that window would admit
+ * them again. Returns the count left, or nil when the window was gone.
+ */
+const RETURN_TO_LIVE_WINDOW = `if redis.call('exists', KEYS[1]) == 1 then
+  return redis.call('decrby', KEYS[1], ARGV[1])
+end
+return nil`;
+
 export class SharedBudget {
   readonly perSecond: number;
+  private readonly redis: Redis;
   private readonly insured: RateLimiterRedis;
   private readonly direct: RateLimiterRedis;
   private readonly insurance: InsuranceLimiter;
 
   constructor(o: SharedBudgetOptions) {
     this.perSecond = o.perSecond;
+    this.redis = o.redis;
     this.insurance = new InsuranceLimiter({
       points: o.insurancePerSecond,
       duration: 1,
@@ -147,11 +159,16 @@ export class SharedBudget {
     return { granted: true, waitMs: 0, store };
   }
 
-  /** Hands `events` back to `key`'s window in `store`; fire and forget (a lost return is budget unused, not excess). */
+  /**
+   * Hands `events` back to `key`'s window in `store` while that window lasts; fire and forget. A
+   * return that fails or comes after the window ended is budget unused, never excess in the next.
+   */
   giveBack(key: string, events: number, store: BudgetStore): void {
     if (events <= 0) return;
     const given =
-      store === 'insurance' ? this.insurance.reward(key, events) : this.direct.reward(key, events);
+      store === 'insurance'
+        ? this.insurance.get(key).then((res) => (res === null ? null : this.insurance.reward(key, events)))
+        : this.redis.eval(RETURN_TO_LIVE_WINDOW, 1, this.direct.getKey(key), events);
     given.catch(() => undefined);
   }
 
