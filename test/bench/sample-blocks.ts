@@ -20,7 +20,7 @@ export interface Block {
 }
 
 /** The samples in groups of `groupSize` (in arrival order), each group's per (app, name, minute). */
-export function blocksOf(samples: readonly TelemetryEvent[], groupSize: number): Block[] {
+function blocksOf(samples: readonly TelemetryEvent[], groupSize: number): Block[] {
   const out: Block[] = [];
   for (let g = 0; g < samples.length; g += groupSize) {
     const groups = new Map<string, TelemetryEvent[]>();

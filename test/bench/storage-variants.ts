@@ -53,7 +53,7 @@ export const eachBatch =
     batches.map(write);
 
 /** A transaction of one COPY into `t` and nothing else (the row and unkeyed block variants). */
-export function copyIntoT(format: CopyStep['format'], payload: Buffer): TransactionWrites {
+function copyIntoT(format: CopyStep['format'], payload: Buffer): TransactionWrites {
   return { copies: [{ table: 't', format, payload }], statements: [] };
 }
 

@@ -15,6 +15,7 @@ describe('loss map: a durable acknowledgement that timed out (postgres)', () => 
   let db: TestDatabase;
   let c: InProcessCollector;
   let admin: pg.Client;
+  const at = () => ({ kind: 'postgres' as const, url: db.url });
 
   beforeAll(async () => {
     db = await createTestDatabase('loss_map_ack_timeout');
@@ -60,6 +61,4 @@ describe('loss map: a durable acknowledgement that timed out (postgres)', () => 
     expect(m.throttled).toEqual({ unavailable: 3 });
     expect(m.generated).toBe(m.stored + totalLosses(m) + m.pending.sdk + m.pending.pipeline);
   });
-
-  const at = () => ({ kind: 'postgres' as const, url: db.url });
 });

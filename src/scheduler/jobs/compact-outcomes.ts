@@ -4,11 +4,6 @@ import type { Job } from '../job';
 /** The loss map's minute: the same width as a 1m rollup bucket, aligned on the epoch alike. */
 const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
 
-/** Default settle age (milliseconds): the current minute and the one before are left alone. */
-export const DEFAULT_SETTLE_MS = 60_000;
-/** Default most rows one run folds. */
-export const DEFAULT_MAX_ROWS_PER_RUN = 100_000;
-
 export interface CompactOutcomesOptions {
   /**
    * `SLUICE_COMPACT_OUTCOMES_SETTLE_MS` (milliseconds): a minute is folded once it ended at least
