@@ -1,8 +1,12 @@
-/** @type {import('jest').Config} */
+/**
+ * Tests are transpiled file by file (`isolatedModules`): types are checked once for the whole
+ * tree by `tsc` (`npm run typecheck`, and the build in `pretest`), not again per test file.
+ * @type {import('jest').Config}
+ */
 const project = (name, extra = {}) => ({
   displayName: name,
-  preset: 'ts-jest',
   testEnvironment: 'node',
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.jest.json' }] },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
   ...extra,
 });
