@@ -71,7 +71,11 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
     expect(l.answers.filter((a) => a.status !== 202 && a.retryAfter === null)).toEqual([]);
   }
 
-  /** The node's own copy of the stream reaches the leader's last sequence. */
+  /**
+   * The node's own copy of the stream reaches the leader's last sequence. Bounded at 60 s: a node
+   * back from a 15 s freeze, on a box running the rest of the suite, has taken over 30. A timeout
+   * says where the node stood.
+   */
   async function caughtUp(stream: string, node: NatsNode): Promise<void> {
     await waitFor(
       `${node.name} to catch up on ${stream}`,
@@ -79,9 +83,13 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
         const info = await f.jsm.streams.info(stream);
         const own = await node.streamState(stream);
         const replica = info.cluster?.replicas?.find((r) => r.name === node.name);
-        return own !== null && own.lastSeq === info.state.last_seq && replica?.current === true;
+        if (own !== null && own.lastSeq === info.state.last_seq && replica?.current === true) return true;
+        throw new Error(
+          `own last_seq ${own?.lastSeq ?? 'none'}, leader ${info.cluster?.leader ?? 'none'} last_seq ` +
+            `${info.state.last_seq}, replica ${JSON.stringify(replica ?? null)}`,
+        );
       },
-      30_000,
+      60_000,
     );
   }
 
@@ -150,7 +158,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
       await leader.kill();
       return () => leader.start();
     });
-  }, 120_000);
+  }, 180_000);
 
   it('the stream leader frozen for 15 s (SIGSTOP, then SIGCONT): the same guarantees', async () => {
     await leaderFault('freeze', async (leader) => {
@@ -162,7 +170,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
         leader.thaw();
       };
     });
-  }, 120_000);
+  }, 180_000);
 
   it('kill -9 of a worker mid-batch: its messages are delivered again after the ack wait and stored once', async () => {
     const { stream, env } = streamEnv('worker');
