@@ -8,8 +8,11 @@ export interface VariantRuns<R> {
 }
 
 /**
- * Runs each variant once per round, alternating (A, B, A, B …), and keeps each one's best: on a
- * shared box, load that comes and goes then hits both sides instead of only the one measured last.
+ * Runs each variant once per round and keeps each one's best: on a shared box, load that comes
+ * and goes then hits every side instead of only the one measured last. The order turns by one
+ * each round (A, B, then B, A …), so a side is not always the earlier of its round: over a suite
+ * the box's rates drift (the first rounds of a run were 20 % slower than its last), and a side
+ * always measured first would be paired with a later, faster other.
  */
 export async function alternating<K extends string, R extends { readonly eventsPerSecond: number }>(
   rounds: number,
@@ -17,7 +20,8 @@ export async function alternating<K extends string, R extends { readonly eventsP
 ): Promise<Record<K, VariantRuns<R>>> {
   const out = {} as Record<K, { best: R; runs: number[]; all: R[] }>;
   for (let i = 0; i < rounds; i++) {
-    for (const key of Object.keys(variants) as K[]) {
+    const keys = Object.keys(variants) as K[];
+    for (const key of keys.map((_, j) => keys[(i + j) % keys.length] as K)) {
       const r = await variants[key]();
       const seen = out[key];
       if (!seen) out[key] = { best: r, runs: [Math.round(r.eventsPerSecond)], all: [r] };
