@@ -45,6 +45,14 @@ export interface SluiceClosedOptions {
   readonly label: string;
   /** Whether to read the PostgreSQL backends' CPU too (`pgCpuSecondsPerMillion`). */
   readonly pgCpu?: boolean;
+  /**
+   * Bodies of the warm-up before the window (sent once each, within `warmupMs`): default the
+   * context's first 150. A suite comparing small differences gives more, so the JIT has settled
+   * (tiered up the code both variants run) before the clock starts.
+   */
+  readonly warmup?: readonly RequestBody[];
+  /** Longest warm-up (milliseconds). Default 1,500. */
+  readonly warmupMs?: number;
   /** The server measured, on the run's fresh database: default a collector (`settings` apply to it only). */
   readonly start?: (databaseUrl: string) => Promise<ServiceProcess>;
 }
@@ -70,9 +78,9 @@ export async function runSluiceClosed(ctx: BenchContext, o: SluiceClosedOptions)
     const warm = await runClosedLoop({
       client,
       path: '/v1/events',
-      bodies: ctx.warmup.bodies.slice(0, WARMUP_REQUESTS),
+      bodies: o.warmup ?? ctx.warmup.bodies.slice(0, WARMUP_REQUESTS),
       concurrency: o.concurrency,
-      maxMs: WARMUP_MS,
+      maxMs: o.warmupMs ?? WARMUP_MS,
     });
     const before = (await counter.waitFor(warm.accepted, ctx.options.storeTimeoutMs)).rows;
 
