@@ -40,7 +40,15 @@ export function openStorage(
       metrics: registry === undefined ? undefined : createStorageMetrics(registry),
     });
   }
-  return createSqliteStorage({ path: config.sqlitePath, clock, logger, outcomes: config.outcomes === 'on' });
+  return createSqliteStorage({
+    path: config.sqlitePath,
+    clock,
+    logger,
+    outcomes: config.outcomes === 'on',
+    // A statement waiting on another connection's lock blocks the event loop (better-sqlite3 is
+    // synchronous): the shutdown's timers, the forced path's included, run only between waits.
+    busyTimeoutMs: config.storageTimeoutMs,
+  });
 }
 
 export function eventLimits(config: Config): EventLimits {

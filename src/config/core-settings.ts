@@ -170,7 +170,7 @@ export const CORE_SETTINGS = {
   storageTimeoutMs: setting({
     env: 'SLUICE_STORAGE_TIMEOUT_MS',
     default: '5000',
-    doc: 'Connect and statement timeout of every write, health check and migration.',
+    doc: "Connect and statement timeout of every write, health check and migration; on SQLite, how long a statement waits for another connection's lock (the process waits with it).",
     parse: duration(100, 600_000, 'ms'),
   }),
   healthIntervalMs: setting({

@@ -27,7 +27,7 @@ export interface SqliteStorageOptions {
   readonly clock: Clock;
   /** Parent logger; the storage logs through a child tagged `component: storage`. */
   readonly logger: Logger;
-  /** How long a statement waits for another connection's lock before failing (milliseconds). Default 5000. */
+  /** How long a statement waits for another connection's lock before failing (milliseconds); the event loop waits with it. Config `SLUICE_STORAGE_TIMEOUT_MS`; default 5000. */
   readonly busyTimeoutMs?: number;
   /** Whether `writeRows` counts the rows it stores for the loss map (`SLUICE_OUTCOMES`). Default true. */
   readonly outcomes?: boolean;
