@@ -1,6 +1,6 @@
 /**
  * Tests are transpiled file by file (`isolatedModules`): types are checked once for the whole
- * tree by `tsc` (`npm run typecheck`, and the build in `pretest`), not again per test file.
+ * tree by `npm run typecheck`, which `pretest` runs, not again per test file.
  * @type {import('jest').Config}
  */
 const project = (name, extra = {}) => ({

@@ -58,27 +58,6 @@ export interface SharedBudgetOptions {
 }
 
 /**
- * One limit's shared budget: rate-limiter-flexible's `RateLimiterRedis`, a counter per key in
- * one-second fixed windows (its Lua script: `INCRBY` and the window's `PTTL` in one call), with a
- * `RateLimiterMemory` as its `insuranceLimiter`. The library sends a call to the insurance when
- * Redis fails, times out (the client's `commandTimeout`) or is not connected
- * (`rejectIfRedisNotReady`), so no call waits longer than the command timeout.
- *
- * What the library does not do is decided here: a take over the window's remainder is granted in
- * part, `points − (consumedPoints − asked)`, and the rest handed back with `reward` (the library
- * counts a refused consume in full); a `whole` take leaves a debt that `block` carries past the
- * window for as long as the limit needs to repay it. Returns and blocks go to the store that
- * granted, never to the insurance, so a failed one is lost (budget unused until the window ends);
- * a return goes only to a window that still lasts (`RETURN_TO_LIVE_WINDOW`).
- *
- * `inMemoryBlockOnConsumed` is the limit: once a window is spent, this process refuses its key
- * without a round trip until the window ends (the library then rejects with `consumedPoints` 0:
- * nothing was counted), so an app in a loop costs Redis one call per window and collector. The
- * price: budget handed back to a spent window (a refund after a full lane) serves the other
- * collectors at once and this one from the next window. `execEvenly` stays off: it delays
- * answers, and no request may wait here.
- */
-/**
  * A return to a window, only while it lasts: `reward` on a window whose key has expired would
  * create the next window's key already owing the returned events, and that window would admit
  * them again. Returns the count left, or nil when the window was gone.
@@ -88,6 +67,27 @@ const RETURN_TO_LIVE_WINDOW = `if redis.call('exists', KEYS[1]) == 1 then
 end
 return nil`;
 
+/**
+ * One limit's shared budget: rate-limiter-flexible's `RateLimiterRedis`, a counter per key in
+ * one-second fixed windows (its Lua script: `INCRBY` and the window's `PTTL` in one call), with a
+ * `RateLimiterMemory` as its `insuranceLimiter`. The library sends a call to the insurance when
+ * Redis fails, times out (the client's `commandTimeout`) or is not connected
+ * (`rejectIfRedisNotReady`), so no call waits longer than the command timeout.
+ *
+ * What the library does not do is decided here: a take over the window's remainder is granted in
+ * part, `points − (consumedPoints − asked)`, and the rest handed back (the library counts a
+ * refused consume in full); a `whole` take leaves a debt that `block` carries past the window for
+ * as long as the limit needs to repay it. Returns and blocks go to the store that granted; one
+ * granted by Redis never falls back to the insurance, so a failed one is lost (budget unused until
+ * the window ends). A return goes only to a window that still lasts (`RETURN_TO_LIVE_WINDOW`).
+ *
+ * `inMemoryBlockOnConsumed` is the limit: once a window is spent, this process refuses its key
+ * without a round trip until the window ends (the library then rejects with `consumedPoints` 0:
+ * nothing was counted), so an app in a loop costs Redis one call per window and collector. The
+ * price: budget handed back to a spent window (a refund after a full lane) serves the other
+ * collectors at once and this one from the next window. `execEvenly` stays off: it delays
+ * answers, and no request may wait here.
+ */
 export class SharedBudget {
   readonly perSecond: number;
   private readonly redis: Redis;

@@ -54,6 +54,11 @@ export function storedBytes(url: string): Promise<number> {
   });
 }
 
+/** Runs `sql` on the database at `url` (one connection, closed after). */
+export async function runSql(url: string, sql: string): Promise<void> {
+  await withClient(url, (c) => c.query(sql));
+}
+
 /** The Sluice storage on a bench database, as the collector builds it (silent logger). */
 export function benchStorage(
   url: string,

@@ -4,18 +4,9 @@ import Database from 'better-sqlite3';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { errorEvent, log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
+import { logLine } from '../support/sluice-process';
 import { lossMap, rowsOfApp, settledLossMap, totalLosses, type StorageAt } from '../support/loss-map';
 import { tempSqlitePath } from '../support/postgres';
-
-/** The JSON log line of `msg` in a process's output. */
-function logLine(output: readonly string[], msg: string): Record<string, any> | undefined {
-  for (const line of output) {
-    if (!line.startsWith('{')) continue;
-    const parsed = JSON.parse(line) as Record<string, any>;
-    if (parsed.msg === msg) return parsed;
-  }
-  return undefined;
-}
 
 const env = (file: string) => ({
   SLUICE_SQLITE_PATH: file,

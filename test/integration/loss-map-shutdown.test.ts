@@ -2,19 +2,10 @@ import pg from 'pg';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { errorEvent, log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
+import { logLine } from '../support/sluice-process';
 import { lossMap, rowsOfApp, settledLossMap, totalLosses } from '../support/loss-map';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TcpProxy } from '../support/tcp-proxy';
-
-/** The JSON log line of `msg` in a process's output. */
-function logLine(output: readonly string[], msg: string): Record<string, any> | undefined {
-  for (const line of output) {
-    if (!line.startsWith('{')) continue;
-    const parsed = JSON.parse(line) as Record<string, any>;
-    if (parsed.msg === msg) return parsed;
-  }
-  return undefined;
-}
 
 /**
  * A collector stopped while its database cannot take its writes: the shutdown deadline passes,

@@ -71,3 +71,13 @@ export async function waitUntilReady(p: SluiceProcess, what: string, url: string
     throw err;
   });
 }
+
+/** The first JSON log line of `msg` in a process's output (`SluiceProcess.output`). */
+export function logLine(output: readonly string[], msg: string): Record<string, any> | undefined {
+  for (const line of output) {
+    if (!line.startsWith('{')) continue;
+    const parsed = JSON.parse(line) as Record<string, any>;
+    if (parsed.msg === msg) return parsed;
+  }
+  return undefined;
+}

@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { alternating } from '../alternating';
 import { startCollector } from '../collector-process';
-import { benchStorage } from '../pg-bench-db';
+import { benchStorage, runSql } from '../pg-bench-db';
 import { BodyCorpus, EventGenerator } from '../workload';
 import type { BenchContext } from '../context';
 import { bounded, figure, round } from '../rows';
@@ -25,7 +24,7 @@ const WINDOW_EVENTS = 300_000;
 /**
  * Events of each run's warm-up. With the headline's 150 requests, V8 was still compiling inside
  * the window: under callgrind, 300 requests after 40 of warm-up cost the collector 4.8 % more
- * instructions with the loss map on, 1.5 % on its main thread and the rest on V8's background
+ * instructions with the loss map on, 1.8 % more on its main thread and the rest on V8's background
  * threads; after 400 of warm-up, 0.3 % (0.6 % on the main thread, the background threads equal).
  */
 const WARMUP_EVENTS = 100_000;
@@ -122,13 +121,7 @@ async function applySchema(url: string, sql: string): Promise<void> {
   } finally {
     await storage.close();
   }
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
+  await runSql(url, sql);
 }
 
 /**

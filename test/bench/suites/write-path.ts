@@ -1,10 +1,9 @@
-import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
 import type { WriteMethod } from '../../../src/storage/postgres';
 import { alternating } from '../alternating';
 import { chunked } from '../copy-run';
 import type { BenchContext } from '../context';
-import { benchStorage } from '../pg-bench-db';
+import { benchStorage, runSql } from '../pg-bench-db';
 import { figure, round, versus } from '../rows';
 import { telemetryEvents } from '../telemetry-events';
 import type { BenchRow } from '../types';
@@ -30,13 +29,7 @@ export async function measureWriteRows(
   try {
     if (schema !== undefined) {
       await storage.migrate();
-      const admin = new pg.Client({ connectionString: db.url });
-      await admin.connect();
-      try {
-        await admin.query(schema);
-      } finally {
-        await admin.end();
-      }
+      await runSql(db.url, schema);
     }
     // One batch outside the clock: connects, prepares statements, creates the staging tables.
     const [first, ...rest] = batches;
