@@ -13,6 +13,10 @@ import { createIntakeMetrics, type IntakeMetrics } from '../metrics/intake-instr
 import { RateLimits, type EventRateLimiter } from '../ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
+import { keepStringPrototypeFast } from '../runtime/fast-string-prototype';
+
+// Loading ioredis (imported above) turned String.prototype into a dictionary (see the function).
+keepStringPrototypeFast();
 
 export interface RateLimitsAndKeys {
   readonly rateLimiter: EventRateLimiter | null;
