@@ -1,3 +1,5 @@
+import { indexOfByte } from '../events/scan/byte-range';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;
@@ -59,7 +61,7 @@ export function scanJson(text: Uint8Array, limits: JsonShapeLimits): JsonShapeVe
 function afterString(text: Uint8Array, start: number): number {
   let from = start;
   for (;;) {
-    const quote = text.indexOf(QUOTE, from);
+    const quote = indexOfByte(text, QUOTE, from);
     if (quote < 0) return text.length;
     let backslashes = 0;
     // Bounded by `from`: each byte between two quotes is looked at once, so the scan stays linear.

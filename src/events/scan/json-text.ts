@@ -6,6 +6,8 @@
  * owns.
  */
 
+import { indexOfByte, latin1Text } from './byte-range';
+
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const COMMA = 0x2c;
@@ -82,7 +84,7 @@ export function unicodeEscape(text: Uint8Array, i: number): number {
 export function readString(text: Uint8Array, i: number, t: Token): number {
   // Most strings are ASCII without escapes: find the quote natively, then check the bytes before it.
   const start = i + 1;
-  const quote = text.indexOf(QUOTE, start);
+  const quote = indexOfByte(text, QUOTE, start);
   if (quote < 0) return -1;
   let q = start;
   while (q < quote) {
@@ -226,7 +228,7 @@ export function numberValue(text: Uint8Array, t: Token): number {
     if (t.fractionDigits > 0) v /= POW10[t.fractionDigits] as number;
     return negative ? -v : v;
   }
-  return Number(Buffer.prototype.toString.call(text, 'latin1', start, end));
+  return Number(latin1Text(text, start, end));
 }
 
 /** Whether the literal `word` (`true`, `false`, `null`) starts at `i`. */

@@ -1,4 +1,5 @@
 import type { EventLimits } from '../limits';
+import { latin1Text, sameBytes, utf8Text } from './byte-range';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
@@ -128,7 +129,7 @@ export class RequestScan {
       q = skipSpace(text, q + 1);
       if (text[q] !== QUOTE) return 'fallback';
       q = readString(text, q, this.t);
-      if (q < 0 || this.t.escaped || text.toString('latin1', this.t.start, this.t.end) !== REPORT_KEY)
+      if (q < 0 || this.t.escaped || latin1Text(text, this.t.start, this.t.end) !== REPORT_KEY)
         return 'fallback';
       q = skipSpace(text, q);
       if (text[q] !== COLON) return 'fallback';
@@ -148,18 +149,14 @@ export class RequestScan {
   /** The text of a field of the current event, as a string (an app's name is made once per request). */
   textOf(field: TextField, cache = false): string {
     const { text } = this;
-    if (field.escaped) return JSON.parse(text.toString('utf8', field.start - 1, field.end + 1)) as string;
-    if (!cache) return text.toString('utf8', field.start, field.end);
+    if (field.escaped) return JSON.parse(utf8Text(text, field.start - 1, field.end + 1)) as string;
+    if (!cache) return utf8Text(text, field.start, field.end);
     const length = field.end - field.start;
     for (const app of this.apps) {
-      if (
-        app.end - app.start === length &&
-        text.compare(text, field.start, field.end, app.start, app.end) === 0
-      ) {
+      if (app.end - app.start === length && sameBytes(text, field.start, field.end, app.start))
         return app.text;
-      }
     }
-    const s = text.toString('utf8', field.start, field.end);
+    const s = utf8Text(text, field.start, field.end);
     if (this.apps.length < APP_CACHE) this.apps.push({ start: field.start, end: field.end, text: s });
     return s;
   }
@@ -167,7 +164,7 @@ export class RequestScan {
   /** The event's id, lower-case (validation normalises it so). */
   idOf(fields: ScannedEvent): string {
     const { text } = this;
-    const id = text.toString('latin1', fields.idStart, fields.idStart + 36);
+    const id = latin1Text(text, fields.idStart, fields.idStart + 36);
     for (let k = fields.idStart; k < fields.idStart + 36; k++) {
       const c = text[k] as number;
       if (c >= 0x41 && c <= 0x46) return id.toLowerCase();
