@@ -63,6 +63,23 @@ describe('scanJson (raw bytes, before parsing)', () => {
     );
   });
 
+  it('finds where long strings end, with escapes at any offset', () => {
+    // Strings up to 3 × the bytes looked at one by one before the rest is searched natively.
+    const piece = fc.constantFrom('a', '\\', '"', '[', ',', ':', '{', 'é', '\n', '😀');
+    const text = fc.array(piece, { maxLength: 80, size: 'max' }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 6 }), (strings) => {
+        const json = JSON.stringify(Object.fromEntries(strings.map((s, k) => [`${s}${k}`, [s, { [s]: s }]])));
+        const s = shapeOf(JSON.parse(json));
+        const exact = { maxDepth: s.depth, maxContainers: s.containers, maxSeparators: s.separators };
+        expect(scanJson(bytes(json), exact)).toBe('within');
+        expect(scanJson(bytes(json), { ...exact, maxDepth: s.depth - 1 })).toBe('too_deep');
+        expect(scanJson(bytes(json), { ...exact, maxContainers: s.containers - 1 })).toBe('too_many_values');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('stops at the first bracket past the limit, and an unterminated string is not a hang', () => {
     expect(scanJson(bytes('['.repeat(1_000_000)), depthOnly(8))).toBe('too_deep');
     expect(scanJson(bytes(`["${'\\"'.repeat(100_000)}`), depthOnly(8))).toBe('within');
