@@ -167,18 +167,20 @@ export class IntakeService {
    * the others are validated as `ingest` does. The same answers as `ingest` of the parsed body.
    * Null when the body is not of the shape the pass reads (or no row writer is set): the caller
    * parses it and calls `ingest`. `nextSlice` is awaited between slices of a large body, so that
-   * the loop polls its sockets in between.
+   * the loop polls its sockets in between. `checkShape` is the body's shape check, called before the
+   * pass skips nested values or parses anything (`RequestScan.open`); it throws to refuse the body.
    */
   async ingestBody(
     body: Buffer,
     principal: Principal | null,
     nextSlice: () => Promise<void>,
+    checkShape: () => void,
     takeReport?: (raw: unknown) => OutcomeOrigin,
   ): Promise<IntakeOutcome | null> {
     const { rowFromScan } = this.o;
     if (rowFromScan === undefined) return null;
     const now = this.o.clock.now();
-    const scan = RequestScan.open(body, this.o.limits, now, this.o.maxEventsPerRequest);
+    const scan = RequestScan.open(body, this.o.limits, now, this.o.maxEventsPerRequest, checkShape);
     if (scan === null) return null;
     const entries: ScannedEntry[] = [];
     const handlers: ScanHandlers = {

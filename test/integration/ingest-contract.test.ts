@@ -3,6 +3,17 @@ import { getJson, postEvents, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
+/** Nesting past the default limit (8 levels). */
+const DEEP = `${'['.repeat(20)}${']'.repeat(20)}`;
+/** `,` and `:` a body may hold with 50 events a request and 32 attributes, less one (src/events/wire-shape.ts). */
+const SEPARATOR_BUDGET = 2 * 50 * (2 * (21 + 32) + 1);
+
+/** `event` as JSON text with `count` more members `name0`, `name1`, … whose value is `raw` JSON text. */
+function withMember(event: object, name: string, raw: string, count = 1): string {
+  const members = Array.from({ length: count }, (_, k) => `"${name}${count > 1 ? k : ''}":${raw}`);
+  return `${JSON.stringify(event).slice(0, -1)},${members.join(',')}}`;
+}
+
 /** The wire contract of POST /v1/events and the read API, against both storages. */
 describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
   let db: TestDatabase | null = null;
@@ -93,6 +104,43 @@ describe.each(['sqlite', 'postgres'] as const)('wire contract (%s)', (kind) => {
       400,
       'too_deep',
       () => postEvents(c.url, null, { raw: `{"events":[${'['.repeat(20)}${']'.repeat(20)}]}` }),
+    ],
+    // Nesting where the single pass reads: the body is refused before anything skips or parses it.
+    [
+      'too deep in an unknown member of a valid event',
+      400,
+      'too_deep',
+      () => postEvents(c.url, null, { raw: `{"events":[${withMember(metric(app), 'extra', DEEP)}]}` }),
+    ],
+    [
+      'too deep in an attribute',
+      400,
+      'too_deep',
+      () =>
+        postEvents(c.url, null, {
+          raw: `{"events":[${JSON.stringify(metric(app)).replace('"attributes":{', `"attributes":{"deep":${DEEP},`)}]}`,
+        }),
+    ],
+    [
+      'too deep in an element after a valid event',
+      400,
+      'too_deep',
+      () => postEvents(c.url, null, { raw: `{"events":[${JSON.stringify(metric(app))},${DEEP}]}` }),
+    ],
+    [
+      'too deep in the report',
+      400,
+      'too_deep',
+      () => postEvents(c.url, null, { raw: `{"events":[${JSON.stringify(metric(app))}],"report":${DEEP}}` }),
+    ],
+    [
+      'too many values in unknown members of a valid event',
+      413,
+      'too_many_values',
+      () =>
+        postEvents(c.url, null, {
+          raw: `{"events":[${withMember(metric(app), 'k', '0', SEPARATOR_BUDGET / 2 + 50)}]}`,
+        }),
     ],
     [
       'corrupt gzip',

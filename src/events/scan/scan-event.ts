@@ -7,6 +7,7 @@ import {
   CLOSE_OBJECT,
   COLON,
   COMMA,
+  OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
   Token,
@@ -85,7 +86,19 @@ export class EventScanner {
     /** The clock's now for the ts window (milliseconds). */
     private readonly now: number,
     readonly fields: ScannedEvent,
+    /**
+     * Called before a nested array or object is skipped: the request's shape check
+     * (`RequestScan.open`), which throws to refuse the body.
+     */
+    private readonly checkShape: () => void,
   ) {}
+
+  /** Skips the value at `p`; a nested array or object only after the request's shape check. */
+  private skip(text: Uint8Array, p: number, t: Token): number {
+    const c = text[p];
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.checkShape();
+    return skipValue(text, p, t);
+  }
 
   /**
    * Scans the event object whose `{` is at `i`. Answers the index past its `}`, or -1 when the
@@ -207,7 +220,7 @@ export class EventScanner {
         }
         if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
           s.valueState = BAD;
-          return skipValue(text, p, t);
+          return this.skip(text, p, t);
         }
         const end = readNumber(text, p, t);
         if (end < 0) return -1;
@@ -225,7 +238,7 @@ export class EventScanner {
         }
         if (c !== OPEN_OBJECT) {
           s.summaryState = BAD;
-          return skipValue(text, p, t);
+          return this.skip(text, p, t);
         }
         return this.summary(text, p);
       case M_ERROR:
@@ -235,7 +248,7 @@ export class EventScanner {
         }
         if (c !== OPEN_OBJECT) {
           s.errorState = BAD;
-          return skipValue(text, p, t);
+          return this.skip(text, p, t);
         }
         return this.error(text, p);
       case M_MESSAGE:
@@ -245,10 +258,10 @@ export class EventScanner {
         if (c !== OPEN_OBJECT) break;
         return this.attributes(text, p);
       default:
-        return skipValue(text, p, t);
+        return this.skip(text, p, t);
     }
     s.fast = false;
-    return skipValue(text, p, t);
+    return this.skip(text, p, t);
   }
 
   /** An optional text field: a string within `max` units that storage keeps as it is, or null. */
@@ -261,7 +274,7 @@ export class EventScanner {
     }
     if (c !== QUOTE) {
       this.s.fast = false;
-      return skipValue(text, p, t);
+      return this.skip(text, p, t);
     }
     const end = readString(text, p, t);
     if (end < 0) return -1;
@@ -294,7 +307,7 @@ export class EventScanner {
       q = skipSpace(text, q);
       if (text[q] !== COLON) return -1;
       q = skipSpace(text, q + 1);
-      q = member >= 0 ? each(member, q) : skipValue(text, q, t);
+      q = member >= 0 ? each(member, q) : this.skip(text, q, t);
       if (q < 0) return -1;
       q = skipSpace(text, q);
       if (text[q] === CLOSE_OBJECT) return q + 1;
@@ -310,7 +323,7 @@ export class EventScanner {
       if (member === 0) return this.optionalText(text, at, f.app, maxSourceLength);
       if (member === 1) return this.optionalText(text, at, f.version, maxSourceLength);
       if (member === 2) return this.optionalText(text, at, f.env, maxSourceLength);
-      return skipValue(text, at, this.t);
+      return this.skip(text, at, this.t);
     });
     this.s.sourceOk = f.app.present && f.app.units > 0;
     return end;
@@ -321,11 +334,11 @@ export class EventScanner {
     const numbers = [NaN, NaN, NaN, NaN, NaN];
     let ok = true;
     const end = this.object(text, p, summaryKeyOf, (member, at) => {
-      if (member > 4) return skipValue(text, at, t);
+      if (member > 4) return this.skip(text, at, t);
       const c = text[at];
       if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
         ok = false;
-        return skipValue(text, at, t);
+        return this.skip(text, at, t);
       }
       const q = readNumber(text, at, t);
       numbers[member] = numberValue(text, t);
@@ -354,7 +367,7 @@ export class EventScanner {
       if (member === 0) return this.optionalText(text, at, f.errorMessage, limits.maxStringLength);
       if (member === 1) return this.optionalText(text, at, f.errorKind, limits.maxSourceLength);
       if (member === 2) return this.optionalText(text, at, f.errorStack, limits.maxStackLength);
-      return skipValue(text, at, this.t);
+      return this.skip(text, at, this.t);
     });
     this.s.errorState = this.s.fast && f.errorMessage.present ? GOOD : BAD;
     this.s.fast = fast;
@@ -414,7 +427,7 @@ export class EventScanner {
         valueEnd = t2.end;
       } else {
         ok = false;
-        q = skipValue(text, q, t2);
+        q = this.skip(text, q, t2);
         if (q < 0) return -1;
       }
       if (ok) {

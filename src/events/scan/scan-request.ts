@@ -58,13 +58,27 @@ export class RequestScan {
     limits: EventLimits,
     now: number,
     private readonly maxEvents: number,
+    private readonly checkShape: () => void,
   ) {
     this.pos = arrayStart;
-    this.events = new EventScanner(limits, now, new ScannedEvent(limits.maxAttributes));
+    this.events = new EventScanner(limits, now, new ScannedEvent(limits.maxAttributes), checkShape);
   }
 
-  /** A scan of `text`, or null when it does not begin as `{"events": [`. */
-  static open(text: Buffer, limits: EventLimits, now: number, maxEvents: number): RequestScan | null {
+  /**
+   * A scan of `text`, or null when it does not begin as `{"events": [`. `checkShape` is the body's
+   * whole shape check (nesting and number of values, http/json-scan.ts), which throws to refuse it:
+   * the scan calls it before it skips a nested array or object and before it hands anything to
+   * `JSON.parse`. A body read through without either holds only the contract's objects (4 levels,
+   * at most 5 per event), so the check is left to the caller for what the scan cannot bound: the
+   * number of separators, by the body's length.
+   */
+  static open(
+    text: Buffer,
+    limits: EventLimits,
+    now: number,
+    maxEvents: number,
+    checkShape: () => void,
+  ): RequestScan | null {
     const t = new Token();
     let p = skipSpace(text, 0);
     if (text[p] !== OPEN_OBJECT) return null;
@@ -76,7 +90,7 @@ export class RequestScan {
     if (text[p] !== COLON) return null;
     p = skipSpace(text, p + 1);
     if (text[p] !== OPEN_ARRAY) return null;
-    return new RequestScan(text, p + 1, limits, now, maxEvents);
+    return new RequestScan(text, p + 1, limits, now, maxEvents, checkShape);
   }
 
   /** Events handed so far. */
@@ -97,8 +111,12 @@ export class RequestScan {
         p = this.events.scan(text, p);
         if (p < 0) return 'fallback';
         if (this.events.fast) on.fast(this.events.fields, this.index, this);
-        else on.slow(JSON.parse(text.toString('utf8', start, p)), this.index);
+        else {
+          this.checkShape();
+          on.slow(JSON.parse(text.toString('utf8', start, p)), this.index);
+        }
       } else {
+        this.checkShape();
         p = skipValue(text, p, this.t);
         if (p < 0) return 'fallback';
         on.slow(JSON.parse(text.toString('utf8', start, p)), this.index);
@@ -134,6 +152,8 @@ export class RequestScan {
       q = skipSpace(text, q);
       if (text[q] !== COLON) return 'fallback';
       const start = skipSpace(text, q + 1);
+      // The report is parsed when the events are admitted.
+      this.checkShape();
       q = skipValue(text, start, this.t);
       if (q < 0) return 'fallback';
       this.report = { start, end: q };

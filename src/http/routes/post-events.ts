@@ -7,7 +7,7 @@ import type { IntakeService } from '../../intake/intake-service';
 import type { IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
 import { wireShapeBudget } from '../../events/wire-shape';
-import { scanJson, type JsonShapeLimits } from '../json-scan';
+import { scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
@@ -51,12 +51,14 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
   return async (req, principal) => {
     let outcome: IntakeOutcome;
     try {
-      const body = await readChecked(req, o, shape);
+      const body = await readChecked(req, o);
+      const checkShape = shapeCheckOf(body, shape, o.maxEventsPerRequest);
+      if (!shapeCheckCanWait(body, shape, o.maxEventsPerRequest)) checkShape();
       // The single pass first; a body of another shape is parsed and validated as before.
       const takeReport = (raw: unknown): OutcomeOrigin => o.takeReport?.(raw, principal) ?? 'direct';
       outcome =
-        (await o.ingest.ingestBody(body, principal, () => o.turns.take(), takeReport)) ??
-        (await ingestParsed(o, body, principal, takeReport));
+        (await o.ingest.ingestBody(body, principal, () => o.turns.take(), checkShape, takeReport)) ??
+        (await ingestParsed(o, body, principal, checkShape, takeReport));
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
@@ -106,32 +108,58 @@ export function postEvents(handle: EventsHandler) {
 }
 
 /**
- * The body, once it had its turn. Everything a hostile body could make expensive is refused on the
- * raw bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a word),
- * and nesting or a number of values no request of the contract needs (parsing them is what costs).
+ * The body, once it had its turn. What a hostile body could make expensive to decode is refused on
+ * the raw bytes first: bytes that are not UTF-8 (decoding would turn them into U+FFFD without a
+ * word). Its shape is checked by `shapeCheckOf` before anything parses it.
  */
-async function readChecked(
-  req: IncomingMessage,
-  o: PostEventsOptions,
-  shape: JsonShapeLimits,
-): Promise<Buffer> {
+async function readChecked(req: IncomingMessage, o: PostEventsOptions): Promise<Buffer> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SluiceError('unsupported_media_type');
   }
   const body = await readBody(req, o.maxBodyBytes);
   await o.turns.take();
   if (!isUtf8(body)) throw new SluiceError('invalid_utf8');
-  const verdict = scanJson(body, shape);
-  if (verdict === 'too_deep') {
-    throw new SluiceError('too_deep', `Body nests deeper than ${shape.maxDepth} levels.`);
-  }
-  if (verdict === 'too_many_values') {
-    throw new SluiceError(
-      'too_many_values',
-      `Body holds more arrays/objects (${shape.maxContainers}) or members (${shape.maxSeparators} separators) than ${o.maxEventsPerRequest} events can.`,
-    );
-  }
   return body;
+}
+
+/**
+ * The body's shape check, run once however often it is called: nesting and a number of values no
+ * request of the contract needs are refused on the raw bytes (parsing them is what costs), before
+ * `JSON.parse` or the single pass skips a nested value (`RequestScan.open`).
+ */
+function shapeCheckOf(body: Buffer, shape: JsonShapeLimits, maxEvents: number): () => void {
+  let verdict: JsonShapeVerdict | null = null;
+  return () => {
+    verdict ??= scanJson(body, shape);
+    if (verdict === 'too_deep') {
+      throw new SluiceError('too_deep', `Body nests deeper than ${shape.maxDepth} levels.`);
+    }
+    if (verdict === 'too_many_values') {
+      throw new SluiceError(
+        'too_many_values',
+        `Body holds more arrays/objects (${shape.maxContainers}) or members (${shape.maxSeparators} separators) than ${maxEvents} events can.`,
+      );
+    }
+  };
+}
+
+/** Levels a body the single pass reads through holds: the body, `events`, an event, its objects. */
+const SCANNED_BODY_DEPTH = 4;
+/** Objects an event the single pass reads through holds: itself, source, attributes, summary, error. */
+const SCANNED_EVENT_CONTAINERS = 5;
+
+/**
+ * Whether the shape check can be left to the single pass, which asks for it before it skips a
+ * nested value or parses anything. A body it reads through without asking holds only the
+ * contract's objects: 4 levels, 5 objects per event and at most `maxEvents` events, within `shape`
+ * here. What bounds its separators is its length: valid JSON has at most one per two bytes.
+ */
+function shapeCheckCanWait(body: Buffer, shape: JsonShapeLimits, maxEvents: number): boolean {
+  return (
+    shape.maxDepth >= SCANNED_BODY_DEPTH &&
+    shape.maxContainers >= SCANNED_EVENT_CONTAINERS * maxEvents + 2 &&
+    body.length <= 2 * shape.maxSeparators
+  );
 }
 
 /** The body's `events` array and `report` member, parsed whole (the typed path). */
@@ -154,8 +182,10 @@ function ingestParsed(
   o: PostEventsOptions,
   body: Buffer,
   principal: Principal | null,
+  checkShape: () => void,
   takeReport: (raw: unknown) => OutcomeOrigin,
 ): Promise<IntakeOutcome> {
+  checkShape();
   const { events, report } = parseEvents(body);
   return o.ingest.ingest(events, principal, { origin: takeReport(report) });
 }

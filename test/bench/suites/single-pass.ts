@@ -37,7 +37,7 @@ interface PassCount {
 /** The single pass in process: scan, the COPY line, the id and app strings intake makes. */
 function singlePass(bodies: readonly RequestBody[], now: number, count: PassCount): void {
   for (const b of bodies) {
-    const scan = RequestScan.open(b.bytes, LIMITS, now, MAX_EVENTS);
+    const scan = RequestScan.open(b.bytes, LIMITS, now, MAX_EVENTS, () => undefined);
     if (scan === null) {
       count.fallbackRequests++;
       continue;

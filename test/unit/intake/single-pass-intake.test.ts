@@ -125,8 +125,12 @@ describe('intake of a body: the single pass and the typed path', () => {
             if (events === null) continue; // refused before intake, the same on both paths
             const a = await answer(
               async () =>
-                (await fast.service.ingestBody(body, who, async () => undefined)) ??
-                (await fast.service.ingest(events, who)),
+                (await fast.service.ingestBody(
+                  body,
+                  who,
+                  async () => undefined,
+                  () => undefined,
+                )) ?? (await fast.service.ingest(events, who)),
             );
             const b = await answer(() => typed.service.ingest(events, who));
             expect(a).toEqual(b);
@@ -159,6 +163,7 @@ describe('the single pass and a client report', () => {
       body,
       null,
       async () => undefined,
+      () => undefined,
       (raw) => {
         seen.push(raw);
         return 'sdk';
@@ -184,11 +189,74 @@ describe('the single pass in slices', () => {
       value: i,
     }));
     let slices = 1;
-    const outcome = await service.ingestBody(Buffer.from(JSON.stringify({ events })), null, async () => {
-      slices++;
-    });
+    const outcome = await service.ingestBody(
+      Buffer.from(JSON.stringify({ events })),
+      null,
+      async () => {
+        slices++;
+      },
+      () => undefined,
+    );
     expect(outcome).toEqual({ kind: 'taken', accepted: 300, rejected: [] });
     expect(slices).toBe(3);
     expect(lanes[1]?.heldEvents).toBe(300);
+  });
+});
+
+describe('the single pass and the body’s shape check', () => {
+  const event = {
+    id: '0190f3c2-0000-7000-8000-000000000001',
+    type: 'metric',
+    name: 'a.b',
+    ts: NOW,
+    source: { app: 'web-shop' },
+    value: 1,
+    attributes: { region: 'eu' },
+  };
+
+  // [what the body holds, the body, whether the scan asks for the shape check]
+  it.each<[string, unknown, boolean]>([
+    ['events of the contract', { events: [event, { ...event, id: event.id.replace('01', '02') }] }, false],
+    ['an unknown member holding a scalar', { events: [{ ...event, extra: 1 }] }, false],
+    ['an unknown member holding an object', { events: [{ ...event, extra: { a: 1 } }] }, true],
+    [
+      'an attribute holding an array (invalid, parsed by the typed path)',
+      { events: [{ ...event, attributes: { a: [] } }] },
+      true,
+    ],
+    ['an invalid event (parsed by the typed path)', { events: [{ ...event, ts: 'now' }] }, true],
+    ['an element that is not an object', { events: [event, 5] }, true],
+    ['a client report', { events: [event], report: { id: event.id, rows: [] } }, true],
+  ])('%s', async (_label, body, asked) => {
+    let calls = 0;
+    const { service } = intake(true, 10, 0);
+    const outcome = await service.ingestBody(
+      Buffer.from(JSON.stringify(body)),
+      null,
+      async () => undefined,
+      () => {
+        calls++;
+      },
+    );
+    expect(outcome).not.toBeNull();
+    expect(calls > 0).toBe(asked);
+  });
+
+  it('refuses the body when the check throws, before anything is admitted', async () => {
+    const { service, lanes, outcomes } = intake(true, 10, 0);
+    const body = Buffer.from(JSON.stringify({ events: [event, { ...event, extra: [[1]] }] }));
+    const refused = new Error('too deep');
+    await expect(
+      service.ingestBody(
+        body,
+        null,
+        async () => undefined,
+        () => {
+          throw refused;
+        },
+      ),
+    ).rejects.toBe(refused);
+    expect(lanes.map((l) => l.heldEvents)).toEqual([0, 0]);
+    expect(outcomes).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ describe('message elements written by the single pass', () => {
     let fast = 0;
     fc.assert(
       fc.property(bodyArbitrary, (body) => {
-        const scan = RequestScan.open(body, SMALL_LIMITS, NOW, 50);
+        const scan = RequestScan.open(body, SMALL_LIMITS, NOW, 50, () => undefined);
         if (scan === null) return;
         const written: Array<{ id: string; ts: number; element: Uint8Array }> = [];
         const typed: TelemetryEvent[] = [];

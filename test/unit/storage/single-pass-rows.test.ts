@@ -65,7 +65,7 @@ function singlePass(
   body: Buffer,
   limits: EventLimits,
 ): { results: EventResult[]; fast: number } | 'fallback' {
-  const scan = RequestScan.open(body, limits, NOW, MAX_EVENTS);
+  const scan = RequestScan.open(body, limits, NOW, MAX_EVENTS, () => undefined);
   if (scan === null) return 'fallback';
   const results: EventResult[] = [];
   let fast = 0;
