@@ -145,16 +145,20 @@ describe('intake of a body: the single pass and the typed path', () => {
   });
 });
 
+/** A valid metric event the single pass takes as it is. */
+const METRIC_EVENT = {
+  id: '0190f3c2-0000-7000-8000-000000000001',
+  type: 'metric',
+  name: 'a.b',
+  ts: NOW,
+  source: { app: 'web-shop' },
+  value: 1,
+  attributes: { region: 'eu' },
+};
+
 describe('the single pass and a client report', () => {
   it('reads the trailing report member and takes the request as the SDK’s, as the typed path does', async () => {
-    const event = {
-      id: '0190f3c2-0000-7000-8000-000000000001',
-      type: 'metric',
-      name: 'a.b',
-      ts: NOW,
-      source: { app: 'web-shop' },
-      value: 1,
-    };
+    const event = METRIC_EVENT;
     const report = { id: '0190f3c2-0000-7000-8000-0000000000ff', rows: [] };
     const body = Buffer.from(JSON.stringify({ events: [event], report }));
     const seen: unknown[] = [];
@@ -204,15 +208,7 @@ describe('the single pass in slices', () => {
 });
 
 describe('the single pass and the body’s shape check', () => {
-  const event = {
-    id: '0190f3c2-0000-7000-8000-000000000001',
-    type: 'metric',
-    name: 'a.b',
-    ts: NOW,
-    source: { app: 'web-shop' },
-    value: 1,
-    attributes: { region: 'eu' },
-  };
+  const event = METRIC_EVENT;
 
   // [what the body holds, the body, whether the scan asks for the shape check]
   it.each<[string, unknown, boolean]>([
