@@ -22,8 +22,9 @@ afterAll(async () => {
 
 /**
  * A process of its own holding `SLOW_CONNECTIONS` connections to the front door, half trickling
- * their headers and half their body, a byte every 500 ms each (its own process, so its timers do
- * not weigh on the measuring client's event loop). Resolves once every connection is open.
+ * their headers and half their body, a byte every 500 ms each, at phases spread over the 500 ms
+ * (its own process, so its timers do not weigh on the measuring client's event loop). Resolves
+ * once every connection is open.
  */
 async function slowClients(url: string): Promise<ChildProcess> {
   const { hostname, port } = new URL(url);
@@ -37,8 +38,16 @@ async function slowClients(url: string): Promise<ChildProcess> {
           ? 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\n'
           : 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\nContent-Type: application/json\\r\\nContent-Length: 100000\\r\\n\\r\\n{"events":[');
         if (++open === ${SLOW_CONNECTIONS}) process.stdout.write('ready\\n');
-        const drip = setInterval(() => s.writable && s.write(headers ? 'X' : ' '), 500);
-        s.on('close', () => clearInterval(drip));
+        // Each connection drips on a phase of its own, as independent clients do: timers started
+        // in one tick would fire together, a burst of ${SLOW_CONNECTIONS} writes every 500 ms.
+        let drip;
+        const start = setTimeout(() => {
+          drip = setInterval(() => s.writable && s.write(headers ? 'X' : ' '), 500);
+        }, Math.random() * 500);
+        s.on('close', () => {
+          clearTimeout(start);
+          clearInterval(drip);
+        });
       });
       s.on('error', () => undefined);
     }
