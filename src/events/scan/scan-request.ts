@@ -37,6 +37,13 @@ const REPORT_KEY = 'report';
 const APP_CACHE = 8;
 
 /**
+ * The most a body holds that the pass reads through without asking for the shape check
+ * (`RequestScan.open`): levels of nesting (the body, `events`, an event, its objects), objects per
+ * event (itself, source, attributes, summary, error) and the envelope's objects.
+ */
+export const SCANNED_BODY_SHAPE = { depth: 4, containersPerEvent: 5, envelopeContainers: 2 } as const;
+
+/**
  * The single pass over a `POST /v1/events` body (docs/ARCHITECTURE.md, "The path of an event"):
  * reads the envelope `{"events": [...]}` and each event straight from the bytes, and hands each
  * either as validated fields (`fast`) or, when it is anything the pass does not take as it is, as
@@ -68,8 +75,8 @@ export class RequestScan {
    * A scan of `text`, or null when it does not begin as `{"events": [`. `checkShape` is the body's
    * whole shape check (nesting and number of values, http/json-scan.ts), which throws to refuse it:
    * the scan calls it before it skips a nested array or object and before it hands anything to
-   * `JSON.parse`. A body read through without either holds only the contract's objects (4 levels,
-   * at most 5 per event), so the check is left to the caller for what the scan cannot bound: the
+   * `JSON.parse`. A body read through without either holds only the contract's objects
+   * (`SCANNED_BODY_SHAPE`), so the check is left to the caller for what the scan cannot bound: the
    * number of separators, by the body's length.
    */
   static open(

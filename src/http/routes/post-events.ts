@@ -6,6 +6,7 @@ import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
 import type { IntakeService } from '../../intake/intake-service';
 import type { IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
+import { SCANNED_BODY_SHAPE } from '../../events/scan/scan-request';
 import { wireShapeBudget } from '../../events/wire-shape';
 import { scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
@@ -48,12 +49,13 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
     maxDepth: o.maxJsonDepth,
     ...wireShapeBudget({ maxAttributes: o.maxAttributes }, o.maxEventsPerRequest),
   };
+  const checkCanWaitUpTo = shapeCheckCanWaitUpTo(shape, o.maxEventsPerRequest);
   return async (req, principal) => {
     let outcome: IntakeOutcome;
     try {
       const body = await readChecked(req, o);
       const checkShape = shapeCheckOf(body, shape, o.maxEventsPerRequest);
-      if (!shapeCheckCanWait(body, shape, o.maxEventsPerRequest)) checkShape();
+      if (body.length > checkCanWaitUpTo) checkShape();
       // The single pass first; a body of another shape is parsed and validated as before.
       const takeReport = (raw: unknown): OutcomeOrigin => o.takeReport?.(raw, principal) ?? 'direct';
       outcome =
@@ -143,23 +145,18 @@ function shapeCheckOf(body: Buffer, shape: JsonShapeLimits, maxEvents: number): 
   };
 }
 
-/** Levels a body the single pass reads through holds: the body, `events`, an event, its objects. */
-const SCANNED_BODY_DEPTH = 4;
-/** Objects an event the single pass reads through holds: itself, source, attributes, summary, error. */
-const SCANNED_EVENT_CONTAINERS = 5;
-
 /**
- * Whether the shape check can be left to the single pass, which asks for it before it skips a
- * nested value or parses anything. A body it reads through without asking holds only the
- * contract's objects: 4 levels, 5 objects per event and at most `maxEvents` events, within `shape`
- * here. What bounds its separators is its length: valid JSON has at most one per two bytes.
+ * The longest body (bytes) whose shape check can be left to the single pass, which asks for it
+ * before it skips a nested value or parses anything; -1 when none can. A body the pass reads through
+ * without asking holds only the contract's objects (`SCANNED_BODY_SHAPE`, at most `maxEvents`
+ * events), within `shape` here; what bounds its separators is its length: valid JSON has at most
+ * one per two bytes.
  */
-function shapeCheckCanWait(body: Buffer, shape: JsonShapeLimits, maxEvents: number): boolean {
-  return (
-    shape.maxDepth >= SCANNED_BODY_DEPTH &&
-    shape.maxContainers >= SCANNED_EVENT_CONTAINERS * maxEvents + 2 &&
-    body.length <= 2 * shape.maxSeparators
-  );
+function shapeCheckCanWaitUpTo(shape: JsonShapeLimits, maxEvents: number): number {
+  const { depth, containersPerEvent, envelopeContainers } = SCANNED_BODY_SHAPE;
+  const fits =
+    shape.maxDepth >= depth && shape.maxContainers >= containersPerEvent * maxEvents + envelopeContainers;
+  return fits ? 2 * shape.maxSeparators : -1;
 }
 
 /** The body's `events` array and `report` member, parsed whole (the typed path). */
