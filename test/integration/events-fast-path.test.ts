@@ -125,6 +125,8 @@ function expectSameAnswer(k: Case, fast: RawAnswer, app: RawAnswer): void {
 
 const json = { 'Content-Type': 'application/json', 'X-Request-Id': 'fast-path-test' };
 const oneEvent = () => JSON.stringify({ events: [metric('fast-path')] });
+/** Arrays nested `levels` deep. */
+const deepArray = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
 
 describe('POST /v1/events: the listener and the Express route answer alike (user defaults)', () => {
   let c: CollectorProcess;
@@ -198,6 +200,25 @@ describe('POST /v1/events: the listener and the Express route answer alike (user
       path: '/v1/events',
       headers: json,
       body: '['.repeat(100),
+      status: 400,
+      error: 'too_deep',
+    },
+    {
+      // Read by the single pass up to the nesting: the shape check runs when the pass meets it.
+      name: 'too deep in an unknown member of a valid event',
+      method: 'POST',
+      path: '/v1/events',
+      headers: json,
+      body: JSON.stringify({ events: [{ ...metric('fast-path'), extra: deepArray(20) }] }),
+      status: 400,
+      error: 'too_deep',
+    },
+    {
+      name: 'too deep in the report after valid events',
+      method: 'POST',
+      path: '/v1/events',
+      headers: json,
+      body: JSON.stringify({ events: [metric('fast-path')], report: deepArray(20) }),
       status: 400,
       error: 'too_deep',
     },
