@@ -17,6 +17,7 @@ export class PgBackendCpu {
   private readonly client: pg.Client;
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, number>();
+  private readonly application = new Map<number, string>();
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
   private starting = true;
@@ -46,14 +47,29 @@ export class PgBackendCpu {
     return this.last.size > 0 ? total : NaN;
   }
 
+  /**
+   * After `stop`: the same CPU seconds by the backends' `application_name` up to its first `:`
+   * (`sluice` for the collector's pools, `sluice-scheduler` for its maintenance runs), so that
+   * what the writes cost is told apart from what the collector's scheduled work costs.
+   */
+  byApplication(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [pid, end] of this.last) {
+      const name = (this.application.get(pid) ?? '').split(':')[0] as string;
+      out.set(name, (out.get(name) ?? 0) + end - (this.first.get(pid) ?? 0));
+    }
+    return out;
+  }
+
   private async poll(): Promise<void> {
-    const { rows } = await this.client.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity
+    const { rows } = await this.client.query<{ pid: number; application_name: string }>(
+      `SELECT pid, application_name FROM pg_stat_activity
         WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
           AND application_name IS DISTINCT FROM $1`,
       [BENCH_POLLER],
     );
-    for (const { pid } of rows) {
+    for (const { pid, application_name } of rows) {
+      this.application.set(pid, application_name);
       let cpu: number;
       try {
         cpu = sampleProcess(pid).cpuSeconds;

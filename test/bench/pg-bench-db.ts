@@ -64,8 +64,10 @@ export function benchStorage(
   url: string,
   writeMethod: WriteMethod = 'unnest',
   poolSize = 2,
+  outcomes = true,
 ): PostgresStorage {
   return createPostgresStorage({
+    outcomes,
     connectionString: url,
     poolSize,
     timeoutMs: 30_000,

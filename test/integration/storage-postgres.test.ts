@@ -390,44 +390,74 @@ describe('what a write records beside its rows', () => {
     return rows.map((r) => r.key);
   }
 
-  it('counts stored rows per (minute, type) and logs each (name, minute) of the samples it really inserted', async () => {
-    const storage = open({ writeMethod: 'copy' });
-    const app = 'recorded';
-    const t1 = NOW - 3 * MINUTE + 5;
-    const t2 = NOW - MINUTE + 7;
-    const batch = [
-      event('metric', { app, name: 'm.a', ts: t1 }),
-      event('metric', { app, name: 'm.a', ts: t1 + 1 }),
-      event('metric', { app, name: 'm.b', ts: t1 + 2 }),
-      event('metric', { app, name: 'm.a', ts: t2 }),
-      event('log', { app, ts: t2 }),
-    ];
-    expect(await writeEvents(storage, batch)).toEqual({ inserted: 5 });
-    const expected = {
-      [`metric@${minuteOf(t1)}`]: 3,
-      [`metric@${minuteOf(t2)}`]: 1,
-      [`log@${minuteOf(t2)}`]: 1,
-    };
-    expect(await storedCounts(app)).toEqual(expected);
-    expect(await invalidations(app)).toEqual(
-      [`m.a@${minuteOf(t1)}`, `m.a@${minuteOf(t2)}`, `m.b@${minuteOf(t1)}`].sort(),
-    );
+  describe.each(['copy', 'unnest'] as const)('with the %s write method', (writeMethod) => {
+    it('counts stored rows per (minute, type) and logs each (name, minute) of the samples it really inserted', async () => {
+      const storage = open({ writeMethod });
+      const app = `recorded-${writeMethod}`;
+      const t1 = NOW - 3 * MINUTE + 5;
+      const t2 = NOW - MINUTE + 7;
+      const batch = [
+        event('metric', { app, name: 'm.a', ts: t1 }),
+        event('metric', { app, name: 'm.a', ts: t1 + 1 }),
+        event('metric', { app, name: 'm.b', ts: t1 + 2 }),
+        event('metric', { app, name: 'm.a', ts: t2 }),
+        event('log', { app, ts: t2 }),
+      ];
+      expect(await writeEvents(storage, batch)).toEqual({ inserted: 5 });
+      const expected = {
+        [`metric@${minuteOf(t1)}`]: 3,
+        [`metric@${minuteOf(t2)}`]: 1,
+        [`log@${minuteOf(t2)}`]: 1,
+      };
+      expect(await storedCounts(app)).toEqual(expected);
+      expect(await invalidations(app)).toEqual(
+        [`m.a@${minuteOf(t1)}`, `m.a@${minuteOf(t2)}`, `m.b@${minuteOf(t1)}`].sort(),
+      );
 
-    // A resend with one new sample: the duplicates are neither counted nor logged again.
-    await admin.query('DELETE FROM metric_rollup_invalidations WHERE app = $1', [app]);
-    const fresh = event('metric', { app, name: 'm.c', ts: t2 + 1 });
-    expect(await writeEvents(storage, [...batch, fresh])).toEqual({ inserted: 1, redoneForDuplicates: true });
-    expect(await storedCounts(app)).toEqual({ ...expected, [`metric@${minuteOf(t2)}`]: 2 });
-    expect(await invalidations(app)).toEqual([`m.c@${minuteOf(t2)}`]);
-  });
+      // A resend with one new sample: the duplicates are neither counted nor logged again.
+      await admin.query('DELETE FROM metric_rollup_invalidations WHERE app = $1', [app]);
+      const fresh = event('metric', { app, name: 'm.c', ts: t2 + 1 });
+      expect(await writeEvents(storage, [...batch, fresh])).toEqual(
+        writeMethod === 'copy' ? { inserted: 1, redoneForDuplicates: true } : { inserted: 1 },
+      );
+      expect(await storedCounts(app)).toEqual({ ...expected, [`metric@${minuteOf(t2)}`]: 2 });
+      expect(await invalidations(app)).toEqual([`m.c@${minuteOf(t2)}`]);
+    });
 
-  it('with the loss map off, logs the invalidations and counts nothing', async () => {
-    const storage = open({ writeMethod: 'copy', outcomes: false });
-    const app = 'unrecorded';
-    const ts = NOW - 2 * MINUTE;
-    const batch = [event('metric', { app, name: 'm.a', ts }), event('error', { app, ts })];
-    expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
-    expect(await storedCounts(app)).toEqual({});
-    expect(await invalidations(app)).toEqual([`m.a@${minuteOf(ts)}`]);
+    it('with the loss map off, logs the invalidations and counts nothing', async () => {
+      const storage = open({ writeMethod, outcomes: false });
+      const app = `unrecorded-${writeMethod}`;
+      const ts = NOW - 2 * MINUTE;
+      const batch = [event('metric', { app, name: 'm.a', ts }), event('error', { app, ts })];
+      expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
+      expect(await storedCounts(app)).toEqual({});
+      expect(await invalidations(app)).toEqual([`m.a@${minuteOf(ts)}`]);
+    });
+
+    it('logs and counts text that COPY escapes as the text itself', async () => {
+      const storage = open({ writeMethod });
+      const app = `escaped-${writeMethod}`;
+      const name = 'm\\tab\there\\nnew\nline';
+      const ts = NOW - 4 * MINUTE + 3;
+      const batch = [event('metric', { app, name, ts }), event('metric', { app, name, ts: ts + 1 })];
+      expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
+      expect(await invalidations(app)).toEqual([`${name}@${minuteOf(ts)}`]);
+      expect(await storedCounts(app)).toEqual({ [`metric@${minuteOf(ts)}`]: 2 });
+    });
+
+    it('records a sample before 1970 in the minute SQL gives it', async () => {
+      const storage = open({ writeMethod });
+      const app = `early-${writeMethod}`;
+      const ts = -90_001;
+      expect(await writeEvents(storage, [event('metric', { app, name: 'm.old', ts })])).toEqual({
+        inserted: 1,
+      });
+      const { rows } = await admin.query<{ bucket: string }>(
+        'SELECT bucket FROM metric_rollup_invalidations WHERE app = $1',
+        [app],
+      );
+      // SQL's `ts - ts % 60000` truncates toward zero, as every reader of the log does.
+      expect(rows).toEqual([{ bucket: '-60000' }]);
+    });
   });
 });

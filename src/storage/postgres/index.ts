@@ -21,7 +21,7 @@ import { createCopyWrite } from './write-copy';
 import { queryOutcomes, writeOutcomes } from './outcomes';
 import { copyLineFromScan } from './copy-line-from-scan';
 import type { ScannedEvent } from '../../events/scan/scanned-event';
-import { writeUnnest } from './write-unnest';
+import { createUnnestWrite } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
 export { createPostgresMaintenanceRunner, type PostgresMaintenanceOptions } from './maintenance-runner';
@@ -33,14 +33,16 @@ interface RowCodec {
   write(client: pg.PoolClient, rows: readonly StorageRow[]): Promise<WriteResult>;
 }
 
-function rowCodec(method: WriteMethod): RowCodec {
+/** `countStored`: each write counts its stored rows in the loss map (`SLUICE_OUTCOMES`). */
+function rowCodec(method: WriteMethod, countStored: boolean): RowCodec {
   if (method === 'unnest') {
+    const write = createUnnestWrite(countStored);
     return {
       toRow: (event) => event as unknown as StorageRow,
-      write: (client, rows) => writeUnnest(client, rows as unknown as readonly TelemetryEvent[]),
+      write: (client, rows) => write(client, rows as unknown as readonly TelemetryEvent[]),
     };
   }
-  const write = createCopyWrite();
+  const write = createCopyWrite({ countStored });
   return {
     toRow: (event) => toCopyLine(event) as unknown as StorageRow,
     rowFromScan: (body: Uint8Array, event: ScannedEvent) =>
@@ -70,8 +72,6 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       poolSize: options.poolSize,
       timeoutMs,
       name: 'writer',
-      // The triggers of migrations/005 and 006 count stored rows unless the session says off.
-      ...(options.outcomes === false ? { sessionOptions: '-c sluice.outcomes=off' } : {}),
     },
     logger,
   );
@@ -100,7 +100,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   const run = pgReadRunner(reads.query);
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
-  const codec = rowCodec(options.writeMethod ?? 'copy');
+  const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
   const writeRows = async (rows: readonly StorageRow[]): Promise<WriteResult> => {
     if (rows.length === 0) return { inserted: 0 };
     return withClient(writer, logger, (client) => codec.write(client, rows));

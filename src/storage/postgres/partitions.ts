@@ -133,10 +133,8 @@ async function createPartitionOn(
     `CREATE TABLE "${p.name}" PARTITION OF ${parent} FOR VALUES FROM (${p.from}) TO (${p.to})`,
   );
   if (held > 0) {
-    // Moved, not newly stored: the loss map counted these rows when they were first inserted.
-    await client.query(`SELECT set_config('sluice.outcomes', 'off', true)`);
+    // Moved, not newly stored: nothing is logged or counted (the write that stored them was).
     await client.query(`INSERT INTO ${parent} SELECT * FROM sluice_partition_move`);
-    await client.query(`SELECT set_config('sluice.outcomes', 'on', true)`);
     // Another partition may need the staging table later in the same transaction.
     await client.query('DROP TABLE sluice_partition_move');
   }

@@ -20,8 +20,6 @@ export interface PoolOptions {
   readonly idleTimeoutMs?: number;
   /** Which pool (writer, read, health, maintenance): `application_name` is `sluice:<name>`. */
   readonly name?: string;
-  /** Settings of every session, as libpq's `options` takes them (`-c name=value`). None by default. */
-  readonly sessionOptions?: string;
 }
 
 /** A pool whose every connection and statement is bounded by `timeoutMs`; errors are logged, never thrown. */
@@ -35,7 +33,6 @@ export function createPool(options: PoolOptions, logger: Logger): pg.Pool {
     keepAlive: true,
     application_name: options.name === undefined ? 'sluice' : `sluice:${options.name}`,
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: options.idleTimeoutMs }),
-    ...(options.sessionOptions === undefined ? {} : { options: options.sessionOptions }),
   });
   // An idle connection that dies (server restart, pg_terminate_backend) is emitted here; without a
   // listener the EventEmitter would throw and take the process down.

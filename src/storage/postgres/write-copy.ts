@@ -3,7 +3,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
+import { recordedInsert } from './recorded-insert';
 import type { RowsWrite } from './row-writer';
+import { INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
 
 /** After a batch met an already-stored `(id, ts)`, this many batches go straight to the deduplicating path. */
 const DEDUPE_BATCHES_AFTER_CONFLICT = 8;
@@ -39,35 +41,45 @@ async function ensureStagingTable<Row>(
   tables.add(stage);
 }
 
-/** Plain `COPY` into the table: the fast path. A row whose `(ts, id)` is stored fails it (23505). */
-async function copyDirect<Row>(client: pg.PoolClient, t: TableColumns<Row>, payload: Buffer): Promise<void> {
-  if (payload.length > 0) await copyIn(client, `COPY ${t.table} (${columnList(t)}) FROM STDIN`, payload);
+/** Plain `COPY`: the fast path. A row whose `(ts, id)` is stored fails it (23505). */
+async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): Promise<void> {
+  if (payload.length > 0) await copyIn(client, sql, payload);
 }
 
-/** `COPY` into a temporary staging table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING`. */
+const copyInto = <Row>(t: TableColumns<Row>): string => `COPY ${t.table} (${columnList(t)}) FROM STDIN`;
+
+/**
+ * `COPY` into a temporary staging table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` that
+ * logs and counts the rows it really inserted (recorded-insert.ts).
+ */
 async function copyDeduplicated<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
   payload: Buffer,
+  countStored: boolean,
 ): Promise<number> {
   if (payload.length === 0) return 0;
   const stage = `sluice_stage_${t.table}`;
   await ensureStagingTable(client, t, stage);
   const columns = columnList(t);
   await copyIn(client, `COPY ${stage} (${columns}) FROM STDIN`, payload);
-  const result = await client.query(
-    `INSERT INTO ${t.table} (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
-  );
-  return result.rowCount ?? 0;
+  const insert = `INSERT INTO ${t.table} (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`;
+  const result = await client.query<{ inserted: number }>(recordedInsert(t.table, insert, countStored));
+  return result.rows[0]?.inserted ?? 0;
 }
 
-function writeDeduplicated(client: pg.PoolClient, p: CopyPayloads): Promise<number> {
+function writeDeduplicated(client: pg.PoolClient, p: CopyPayloads, countStored: boolean): Promise<number> {
   return inTransaction(
     client,
     async () =>
-      (await copyDeduplicated(client, METRIC_SAMPLES, p.metrics)) +
-      (await copyDeduplicated(client, EVENTS, p.events)),
+      (await copyDeduplicated(client, METRIC_SAMPLES, p.metrics, countStored)) +
+      (await copyDeduplicated(client, EVENTS, p.events, countStored)),
   );
+}
+
+export interface CopyWriteOptions {
+  /** Whether each write counts its stored rows in the loss map (`SLUICE_OUTCOMES`; default on). */
+  readonly countStored: boolean;
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -76,31 +88,36 @@ function isUniqueViolation(err: unknown): boolean {
 
 /**
  * `SLUICE_PG_WRITE_METHOD=copy`: each batch is first `COPY`ed straight into its tables, which costs
- * the server about 0.6 × what a deduplicating insert does. Retries are rare, so that is almost
+ * the server about 0.6 × what a deduplicating insert does, and the batch's records (the rollup
+ * invalidation log, the loss map's stored counts; stored-records.ts) are COPYed after its rows. Retries are rare, so that is almost
  * always the whole story. When a row is already stored the COPY fails as a whole (unique
  * violation): the transaction is rolled back on the same connection and the batch written again
  * through the deduplicating path, which then stays in use for the next few batches, since
  * duplicates come in bursts (an SDK resending after a timeout or a collector restart).
  */
-export function createCopyWrite(): RowsWrite<CopyLine> {
+export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<CopyLine> {
   let dedupeBatchesLeft = 0;
   return async (client, lines) => {
     const payloads = copyPayloads(lines);
     if (dedupeBatchesLeft > 0) {
       dedupeBatchesLeft--;
-      return { inserted: await writeDeduplicated(client, payloads) };
+      return { inserted: await writeDeduplicated(client, payloads, countStored) };
     }
+    // Every line is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
+    const records = storedRecords(lines, countStored);
     try {
       await inTransaction(client, async () => {
-        await copyDirect(client, METRIC_SAMPLES, payloads.metrics);
-        await copyDirect(client, EVENTS, payloads.events);
+        await copyDirect(client, copyInto(METRIC_SAMPLES), payloads.metrics);
+        await copyDirect(client, copyInto(EVENTS), payloads.events);
+        await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
+        await copyDirect(client, STORED_COUNTS_COPY, records.storedCounts);
       });
       return { inserted: lines.length };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       await client.query('ROLLBACK');
       dedupeBatchesLeft = DEDUPE_BATCHES_AFTER_CONFLICT;
-      return { inserted: await writeDeduplicated(client, payloads), redoneForDuplicates: true };
+      return { inserted: await writeDeduplicated(client, payloads, countStored), redoneForDuplicates: true };
     }
   };
 }

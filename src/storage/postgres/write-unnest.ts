@@ -3,6 +3,7 @@ import type { TelemetryEvent } from '../../events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { toRows } from '../layout/rows';
 import { inTransaction } from './pool';
+import { recordedInsert } from './recorded-insert';
 import type { RowsWrite } from './row-writer';
 
 /**
@@ -13,20 +14,31 @@ async function insertUnnest<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
   rows: readonly Row[],
+  countStored: boolean,
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const arrays = t.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-  const text = `INSERT INTO ${t.table} (${columnList(t)}) SELECT * FROM unnest(${arrays}) ON CONFLICT DO NOTHING`;
+  const insert = `INSERT INTO ${t.table} (${columnList(t)}) SELECT * FROM unnest(${arrays}) ON CONFLICT DO NOTHING`;
   const values = t.columns.map((c) => rows.map((r) => r[c.name]));
-  const result = await client.query({ name: `sluice_unnest_${t.table}`, text, values });
-  return result.rowCount ?? 0;
+  const result = await client.query<{ inserted: number }>({
+    name: `sluice_unnest_${t.table}_${countStored ? 'counted' : 'uncounted'}`,
+    text: recordedInsert(t.table, insert, countStored),
+    values,
+  });
+  return result.rows[0]?.inserted ?? 0;
 }
 
-/** `SLUICE_PG_WRITE_METHOD=unnest`: both tables by `INSERT … ON CONFLICT DO NOTHING` from arrays. */
-export const writeUnnest: RowsWrite<TelemetryEvent> = (client, events) => {
-  const { metrics, others } = toRows(events);
-  return inTransaction(client, async () => ({
-    inserted:
-      (await insertUnnest(client, METRIC_SAMPLES, metrics)) + (await insertUnnest(client, EVENTS, others)),
-  }));
-};
+/**
+ * `SLUICE_PG_WRITE_METHOD=unnest`: both tables by `INSERT … ON CONFLICT DO NOTHING` from arrays,
+ * each logging and counting the rows it inserted (recorded-insert.ts; `countStored`: the loss map).
+ */
+export function createUnnestWrite(countStored: boolean): RowsWrite<TelemetryEvent> {
+  return (client, events) => {
+    const { metrics, others } = toRows(events);
+    return inTransaction(client, async () => ({
+      inserted:
+        (await insertUnnest(client, METRIC_SAMPLES, metrics, countStored)) +
+        (await insertUnnest(client, EVENTS, others, countStored)),
+    }));
+  };
+}

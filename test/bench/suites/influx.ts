@@ -65,7 +65,15 @@ const victoria = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<St
  * then the window; points are the rows it stored, its time runs until they are all stored, and its
  * CPU is the collector's process and the PostgreSQL backends of its database over that time.
  */
-async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<ServerWindow> {
+/** Sluice's window, its CPU per million points split between the collector and PostgreSQL. */
+interface SluiceWindow extends ServerWindow {
+  readonly collectorCpuSecondsPerMillion: number;
+  readonly postgresCpuSecondsPerMillion: number;
+  /** The part of `postgresCpuSecondsPerMillion` spent in the collector's scheduled work (rollups, loss map). */
+  readonly scheduledCpuSecondsPerMillion: number;
+}
+
+async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
   const db = await ctx.databases.fresh('influx_baseline');
   const collector = await startCollector({ databaseUrl: db.url, ack: 'queued' });
   const counter = new RowCounter(db.url);
@@ -93,6 +101,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
     const collectorCpu = collector.sample().cpuSeconds - cpu0;
     const pgCpu = await backends.stop();
+    const scheduledCpu = backends.byApplication().get('sluice-scheduler') ?? 0;
     const stored = reached.rows - before;
     if (reached.at === null)
       throw new Error(`Sluice stored ${stored} of ${load.accepted} acknowledged points`);
@@ -100,6 +109,9 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     return {
       pointsPerSecond: stored / seconds,
       cpuSecondsPerMillion: ((collectorCpu + pgCpu) / stored) * 1e6,
+      collectorCpuSecondsPerMillion: (collectorCpu / stored) * 1e6,
+      postgresCpuSecondsPerMillion: (pgCpu / stored) * 1e6,
+      scheduledCpuSecondsPerMillion: (scheduledCpu / stored) * 1e6,
       points: stored,
       serverCores: (collectorCpu + pgCpu) / seconds,
       clientCores: (clientUsage.user + clientUsage.system) / 1e6 / ((load.endedAt - load.startedAt) / 1000),
@@ -149,7 +161,7 @@ function baselineRows(label: string, runs: readonly StoredWindow[]): BenchRow[] 
  */
 function sluiceVersus(
   label: string,
-  sluice: readonly ServerWindow[],
+  sluice: readonly SluiceWindow[],
   base: readonly ServerWindow[],
   withTargets: boolean,
 ): BenchRow[] {
@@ -176,7 +188,12 @@ function sluiceVersus(
         `Sluice tier 2 server CPU per million points (collector + PostgreSQL backends), vs ${label}`,
         round(s.cpu),
         'CPU-s/M points',
-        { rounds_ratio: list(cpuRatios) },
+        {
+          rounds_ratio: list(cpuRatios),
+          collector_cpu_s_per_m: round(median(sluice.map((r) => r.collectorCpuSecondsPerMillion))),
+          postgres_cpu_s_per_m: round(median(sluice.map((r) => r.postgresCpuSecondsPerMillion))),
+          postgres_scheduled_cpu_s_per_m: round(median(sluice.map((r) => r.scheduledCpuSecondsPerMillion))),
+        },
       ),
       baseline: `${label} server CPU per million points`,
       ratio: round(cpuRatio),
@@ -227,11 +244,11 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
 
   ctx.progress('influx: building point bodies');
   const points = metricPoints(ctx.options.quick ? 20_000 : 200_000, 11);
-  const runs = { influx: [] as StoredWindow[], victoria: [] as StoredWindow[], sluice: [] as ServerWindow[] };
+  const runs = { influx: [] as StoredWindow[], victoria: [] as StoredWindow[], sluice: [] as SluiceWindow[] };
   const valueOnly = {
     influx: [] as StoredWindow[],
     victoria: [] as StoredWindow[],
-    sluice: [] as ServerWindow[],
+    sluice: [] as SluiceWindow[],
   };
   for (let round = 0; round < ctx.options.tsdbRounds; round++) {
     const of = `round ${round + 1} of ${ctx.options.tsdbRounds}`;

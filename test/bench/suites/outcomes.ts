@@ -1,6 +1,5 @@
 import { alternating } from '../alternating';
 import { startCollector } from '../collector-process';
-import { benchStorage, runSql } from '../pg-bench-db';
 import { BodyCorpus, EventGenerator } from '../workload';
 import type { BenchContext } from '../context';
 import { bounded, figure, round } from '../rows';
@@ -35,12 +34,10 @@ const WARMUP_SEED = 27;
 /**
  * What counting the loss map costs batched ingest (100-event requests, ack=queued, PostgreSQL): a
  * collector with `SLUICE_OUTCOMES=on` (the default: intake counts, the recorder's batches, the
- * stored-rows triggers) against one with it off, on fresh databases, in rounds of the same run
+ * writer's stored counts) against one with it off, on fresh databases, in rounds of the same run
  * (the order turning each round, see alternating.ts); the cost is the median over the rounds of
  * 1 − on ÷ off of the stored rates (each on beside the off of its round, so drift over the suite
- * cancels). A third variant has the loss map on without its stored-rows triggers, so the rows say
- * which side the cost is on: the collector's counts and batches, or the database's triggers. A
- * last row gives the cost in server CPU per stored event (the collector's and the database
+ * cancels). The storage's share is measured apart (`runStoredCountCost`). A last row gives the cost in server CPU per stored event (the collector's and the database
  * backends', median of the rounds), which what else runs on the box moves less.
  */
 export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
@@ -48,38 +45,29 @@ export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
   ctx.progress(`outcomes on vs off, batched ingest, ${rounds} rounds`);
   const bodies = new BodyCorpus(new EventGenerator(WINDOW_SEED), 100).ensure(WINDOW_EVENTS).bodies;
   const warmup = new BodyCorpus(new EventGenerator(WARMUP_SEED), 100).ensure(WARMUP_EVENTS).bodies;
-  const run =
-    (variant: 'on' | 'off' | 'untriggered') => (): Promise<SluiceClosedRun & { eventsPerSecond: number }> =>
-      runSluiceClosed(ctx, {
-        ack: 'queued',
-        concurrency: CONCURRENCY,
-        bodies,
-        warmup,
-        warmupMs: WARMUP_MS,
-        label: `outcomes_${variant}`,
-        pgCpu: true,
-        start: async (url) => {
-          if (variant === 'untriggered') await applySchema(url, WITHOUT_STORED_COUNTS);
-          return startCollector({
-            databaseUrl: url,
-            ack: 'queued',
-            extraEnv: { SLUICE_OUTCOMES: variant === 'off' ? 'off' : 'on' },
-          });
-        },
-      }).then((r) => ({ ...r, eventsPerSecond: r.storedPerSecond }));
-  const runs = await alternating(rounds, { on: run('on'), off: run('off'), untriggered: run('untriggered') });
+  const run = (variant: 'on' | 'off') => (): Promise<SluiceClosedRun & { eventsPerSecond: number }> =>
+    runSluiceClosed(ctx, {
+      ack: 'queued',
+      concurrency: CONCURRENCY,
+      bodies,
+      warmup,
+      warmupMs: WARMUP_MS,
+      label: `outcomes_${variant}`,
+      pgCpu: true,
+      start: (url) =>
+        startCollector({ databaseUrl: url, ack: 'queued', extraEnv: { SLUICE_OUTCOMES: variant } }),
+    }).then((r) => ({ ...r, eventsPerSecond: r.storedPerSecond }));
+  const runs = await alternating(rounds, { on: run('on'), off: run('off') });
   const on = runs.on.best.eventsPerSecond;
   const off = runs.off.best.eventsPerSecond;
   // Each round's variant beside the off run of the same round: load that drifts over the suite moves both.
-  const costOf = (k: 'on' | 'untriggered') =>
-    median(runs[k].runs.map((r, i) => 1 - r / (runs.off.runs[i] ?? NaN)));
-  const cost = costOf('on');
+  const cost = median(runs.on.runs.map((r, i) => 1 - r / (runs.off.runs[i] ?? NaN)));
   // Server CPU per stored event (collector + database backends), the median of the rounds: CPU
   // time moves less with what else the box runs than a rate does.
   const serverCpu = (k: 'on' | 'off') =>
     median(runs[k].all.map((r) => r.cpuSecondsPerMillion + r.pgCpuSecondsPerMillion));
   const cpuCost = serverCpu('on') / serverCpu('off') - 1;
-  const extra = (k: 'on' | 'off' | 'untriggered') => ({
+  const extra = (k: 'on' | 'off') => ({
     concurrency: CONCURRENCY,
     runs_events_s: runs[k].runs.join('/'),
     collector_cpu_s_per_million: runs[k].all.map((r) => round(r.cpuSecondsPerMillion)).join('/'),
@@ -90,13 +78,6 @@ export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
     ...(await runStoredCountCost(ctx)),
     figure(SUITE, 'batched ingest, SLUICE_OUTCOMES=off', off, 'events/s', extra('off')),
     figure(SUITE, 'batched ingest, SLUICE_OUTCOMES=on', on, 'events/s', extra('on')),
-    figure(
-      SUITE,
-      'batched ingest, SLUICE_OUTCOMES=on, stored rows not counted',
-      runs.untriggered.best.eventsPerSecond,
-      'events/s',
-      { ...extra('untriggered'), cost_percent: round(costOf('untriggered') * 100) },
-    ),
     bounded(
       SUITE,
       'loss map cost: 1 − on ÷ off of batched ingest, median of the rounds',
@@ -113,25 +94,10 @@ export async function runOutcomesBench(ctx: BenchContext): Promise<BenchRow[]> {
   ];
 }
 
-/** Migrates a fresh bench database, then runs `sql` on it: before a collector starts, whose migration then finds nothing to do. */
-async function applySchema(url: string, sql: string): Promise<void> {
-  const storage = benchStorage(url);
-  try {
-    await storage.migrate();
-  } finally {
-    await storage.close();
-  }
-  await runSql(url, sql);
-}
-
 /**
- * The schema without counting stored rows: no trigger on `events` (postgres/migrations/005_outcomes.ts),
- * and `metric_samples`' trigger (006) writing only the invalidation log, as with `SLUICE_OUTCOMES=off`.
+ * The database's share: `writeRows` (copy) of default-size batches with and without counting the
+ * stored rows (`SLUICE_OUTCOMES=off`: the invalidation log alone is written beside the rows).
  */
-const WITHOUT_STORED_COUNTS = `DROP TRIGGER events_count_stored ON events;
-DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET sluice.outcomes = off', current_database()); END $$;`;
-
-/** The database's share: `writeRows` (copy) of default-size batches with and without the triggers. */
 async function runStoredCountCost(ctx: BenchContext): Promise<BenchRow[]> {
   const rounds = ctx.options.outcomesRounds;
   const perRun = Math.ceil(ctx.options.copyEvents / rounds);
@@ -140,7 +106,7 @@ async function runStoredCountCost(ctx: BenchContext): Promise<BenchRow[]> {
     RAW_COPY_EVENTS_PER_TRANSACTION,
   );
   const runs = await alternating(rounds, {
-    without: () => measureWriteRows(ctx, 'copy', batches, WITHOUT_STORED_COUNTS),
+    without: () => measureWriteRows(ctx, 'copy', batches, '', false),
     with: () => measureWriteRows(ctx, 'copy', batches, ''),
   });
   const w = runs.with.best.eventsPerSecond;
@@ -150,7 +116,7 @@ async function runStoredCountCost(ctx: BenchContext): Promise<BenchRow[]> {
     figure(SUITE, 'writeRows, copy, stored rows not counted', wo, 'events/s', {
       runs_events_s: runs.without.runs.join('/'),
     }),
-    figure(SUITE, 'writeRows, copy, stored rows counted (triggers)', w, 'events/s', {
+    figure(SUITE, 'writeRows, copy, stored rows counted', w, 'events/s', {
       runs_events_s: runs.with.runs.join('/'),
       cost_percent: round(cost * 100),
       best_vs_best_percent: round((1 - w / wo) * 100),
