@@ -12,6 +12,7 @@ import {
   victoriaStoredPoints,
 } from '../baselines/victoria-metrics-server';
 import { startCollector } from '../collector-process';
+import { writerFigures } from '../collector-metrics';
 import type { BenchContext } from '../context';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';
@@ -71,6 +72,8 @@ interface SluiceWindow extends ServerWindow {
   readonly postgresCpuSecondsPerMillion: number;
   /** The part of `postgresCpuSecondsPerMillion` spent in the collector's scheduled work (rollups, loss map). */
   readonly scheduledCpuSecondsPerMillion: number;
+  /** Events per write transaction, warm-up and window together (the writer's metrics). */
+  readonly meanBatchEvents: number;
 }
 
 async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
@@ -100,6 +103,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     const clientUsage = process.cpuUsage(client0);
     const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
     const collectorCpu = collector.sample().cpuSeconds - cpu0;
+    const writer = await writerFigures(collector.origin);
     const pgCpu = await backends.stop();
     const scheduledCpu = backends.byApplication().get('sluice-scheduler') ?? 0;
     const stored = reached.rows - before;
@@ -112,6 +116,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
       collectorCpuSecondsPerMillion: (collectorCpu / stored) * 1e6,
       postgresCpuSecondsPerMillion: (pgCpu / stored) * 1e6,
       scheduledCpuSecondsPerMillion: (scheduledCpu / stored) * 1e6,
+      meanBatchEvents: writer?.meanBatchEvents ?? NaN,
       points: stored,
       serverCores: (collectorCpu + pgCpu) / seconds,
       clientCores: (clientUsage.user + clientUsage.system) / 1e6 / ((load.endedAt - load.startedAt) / 1000),
@@ -193,6 +198,7 @@ function sluiceVersus(
           collector_cpu_s_per_m: round(median(sluice.map((r) => r.collectorCpuSecondsPerMillion))),
           postgres_cpu_s_per_m: round(median(sluice.map((r) => r.postgresCpuSecondsPerMillion))),
           postgres_scheduled_cpu_s_per_m: round(median(sluice.map((r) => r.scheduledCpuSecondsPerMillion))),
+          batch_events: round(median(sluice.map((r) => r.meanBatchEvents))),
         },
       ),
       baseline: `${label} server CPU per million points`,
