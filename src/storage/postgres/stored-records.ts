@@ -1,5 +1,6 @@
 import { latin1Text } from '../../events/scan/byte-range';
 import type { CopyLine } from './copy-encoding';
+import { LineTimestamp } from './copy-line-ts';
 
 /*
  * What a write records beside its rows, in the same transaction: the rollup invalidation log's
@@ -12,8 +13,6 @@ import type { CopyLine } from './copy-encoding';
  */
 
 const TAB = 0x09;
-const MINUS = 0x2d;
-const DIGIT_0 = 0x30;
 const MINUTE_MS = 60_000;
 
 /** `COPY` of the invalidation log: the columns of `StoredRecords.invalidations`' lines. */
@@ -63,28 +62,19 @@ function sameKey(
 /** Groups a batch's lines by (kind, minute, the two fields), without making a string per line. */
 class LineGroups {
   private readonly byHash = new Map<number, Group>();
+  private readonly timestamp = new LineTimestamp();
   readonly all: Group[] = [];
 
   add(metric: boolean, line: Buffer): void {
-    // Fields: id, ts, then the two grouped ones. Every byte of the ts field is read for its value.
-    let k = line.indexOf(TAB);
-    if (k < 0) throw new Error('a COPY line of fewer fields than its table has');
-    k++;
-    const negative = line[k] === MINUS;
-    if (negative) k++;
-    let ts = 0;
-    for (let c = line[k] as number; c !== TAB; c = line[++k] as number) {
-      const digit = c - DIGIT_0;
-      if (!(digit >= 0 && digit <= 9)) throw new Error('a COPY line whose ts is not an integer');
-      ts = ts * 10 + digit;
-    }
-    if (negative) ts = -ts;
+    // Fields: id, ts, then the two grouped ones.
+    const { ts, end: tsEnd } = this.timestamp.read(line);
     // The same truncation as SQL's `ts - ts % 60000`, which the readers of both tables use.
     const minute = ts - (ts % MINUTE_MS);
-    const start = k + 1;
+    const start = tsEnd + 1;
     let middle = -1;
     let hash = (minute / MINUTE_MS) | 0;
-    for (k = start; ; k++) {
+    let k = start;
+    for (; ; k++) {
       const c = line[k];
       if (c === undefined) throw new Error('a COPY line of fewer fields than its table has');
       if (c === TAB) {
