@@ -1,3 +1,5 @@
+import { indexOfByte } from '../../events/scan/byte-range';
+
 /*
  * The `ts` field of a COPY line of either table (the second field, after the id: copy-encoding.ts,
  * copy-line-from-scan.ts), read without making a string. Every byte of it is checked: a line whose
@@ -16,7 +18,7 @@ export class LineTimestamp {
   end = 0;
 
   read(line: Buffer): this {
-    let k = line.indexOf(TAB);
+    let k = indexOfByte(line, TAB, 0);
     if (k < 0) throw new Error('a COPY line of fewer fields than its table has');
     k++;
     const negative = line[k] === MINUS;
