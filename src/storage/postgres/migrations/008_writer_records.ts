@@ -3,7 +3,8 @@
  * the rollup invalidation log's (app, name, minute) and the loss map's stored counts, in the same
  * transaction as the rows, from the rows it really inserted. The statement-level triggers of 005
  * and 006 did the same from a transition table, which PostgreSQL fills with a copy of every
- * inserted row: about a ninth of the database's CPU per metric sample (docs/performance.md). An
+ * inserted row: an eighth to a fifth of the database's CPU per metric point in the bench
+ * (docs/performance.md, "PostgreSQL's CPU per metric point"). An
  * older collector writing during a rolling upgrade records nothing once this is applied
  * (docs/operations.md, "Upgrading").
  */
