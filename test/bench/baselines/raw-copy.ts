@@ -1,6 +1,12 @@
 import type { TelemetryEvent } from '../../../src/events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../../../src/storage/layout/columns';
 import { toRows } from '../../../src/storage/layout/rows';
+import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
+import {
+  INVALIDATIONS_COPY,
+  STORED_COUNTS_COPY,
+  storedRecords,
+} from '../../../src/storage/postgres/stored-records';
 import { copyText } from '../copy-text';
 import { chunked, timeCopy, type CopyChunk, type CopyRunResult } from '../copy-run';
 
@@ -10,7 +16,10 @@ function rowsOf<Row>(t: TableColumns<Row>, rows: readonly Row[]): unknown[][] {
 
 /**
  * The exact rows the collector would write for `events` (its own row mapping), as plain COPY
- * payloads straight into `metric_samples` and `events`: no staging table, no conflict check.
+ * payloads straight into `metric_samples` and `events`: no staging table, no conflict check, rows
+ * in the workload's order; then what storing them records, as the collector's writer COPYs it
+ * (the rollup invalidation log and the loss map's stored counts; database triggers wrote these
+ * before migration 8, so the baseline paid them then too).
  */
 export function sluiceCopyChunks(
   events: readonly TelemetryEvent[],
@@ -18,6 +27,7 @@ export function sluiceCopyChunks(
 ): CopyChunk[] {
   return chunked(events, eventsPerTransaction).map((slice) => {
     const { metrics, others } = toRows(slice);
+    const records = storedRecords(slice.map(toCopyLine), true);
     return {
       events: slice.length,
       parts: [
@@ -29,6 +39,8 @@ export function sluiceCopyChunks(
           sql: `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`,
           payload: copyText(rowsOf(EVENTS, others)),
         },
+        { sql: INVALIDATIONS_COPY, payload: records.invalidations.toString('utf8') },
+        { sql: STORED_COUNTS_COPY, payload: records.storedCounts.toString('utf8') },
       ],
     };
   });
