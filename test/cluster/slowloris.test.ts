@@ -24,25 +24,28 @@ afterAll(async () => {
  * A process of its own holding `SLOW_CONNECTIONS` connections to the front door, half trickling
  * their headers and half their body, a byte every 500 ms each, at phases spread over the 500 ms
  * (its own process, so its timers do not weigh on the measuring client's event loop). Resolves
- * once every connection is open.
+ * once every connection is open and has trickled its first byte: the attack under way, not the
+ * process starting and its connections opening, is what the measured window sees.
  */
 async function slowClients(url: string): Promise<ChildProcess> {
   const { hostname, port } = new URL(url);
   const script = `
     const net = require('node:net');
-    let open = 0;
+    let dripping = 0;
     for (let i = 0; i < ${SLOW_CONNECTIONS}; i++) {
       const headers = i % 2 === 1;
       const s = net.connect(${Number(port)}, ${JSON.stringify(hostname)}, () => {
         s.write(headers
           ? 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\n'
           : 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\nContent-Type: application/json\\r\\nContent-Length: 100000\\r\\n\\r\\n{"events":[');
-        if (++open === ${SLOW_CONNECTIONS}) process.stdout.write('ready\\n');
         // Each connection drips on a phase of its own, as independent clients do: timers started
         // in one tick would fire together, a burst of ${SLOW_CONNECTIONS} writes every 500 ms.
         let drip;
+        const trickle = () => s.writable && s.write(headers ? 'X' : ' ');
         const start = setTimeout(() => {
-          drip = setInterval(() => s.writable && s.write(headers ? 'X' : ' '), 500);
+          trickle();
+          drip = setInterval(trickle, 500);
+          if (++dripping === ${SLOW_CONNECTIONS}) process.stdout.write('ready\\n');
         }, Math.random() * 500);
         s.on('close', () => {
           clearTimeout(start);
