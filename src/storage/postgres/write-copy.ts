@@ -47,6 +47,8 @@ async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): 
 }
 
 const copyInto = <Row>(t: TableColumns<Row>): string => `COPY ${t.table} (${columnList(t)}) FROM STDIN`;
+const COPY_METRIC_SAMPLES = copyInto(METRIC_SAMPLES);
+const COPY_EVENTS = copyInto(EVENTS);
 
 /**
  * `COPY` into a temporary staging table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` that
@@ -89,8 +91,8 @@ function isUniqueViolation(err: unknown): boolean {
 /**
  * `SLUICE_PG_WRITE_METHOD=copy`: each batch is first `COPY`ed straight into its tables, which costs
  * the server about 0.6 × what a deduplicating insert does, and the batch's records (the rollup
- * invalidation log, the loss map's stored counts; stored-records.ts) are COPYed after its rows. Retries are rare, so that is almost
- * always the whole story. When a row is already stored the COPY fails as a whole (unique
+ * invalidation log, the loss map's stored counts; stored-records.ts) are COPYed after its rows.
+ * Retries are rare, so that is almost always the whole story. When a row is already stored the COPY fails as a whole (unique
  * violation): the transaction is rolled back on the same connection and the batch written again
  * through the deduplicating path, which then stays in use for the next few batches, since
  * duplicates come in bursts (an SDK resending after a timeout or a collector restart).
@@ -107,8 +109,8 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
     const records = storedRecords(lines, countStored);
     try {
       await inTransaction(client, async () => {
-        await copyDirect(client, copyInto(METRIC_SAMPLES), payloads.metrics);
-        await copyDirect(client, copyInto(EVENTS), payloads.events);
+        await copyDirect(client, COPY_METRIC_SAMPLES, payloads.metrics);
+        await copyDirect(client, COPY_EVENTS, payloads.events);
         await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
         await copyDirect(client, STORED_COUNTS_COPY, records.storedCounts);
       });
