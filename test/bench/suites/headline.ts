@@ -8,14 +8,16 @@ import {
   rerunBatchedIngest,
   runParseCopyFloor,
   runSingleEventIngest,
+  runSinglePassFloor,
   singleEventRows,
+  singlePassFloorRow,
   sweepBatchedIngest,
   type PairedRound,
 } from './ingest';
 import { measureNaive, measureNullHandler, measureRawCopy, rawCopyChunks, rawCopyRow } from './limits';
 
 export interface HeadlineResult {
-  /** The limits (a), (b) (Express and bare node:http), (c), (d), then batched and single-event ingest against them. */
+  /** The limits (a), (b) (Express and bare node:http), (c), (d), (d′), then batched and single-event ingest against them. */
   readonly rows: readonly BenchRow[];
   /** Row (a), for later suites' ratios. */
   readonly rawCopy: BenchRow;
@@ -49,6 +51,7 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
     pairs.push({ copy, ingest: await rerunBatchedIngest(ctx, queued.best.concurrency, i) });
   }
   const floorBatched = await runParseCopyFloor(ctx, 100, queued.best.concurrency);
+  const floorSinglePass = await runSinglePassFloor(ctx, queued.best.concurrency);
   const stored = await sweepBatchedIngest(ctx, 'stored');
   const nullExpressSingle = await measureNullHandler(ctx, 'express', 1);
   const floorSingle = await runParseCopyFloor(ctx, 1, ctx.options.singleEventConcurrency);
@@ -66,7 +69,8 @@ export async function runHeadline(ctx: BenchContext): Promise<HeadlineResult> {
       naive,
       floors.batched,
       floors.single,
-      ...pairedIngestRows(queued, pairs, rawCopy, naive, floorBatched),
+      singlePassFloorRow(floorSinglePass, floorBatched),
+      ...pairedIngestRows(queued, pairs, rawCopy, naive, floorBatched, floorSinglePass),
       ...batchedIngestRows('stored', stored, rawCopy, naive),
       ...singleEventRows(single, nullNodeSingle, nullExpressSingle, floors.single),
     ],

@@ -3,7 +3,7 @@ import type { BenchContext } from '../context';
 import { ratePerSecond } from '../load-result';
 import { round, versus } from '../rows';
 import type { BenchRow } from '../types';
-import { median, startParseCopyFloor } from './limits';
+import { median, startParseCopyFloor, startSinglePassFloor } from './limits';
 import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
 
 const SUITE = 'ingest';
@@ -85,6 +85,7 @@ export function pairedIngestRows(
   rawCopy: BenchRow,
   naive: BenchRow,
   floor: SluiceClosedRun,
+  singlePassFloor: SluiceClosedRun,
 ): BenchRow[] {
   const name = 'batched ingest, ack=queued';
   const ratio = median(pairs.map((p) => p.ingest.storedPerSecond / p.copy.eventsPerSecond));
@@ -110,7 +111,7 @@ export function pairedIngestRows(
   return [
     row,
     versus(SUITE, `${name} vs naive`, value, 'events/s stored', naive),
-    cpuPerEventRow(pairs, floor),
+    cpuPerEventRow(pairs, floor, singlePassFloor),
   ];
 }
 
@@ -132,6 +133,40 @@ export function runParseCopyFloor(
     label: `floor_${perRequest}`,
     start: startParseCopyFloor,
   });
+}
+
+/**
+ * Baseline (d′), the single-pass floor: (d) with the collector's single pass instead of
+ * `JSON.parse`, 100-event requests, in the same closed loop as the collector.
+ */
+export function runSinglePassFloor(ctx: BenchContext, concurrency: number): Promise<SluiceClosedRun> {
+  ctx.progress(`(d′) single-pass floor, 100-event requests, concurrency ${concurrency}`);
+  return runSluiceClosed(ctx, {
+    ack: 'queued',
+    concurrency,
+    bodies: ctx.batches.bodies,
+    label: 'floor_single_pass',
+    start: startSinglePassFloor,
+  });
+}
+
+/** The row of baseline (d′): what HTTP, the single pass and COPY cost by themselves, per event. */
+export function singlePassFloorRow(r: SluiceClosedRun, floor: SluiceClosedRun): BenchRow {
+  const ok = r.load.latencyByStatus.get(202);
+  return {
+    suite: 'limits',
+    name: '(d′) single-pass floor, 100-event requests',
+    value: r.storedPerSecond,
+    unit: 'events/s stored',
+    extra: {
+      concurrency: r.concurrency,
+      p50_ms: round(ok?.p50 ?? NaN),
+      p99_ms: round(ok?.p99 ?? NaN),
+      all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
+      cpu_us_per_event: round(r.cpuSecondsPerMillion),
+      times_floor_d_cpu: round(r.cpuSecondsPerMillion / floor.cpuSecondsPerMillion),
+    },
+  };
 }
 
 /** Rows of baseline (d): what HTTP, `JSON.parse` and COPY text cost by themselves, per event and per request. */
@@ -179,7 +214,11 @@ const CPU_PER_EVENT_TARGET_US = 3;
  * The collector's CPU per stored event (user + system, all threads), median of the paired rounds,
  * with the parse-and-COPY floor's (d) beside it: no collector spends less than that.
  */
-function cpuPerEventRow(pairs: readonly PairedRound[], floor: SluiceClosedRun): BenchRow {
+function cpuPerEventRow(
+  pairs: readonly PairedRound[],
+  floor: SluiceClosedRun,
+  singlePassFloor: SluiceClosedRun,
+): BenchRow {
   const value = median(pairs.map((p) => p.ingest.cpuSecondsPerMillion));
   return {
     suite: SUITE,
@@ -192,6 +231,8 @@ function cpuPerEventRow(pairs: readonly PairedRound[], floor: SluiceClosedRun): 
       rounds_us: pairs.map((p) => round(p.ingest.cpuSecondsPerMillion)).join('/'),
       floor_d_us: round(floor.cpuSecondsPerMillion),
       times_floor: round(value / floor.cpuSecondsPerMillion),
+      floor_single_pass_us: round(singlePassFloor.cpuSecondsPerMillion),
+      times_single_pass_floor: round(value / singlePassFloor.cpuSecondsPerMillion),
     },
   };
 }

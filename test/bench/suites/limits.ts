@@ -54,6 +54,18 @@ export function startParseCopyFloor(databaseUrl: string): Promise<ServiceProcess
   );
 }
 
+/**
+ * Starts baseline (d′), the single-pass floor (the collector's own scan and COPY lines, nothing
+ * else), on `databaseUrl`, batched and flagged as (d).
+ */
+export function startSinglePassFloor(databaseUrl: string): Promise<ServiceProcess> {
+  return startBaseline(
+    'single-pass-floor.js',
+    { BENCH_DATABASE_URL: databaseUrl, BENCH_FLOOR_BATCH: String(RAW_COPY_EVENTS_PER_TRANSACTION) },
+    collectorNodeArgs(),
+  );
+}
+
 function latencyExtra(r: LoadResult): Record<string, number> {
   return { p50_ms: round(r.latency.p50), p99_ms: round(r.latency.p99), requests: r.requests };
 }
