@@ -19,6 +19,7 @@ import { runClosedLoop } from '../load-closed';
 import { metricPoints, recycleJson, recycleLines } from '../metric-points';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { RowCounter } from '../pg-bench-db';
+import { measureRollupFold } from '../rollup-fold';
 import { figure, round } from '../rows';
 import { CONNECTIONS, measureLineWindow, type ServerWindow } from '../tsdb-window';
 import type { BenchRow } from '../types';
@@ -74,6 +75,13 @@ interface SluiceWindow extends ServerWindow {
   readonly scheduledCpuSecondsPerMillion: number;
   /** Events per write transaction, warm-up and window together (the writer's metrics). */
   readonly meanBatchEvents: number;
+  /**
+   * PostgreSQL CPU of folding every point stored (warm-up and window) into the rollups once,
+   * after the window (`measureRollupFold`), per million points.
+   */
+  readonly foldCpuSecondsPerMillion: number;
+  /** (app, name, minute) buckets that fold took. */
+  readonly foldBuckets: number;
 }
 
 async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
@@ -110,6 +118,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     if (reached.at === null)
       throw new Error(`Sluice stored ${stored} of ${load.accepted} acknowledged points`);
     const seconds = (reached.at - load.startedAt) / 1000;
+    const fold = await measureRollupFold(db.url, ctx.options.storeTimeoutMs);
     return {
       pointsPerSecond: stored / seconds,
       cpuSecondsPerMillion: ((collectorCpu + pgCpu) / stored) * 1e6,
@@ -117,6 +126,8 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
       postgresCpuSecondsPerMillion: (pgCpu / stored) * 1e6,
       scheduledCpuSecondsPerMillion: (scheduledCpu / stored) * 1e6,
       meanBatchEvents: writer?.meanBatchEvents ?? NaN,
+      foldCpuSecondsPerMillion: (fold.cpuSeconds / reached.rows) * 1e6,
+      foldBuckets: fold.buckets,
       points: stored,
       serverCores: (collectorCpu + pgCpu) / seconds,
       clientCores: (clientUsage.user + clientUsage.system) / 1e6 / ((load.endedAt - load.startedAt) / 1000),
@@ -205,7 +216,33 @@ function sluiceVersus(
       ratio: round(cpuRatio),
       ...(withTargets && { target: 'ratio ≤ 1', met: cpuRatio <= 1 }),
     },
+    foldRow(label, sluice, base),
   ];
+}
+
+/**
+ * Sluice's CPU per point with the rollup fold of each point once (`measureRollupFold`) added:
+ * the work its defaults do for a point beyond storing it (rollups every 60 s), which the window
+ * does not see. Against the baseline's CPU, which folds nothing; context, no target.
+ */
+function foldRow(label: string, sluice: readonly SluiceWindow[], base: readonly ServerWindow[]): BenchRow {
+  const withFold = sluice.map((r) => r.cpuSecondsPerMillion + r.foldCpuSecondsPerMillion);
+  const ratios = withFold.map((cpu, i) => cpu / (base[i] as ServerWindow).cpuSecondsPerMillion);
+  return {
+    ...figure(
+      SUITE,
+      `Sluice tier 2 server CPU per million points with their rollup fold, vs ${label}`,
+      round(median(withFold)),
+      'CPU-s/M points',
+      {
+        rounds_ratio: list(ratios),
+        fold_cpu_s_per_m: list(sluice.map((r) => r.foldCpuSecondsPerMillion)),
+        fold_buckets: list(sluice.map((r) => r.foldBuckets)),
+      },
+    ),
+    baseline: `${label} server CPU per million points`,
+    ratio: round(median(ratios)),
+  };
 }
 
 const INFLUX = 'InfluxDB 1.x (every attribute)';
