@@ -53,6 +53,25 @@ export interface FoldSources {
   readonly hoursFromRaw: string;
 }
 
+/** The distinct (name, app, hour) of the taken minutes `from ≤ i < to`. */
+export function takenHours(taken: string, d: Pick<FoldDialect, 'from' | 'to'>): string {
+  return `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${taken}
+    WHERE i >= ${d.from} AND i < ${d.to}`;
+}
+
+/**
+ * A bucket's count, min, max and sum from the raw samples `s` of a group, in that order: a summary
+ * counts as its count, and its min/max/sum stand for its samples'.
+ */
+export function rawAggregates(unscale: FoldDialect['unscale']): readonly [string, string, string, string] {
+  return [
+    'CAST(sum(COALESCE(s.count, 1)) AS bigint)',
+    'min(COALESCE(s.min, s.value))',
+    'max(COALESCE(s.max, s.value))',
+    sumOf('COALESCE(s.sum, s.value)', unscale),
+  ];
+}
+
 /**
  * `taken`: the table of taken (i, name, app, bucket) minutes, `i` numbering them from 0; each
  * source covers those with `from ≤ i < to`. Every SELECT has a WHERE clause, which SQLite needs
@@ -60,10 +79,8 @@ export interface FoldSources {
  */
 export function foldSources(taken: string, d: FoldDialect): FoldSources {
   const sum = (term: string) => sumOf(term, d.unscale);
-  const raw = `CAST(sum(COALESCE(s.count, 1)) AS bigint), min(COALESCE(s.min, s.value)),
-            max(COALESCE(s.max, s.value)), ${sum('COALESCE(s.sum, s.value)')}`;
-  const hours = `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${taken}
-    WHERE i >= ${d.from} AND i < ${d.to}`;
+  const raw = rawAggregates(d.unscale).join(', ');
+  const hours = takenHours(taken, d);
   return {
     minutes: `SELECT s.name, s.ts - s.ts % ${MINUTE_MS}, s.app, ${raw}
      FROM ${taken} b JOIN metric_samples s

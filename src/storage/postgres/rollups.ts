@@ -4,6 +4,7 @@ import { foldSources } from '../layout/rollup-folds';
 import { ROLLUP_TABLE } from '../layout/rollups';
 import type { FoldResult, SkippedBucket } from '../maintenance';
 import { unscaleSum } from './float-sum';
+import { rawFoldsPerName } from './raw-folds';
 
 /*
  * Rollup SQL for the downsample job (run on the job's transaction client); the read side is
@@ -26,7 +27,8 @@ function upsert(table: string, select: string): string {
      WHERE (r.count, r.min, r.max, r.sum) IS DISTINCT FROM (EXCLUDED.count, EXCLUDED.min, EXCLUDED.max, EXCLUDED.sum)`;
 }
 
-const SOURCES = foldSources(TAKEN, { from: '$1', to: '$2', rawBefore: '$3', unscale: unscaleSum });
+const DIALECT = { from: '$1', to: '$2', rawBefore: '$3', unscale: unscaleSum } as const;
+const SOURCES = { ...foldSources(TAKEN, DIALECT), ...rawFoldsPerName(TAKEN, DIALECT) };
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
