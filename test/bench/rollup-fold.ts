@@ -17,8 +17,9 @@ export interface RollupFold {
 /**
  * Folds every minute the rollup invalidation log names (raw samples to 1m, 1m to 1h rollups) and
  * returns what it cost the database: a second collector on `databaseUrl` whose downsample job runs
- * every second (`SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS=1000`), the CPU of the database's
- * `sluice-scheduler` backends from its start until the log is empty. Each minute is folded once
+ * every second (`SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS=1000`, its other jobs off), the CPU of the
+ * database's `sluice-scheduler` backends from its start until the log is empty (the measured
+ * collector's own scheduler, with its defaults, may take a part of the same fold meanwhile). Each minute is folded once
  * here; the default interval (60 s) folds a minute again at each run while it still receives
  * points, so in a long run this is the least the fold costs. Throws when the log is not empty
  * within `timeoutMs`.
@@ -37,7 +38,13 @@ export async function measureRollupFold(databaseUrl: string, timeoutMs: number):
     const folder = await startCollector({
       databaseUrl,
       ack: 'queued',
-      extraEnv: { SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000' },
+      // The fold alone: the other jobs are off in this collector.
+      extraEnv: {
+        SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000',
+        SLUICE_JOB_PURGE_INTERVAL_MS: '0',
+        SLUICE_JOB_PARTITIONS_INTERVAL_MS: '0',
+        SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '0',
+      },
     });
     try {
       const deadline = Date.now() + timeoutMs;
