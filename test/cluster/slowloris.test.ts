@@ -23,28 +23,39 @@ afterAll(async () => {
 });
 
 /**
- * A process of its own holding `SLOW_CONNECTIONS` connections to the front door, half trickling
- * their headers and half their body, a byte every 500 ms each, in `DRIP_PHASES` phases spread over
- * the 500 ms (its own process, so its timers do not weigh on the measuring client's event loop).
- * Resolves once every connection is open and has trickled its first byte: the attack under way,
- * not the process starting and its connections opening, is what the measured window sees.
+ * A process of its own holding `SLOW_CONNECTIONS` connections, half trickling their headers and
+ * half their body, a byte every 500 ms each, in `DRIP_PHASES` phases spread over the 500 ms (its
+ * own process, so its timers do not weigh on the measuring client's event loop). `front`: to the
+ * front door, the attack. `control`: the same connections and drips to a server of the process's
+ * own that reads and drops them, so the calm rounds have the attacker's own work on the box too
+ * (the two cores are shared; real attackers are on other machines) and only the front door's part
+ * of it differs. Resolves once every connection is open and has trickled its first byte: the
+ * drips under way, not the process starting and its connections opening, are what the measured
+ * window sees.
  */
-async function slowClients(url: string): Promise<ChildProcess> {
+async function slowClients(url: string, target: 'front' | 'control'): Promise<ChildProcess> {
   const { hostname, port } = new URL(url);
   const script = `
     const net = require('node:net');
     const sockets = [];
     let open = 0;
-    for (let i = 0; i < ${SLOW_CONNECTIONS}; i++) {
-      const headers = i % 2 === 1;
-      const s = net.connect(${Number(port)}, ${JSON.stringify(hostname)}, () => {
-        s.write(headers
-          ? 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\n'
-          : 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\nContent-Type: application/json\\r\\nContent-Length: 100000\\r\\n\\r\\n{"events":[');
-        if (++open === ${SLOW_CONNECTIONS}) drip();
-      });
-      s.on('error', () => undefined);
-      sockets.push({ s, headers });
+    const connectAll = (port, host) => {
+      for (let i = 0; i < ${SLOW_CONNECTIONS}; i++) {
+        const headers = i % 2 === 1;
+        const s = net.connect(port, host, () => {
+          s.write(headers
+            ? 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\n'
+            : 'POST /v1/events HTTP/1.1\\r\\nHost: sluice\\r\\nContent-Type: application/json\\r\\nContent-Length: 100000\\r\\n\\r\\n{"events":[');
+          if (++open === ${SLOW_CONNECTIONS}) drip();
+        });
+        s.on('error', () => undefined);
+        sockets.push({ s, headers });
+      }
+    };
+    if (${JSON.stringify(target)} === 'front') connectAll(${Number(port)}, ${JSON.stringify(hostname)});
+    else {
+      const sink = net.createServer((c) => { c.on('data', () => undefined); c.on('error', () => undefined); });
+      sink.listen(0, '127.0.0.1', () => connectAll(sink.address().port, '127.0.0.1'));
     }
     // The connections drip in ${DRIP_PHASES} phases, each a byte every 500 ms: clients on other
     // machines would cost this box only the server's reads, and a timer per connection here would
@@ -120,13 +131,14 @@ describe('slow clients through the real HAProxy (reliability case 18)', () => {
     const calm: number[][] = [];
     const attacked: number[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      calm.push(await latencies(url));
-      const slow = await slowClients(url);
-      try {
-        attacked.push(await latencies(url));
-      } finally {
-        slow.kill('SIGKILL');
-        await new Promise((r) => slow.once('exit', r));
+      for (const target of ['control', 'front'] as const) {
+        const slow = await slowClients(url, target);
+        try {
+          (target === 'front' ? attacked : calm).push(await latencies(url));
+        } finally {
+          slow.kill('SIGKILL');
+          await new Promise((r) => slow.once('exit', r));
+        }
       }
     }
     // The p99 of each side's requests over all rounds, which alternate, so a noisy neighbour on
