@@ -92,10 +92,11 @@ function isUniqueViolation(err: unknown): boolean {
  * `SLUICE_PG_WRITE_METHOD=copy`: each batch is first `COPY`ed straight into its tables, which costs
  * the server about 0.6 × what a deduplicating insert does, and the batch's records (the rollup
  * invalidation log, the loss map's stored counts; stored-records.ts) are COPYed after its rows.
- * Retries are rare, so that is almost always the whole story. When a row is already stored the COPY fails as a whole (unique
- * violation): the transaction is rolled back on the same connection and the batch written again
- * through the deduplicating path, which then stays in use for the next few batches, since
- * duplicates come in bursts (an SDK resending after a timeout or a collector restart).
+ * Retries are rare, so that is almost always the whole story. When a row is already stored the
+ * COPY fails as a whole (unique violation): the transaction is rolled back on the same connection
+ * and the batch written again through the deduplicating path, which then stays in use for the next
+ * few batches, since duplicates come in bursts (an SDK resending after a timeout or a collector
+ * restart).
  */
 export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<CopyLine> {
   let dedupeBatchesLeft = 0;

@@ -3,7 +3,7 @@ import type { BenchContext } from '../context';
 import { ratePerSecond } from '../load-result';
 import { round, versus } from '../rows';
 import type { BenchRow } from '../types';
-import { median, startParseCopyFloor, startSinglePassFloor } from './limits';
+import { median, startFloor } from './limits';
 import { runSluiceClosed, type SluiceClosedRun } from './sluice-closed';
 
 const SUITE = 'ingest';
@@ -131,7 +131,7 @@ export function runParseCopyFloor(
     concurrency,
     bodies: perRequest === 1 ? ctx.singles.bodies : ctx.batches.bodies,
     label: `floor_${perRequest}`,
-    start: startParseCopyFloor,
+    start: (url) => startFloor('parse-copy', url),
   });
 }
 
@@ -146,23 +146,30 @@ export function runSinglePassFloor(ctx: BenchContext, concurrency: number): Prom
     concurrency,
     bodies: ctx.batches.bodies,
     label: 'floor_single_pass',
-    start: startSinglePassFloor,
+    start: (url) => startFloor('single-pass', url),
   });
+}
+
+/** A floor run's figures beside its rate: concurrency, latency, whether all it acknowledged was stored. */
+function floorExtra(r: SluiceClosedRun): Record<string, number | string> {
+  const ok = r.load.latencyByStatus.get(202);
+  return {
+    concurrency: r.concurrency,
+    p50_ms: round(ok?.p50 ?? NaN),
+    p99_ms: round(ok?.p99 ?? NaN),
+    all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
+  };
 }
 
 /** The row of baseline (d′): what HTTP, the single pass and COPY cost by themselves, per event. */
 export function singlePassFloorRow(r: SluiceClosedRun, floor: SluiceClosedRun): BenchRow {
-  const ok = r.load.latencyByStatus.get(202);
   return {
     suite: 'limits',
     name: '(d′) single-pass floor, 100-event requests',
     value: r.storedPerSecond,
     unit: 'events/s stored',
     extra: {
-      concurrency: r.concurrency,
-      p50_ms: round(ok?.p50 ?? NaN),
-      p99_ms: round(ok?.p99 ?? NaN),
-      all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
+      ...floorExtra(r),
       cpu_us_per_event: round(r.cpuSecondsPerMillion),
       times_floor_d_cpu: round(r.cpuSecondsPerMillion / floor.cpuSecondsPerMillion),
     },
@@ -175,22 +182,13 @@ export function parseCopyFloorRows(
   single: SluiceClosedRun,
   nullNode: BenchRow,
 ): { readonly batched: BenchRow; readonly single: BenchRow } {
-  const extra = (r: SluiceClosedRun): Record<string, number | string> => {
-    const ok = r.load.latencyByStatus.get(202);
-    return {
-      concurrency: r.concurrency,
-      p50_ms: round(ok?.p50 ?? NaN),
-      p99_ms: round(ok?.p99 ?? NaN),
-      all_stored: r.allStored ? 'yes' : `NO (${r.stored}/${r.accepted})`,
-    };
-  };
   return {
     batched: {
       suite: 'limits',
       name: '(d) parse-and-COPY floor, 100-event requests',
       value: batched.storedPerSecond,
       unit: 'events/s stored',
-      extra: { ...extra(batched), cpu_us_per_event: round(batched.cpuSecondsPerMillion) },
+      extra: { ...floorExtra(batched), cpu_us_per_event: round(batched.cpuSecondsPerMillion) },
     },
     single: versus(
       'limits',
@@ -200,7 +198,7 @@ export function parseCopyFloorRows(
       nullNode,
       undefined,
       {
-        ...extra(single),
+        ...floorExtra(single),
         cpu_us_per_request: Math.round(single.cpuSecondsPerMillion),
       },
     ),
@@ -212,7 +210,8 @@ const CPU_PER_EVENT_TARGET_US = 3;
 
 /**
  * The collector's CPU per stored event (user + system, all threads), median of the paired rounds,
- * with the parse-and-COPY floor's (d) beside it: no collector spends less than that.
+ * with the floors beside it: (d), parse-and-COPY, the least any collector here spends, and (d′),
+ * the least a collector built on the single pass spends.
  */
 function cpuPerEventRow(
   pairs: readonly PairedRound[],

@@ -42,25 +42,17 @@ async function startBaseline(
   });
 }
 
-/**
- * Starts baseline (d), the parse-and-COPY floor, on `databaseUrl`: batches as large as the
- * collector's (and raw COPY's), and the node flags of a bench collector.
- */
-export function startParseCopyFloor(databaseUrl: string): Promise<ServiceProcess> {
-  return startBaseline(
-    'parse-copy-floor.js',
-    { BENCH_DATABASE_URL: databaseUrl, BENCH_FLOOR_BATCH: String(RAW_COPY_EVENTS_PER_TRANSACTION) },
-    collectorNodeArgs(),
-  );
-}
+/** The floor baselines: (d) parses with `JSON.parse`, (d′) with the collector's single pass. */
+export type FloorBaseline = 'parse-copy' | 'single-pass';
 
 /**
- * Starts baseline (d′), the single-pass floor (the collector's own scan and COPY lines, nothing
- * else), on `databaseUrl`, batched and flagged as (d).
+ * Starts a floor baseline (`baselines/parse-copy-floor.ts`, `single-pass-floor.ts`) on
+ * `databaseUrl`: batches as large as the collector's (and raw COPY's), and the node flags of a
+ * bench collector.
  */
-export function startSinglePassFloor(databaseUrl: string): Promise<ServiceProcess> {
+export function startFloor(floor: FloorBaseline, databaseUrl: string): Promise<ServiceProcess> {
   return startBaseline(
-    'single-pass-floor.js',
+    `${floor}-floor.js`,
     { BENCH_DATABASE_URL: databaseUrl, BENCH_FLOOR_BATCH: String(RAW_COPY_EVENTS_PER_TRANSACTION) },
     collectorNodeArgs(),
   );
