@@ -25,7 +25,7 @@ function metric(ts: number): TelemetryEvent {
 
 async function partitionOf(id: string): Promise<string | undefined> {
   const { rows } = await admin.query(
-    `SELECT tableoid::regclass::text AS p FROM metric_samples WHERE id = $1`,
+    `SELECT tableoid::regclass::text AS p FROM metric_blocks WHERE $1::uuid = ANY (id)`,
     [id],
   );
   return rows[0]?.p;
@@ -60,16 +60,16 @@ it('creates the coming days ahead on the database clock; inserts never wait for 
   // Days without a partition yet: the inserts land in the default partition and succeed.
   const early = [metric(NOW + 5 * DAY), metric(NOW + 6 * DAY + 1), metric(NOW + 30 * DAY)];
   expect(await writeEvents(storage, early)).toEqual({ inserted: 3 });
-  expect(await partitionOf(early[0]!.id)).toBe('metric_samples_default');
+  expect(await partitionOf(early[0]!.id)).toBe('metric_blocks_default');
 
   now = NOW + 4 * DAY;
   const job = partitionsJob({ aheadDays: 3 });
   const first = await backend.attempt(job, 1000);
-  // Dec 6–9, both tables; the rows already held for Dec 7 and 8 moved in the same transaction.
-  expect(first.kind === 'ran' && first.outcome.rows).toBe(8);
-  expect(await partitionOf(early[0]!.id)).toBe('metric_samples_p20261207');
-  expect(await partitionOf(early[1]!.id)).toBe('metric_samples_p20261208');
-  expect(await partitionOf(early[2]!.id)).toBe('metric_samples_default');
+  // Dec 6–9, all three tables; the rows already held for Dec 7 and 8 moved in the same transaction.
+  expect(first.kind === 'ran' && first.outcome.rows).toBe(12);
+  expect(await partitionOf(early[0]!.id)).toBe('metric_blocks_p20261207');
+  expect(await partitionOf(early[1]!.id)).toBe('metric_blocks_p20261208');
+  expect(await partitionOf(early[2]!.id)).toBe('metric_blocks_default');
 
   now += 1000;
   const second = await backend.attempt(job, 1000);

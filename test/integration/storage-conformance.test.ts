@@ -42,7 +42,7 @@ async function postgresHarness(writeMethod: 'unnest' | 'copy'): Promise<Harness>
   return {
     storage,
     open,
-    reset: async () => void (await admin.query('TRUNCATE events, metric_samples')),
+    reset: async () => void (await admin.query('TRUNCATE events, metric_blocks, metric_sample_keys')),
     dispose: async () => {
       await storage.close();
       await admin.end();

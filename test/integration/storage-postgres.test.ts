@@ -73,9 +73,14 @@ async function partitionsOf(table: string, database: pg.Client = admin): Promise
   return rows.map((r) => r.name);
 }
 
-async function tableOf(table: 'events' | 'metric_samples', id: string): Promise<string | undefined> {
+/** The partition holding an event's row, a metric sample's block, or a metric sample's key. */
+async function tableOf(
+  table: 'events' | 'metric_blocks' | 'metric_sample_keys',
+  id: string,
+): Promise<string | undefined> {
+  const where = table === 'metric_blocks' ? '$1::uuid = ANY (id)' : 'id = $1';
   const { rows } = await admin.query<{ part: string }>(
-    `SELECT tableoid::regclass::text AS part FROM ${table} WHERE id = $1`,
+    `SELECT tableoid::regclass::text AS part FROM ${table} WHERE ${where}`,
     [id],
   );
   return rows[0]?.part;
@@ -98,7 +103,7 @@ describe('partitions', () => {
   it('migrate creates daily partitions from now − retention to today + partitionsAheadDays, plus a default', async () => {
     const days = [-2, -1, 0, 1, 2, 3].map((d) => dayName(NOW + d * DAY_MS));
 
-    for (const table of ['events', 'metric_samples']) {
+    for (const table of ['events', 'metric_blocks', 'metric_sample_keys']) {
       expect(await partitionsOf(table)).toEqual(
         [...days.map((d) => `${table}_p${d}`), `${table}_default`].sort(),
       );
@@ -120,9 +125,11 @@ describe('partitions', () => {
     await Promise.all(storages.map((s) => s.ensurePartitions()));
     await storages[0]?.ensurePartitions();
 
-    const names = await partitionsOf('metric_samples');
-    for (const d of [4, 5]) expect(names).toContain(`metric_samples_p${dayName(NOW + d * DAY_MS)}`);
-    expect(names).toHaveLength(6 + 2 + 1);
+    for (const table of ['metric_blocks', 'metric_sample_keys']) {
+      const names = await partitionsOf(table);
+      for (const d of [4, 5]) expect(names).toContain(`${table}_p${dayName(NOW + d * DAY_MS)}`);
+      expect(names).toHaveLength(6 + 2 + 1);
+    }
   });
 
   it('an event outside every daily partition lands in the default partition and reads back', async () => {
@@ -133,7 +140,8 @@ describe('partitions', () => {
     expect(await writeEvents(storage, [old, far])).toEqual({ inserted: 2 });
 
     expect(await tableOf('events', old.id)).toBe('events_default');
-    expect(await tableOf('metric_samples', far.id)).toBe('metric_samples_default');
+    expect(await tableOf('metric_blocks', far.id)).toBe('metric_blocks_default');
+    expect(await tableOf('metric_sample_keys', far.id)).toBe('metric_sample_keys_default');
     const { events } = await storage.queryEvents({ app: 'pg-only', from: Date.UTC(2019, 0, 1), limit: 100 });
     expect(events.map((e) => e.id)).toEqual(expect.arrayContaining([old.id, far.id]));
   });
@@ -155,10 +163,13 @@ describe('partitions', () => {
     await storage.ensurePartitions();
 
     expect(await tableOf('events', batch[0]?.id ?? '')).toBe(`events_p${dayName(day)}`);
-    expect(await tableOf('metric_samples', batch[1]?.id ?? '')).toBe(`metric_samples_p${dayName(day)}`);
+    expect(await tableOf('metric_blocks', batch[1]?.id ?? '')).toBe(`metric_blocks_p${dayName(day)}`);
+    expect(await tableOf('metric_sample_keys', batch[1]?.id ?? '')).toBe(
+      `metric_sample_keys_p${dayName(day)}`,
+    );
     expect(
       lines().filter((l) => l.level === 'warn' && /default partition held rows/.test(l.msg)),
-    ).toHaveLength(2);
+    ).toHaveLength(3);
     expect((await writeEvents(storage, batch)).inserted).toBe(0);
     const { events } = await storage.queryEvents({ app: 'pg-only', from: day, to: day + 3, limit: 10 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
@@ -180,7 +191,7 @@ describe('partitions', () => {
       expect(ms).toBeLessThan(300 + MARGIN_MS);
       expect(lines().some((l) => l.level === 'warn' && /will retry/.test(l.msg))).toBe(true);
       expect(await partitionsOf('events')).not.toContain(`events_p${dayName(day)}`);
-      expect(await partitionsOf('metric_samples')).toContain(`metric_samples_p${dayName(day)}`);
+      expect(await partitionsOf('metric_blocks')).toContain(`metric_blocks_p${dayName(day)}`);
     } finally {
       await reader.query('ROLLBACK');
       await reader.end();
@@ -270,7 +281,8 @@ describe('timeouts', () => {
       await locker.query('ROLLBACK');
       await locker.end();
     }
-    expect(await tableOf('metric_samples', batch[0]?.id ?? '')).toBeUndefined();
+    expect(await tableOf('metric_sample_keys', batch[0]?.id ?? '')).toBeUndefined();
+    expect(await tableOf('metric_blocks', batch[0]?.id ?? '')).toBeUndefined();
     expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
   });
 });
@@ -332,7 +344,10 @@ describe('write methods', () => {
 
     expect(await writeEvents(copy, batch)).toEqual({ inserted: batch.length });
     const viaCopy = await dump();
-    await admin.query(`DELETE FROM metric_samples WHERE app = 'methods'`);
+    await admin.query(
+      `DELETE FROM metric_sample_keys k USING metric_samples s WHERE s.app = 'methods' AND (k.ts, k.id) = (s.ts, s.id)`,
+    );
+    await admin.query(`DELETE FROM metric_blocks WHERE app = 'methods'`);
     await admin.query(`DELETE FROM events WHERE app = 'methods'`);
     expect(await writeEvents(unnest, batch)).toEqual({ inserted: batch.length });
     const viaUnnest = await dump();

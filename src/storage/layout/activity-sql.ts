@@ -12,6 +12,23 @@ import type { Param } from './sql-param';
  * that start before `to` and end after `from`.
  */
 
+/** What the adapters' `metric_samples` need to read a series' samples of a range of minutes. */
+export interface ActivityDialect {
+  /**
+   * The conditions on `metric_samples ms` that keep the samples of [start, start + widthMs)
+   * (`start` an SQL expression of a minute's start), and the ORDER BY that reads them oldest first.
+   */
+  samplesWithin(start: string, widthMs: number): { readonly where: string; readonly oldestFirst: string };
+}
+
+/** `metric_samples` as a table of rows, read in `(name, ts)` order: SQLite's. */
+export const ROW_SAMPLES_DIALECT: ActivityDialect = {
+  samplesWithin: (start, widthMs) => ({
+    where: `ms.ts >= ${start} AND ms.ts < ${start} + ${widthMs}`,
+    oldestFirst: 'ms.ts ASC',
+  }),
+};
+
 /** Most distinct apps the skip scan of `events` visits (one index probe each, per partition). */
 export const MAX_APPS_VISITED = 10_000;
 const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
@@ -94,15 +111,17 @@ function toAppActivity(r: AppsSqlRow, countLimit: number): AppActivityRow {
 /**
  * The (name, app) series seen in [from, to), from the 1h rollups and the invalidation log. Each
  * series' kind is the shape of its first raw row at or after its newest bucket's start: one read of
- * `metric_samples_name_ts` that skips other apps' rows of the same name, for at most an hour of them.
+ * that name's samples oldest first (the dialect's order) that skips other apps' rows, for at most
+ * an hour of them.
  */
-function metricSeriesSql(q: MetricSeriesQuery, param: Param): string {
+function metricSeriesSql(q: MetricSeriesQuery, param: Param, d: ActivityDialect): string {
   const to = param(q.to);
   const app = q.app === undefined ? '' : `AND app = ${param(q.app)}`;
+  const newest = d.samplesWithin('s.newest', HOUR_MS);
   return `SELECT s.name, s.app,
             (SELECT CASE WHEN ms.count IS NULL THEN 'sample' ELSE 'summary' END FROM metric_samples ms
-              WHERE ms.name = s.name AND ms.app = s.app AND ms.ts >= s.newest AND ms.ts < s.newest + ${HOUR_MS}
-              ORDER BY ms.ts ASC LIMIT 1) AS kind
+              WHERE ms.name = s.name AND ms.app = s.app AND ${newest.where}
+              ORDER BY ${newest.oldestFirst} LIMIT 1) AS kind
        FROM (SELECT name, app, max(bucket) AS newest FROM (
                SELECT name, app, bucket FROM metric_rollup_invalidations
                 WHERE bucket >= ${param(floorTo(q.from, MINUTE_MS))} AND bucket < ${to} ${app}
@@ -119,7 +138,11 @@ export async function queryAppsWith(run: ReadRunner, q: AppsQuery): Promise<AppA
   return rows.map((r) => toAppActivity(r, q.countLimit));
 }
 
-/** `Storage.queryMetricSeries` on an adapter's runner. */
-export function queryMetricSeriesWith(run: ReadRunner, q: MetricSeriesQuery): Promise<MetricSeriesRow[]> {
-  return run.rows<MetricSeriesRow>((param) => metricSeriesSql(q, param));
+/** `Storage.queryMetricSeries` on an adapter's runner and its `metric_samples`. */
+export function queryMetricSeriesWith(
+  run: ReadRunner,
+  q: MetricSeriesQuery,
+  d: ActivityDialect = ROW_SAMPLES_DIALECT,
+): Promise<MetricSeriesRow[]> {
+  return run.rows<MetricSeriesRow>((param) => metricSeriesSql(q, param, d));
 }

@@ -2,9 +2,10 @@ import type { AppDataDeletion, DeletedRows } from '../port';
 import { floorTo, ROLLUP_TABLE, ROLLUP_WIDTH_MS } from './rollups';
 
 /*
- * The statements of `Storage.deleteAppData`, the same on both adapters; each runs them in order in
- * one transaction. Placeholders are numbered (`$1` on PostgreSQL, `$p1` on SQLite), given by the
- * dialect; a statement's `params` are its parameters 1, 2, … in order.
+ * The statements of `Storage.deleteAppData`, the same on both adapters but for how metric samples
+ * are stored (`SampleDeletes`); each runs them in order in one transaction. Placeholders are
+ * numbered (`$1` on PostgreSQL, `$p1` on SQLite), given by the dialect; a statement's `params` are
+ * its parameters 1, 2, … in order.
  */
 
 const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
@@ -15,6 +16,8 @@ export interface DeleteDialect {
   readonly param: (n: number) => string;
   /** `INSERT INTO metric_rollup_invalidations (name, app, bucket)`, as the log's keys allow. */
   readonly logInvalidations: string;
+  /** How metric samples are read and deleted; rows of `metric_samples` (`ROW_SAMPLES`) if absent. */
+  readonly samples?: SampleDeletes;
 }
 
 /** One statement; `counts` names the figure its row count adds to, if any. */
@@ -24,14 +27,61 @@ export interface DeleteStatement {
   readonly counts?: keyof DeletedRows;
 }
 
+/**
+ * The metric-sample part of the deletion, placed among the other statements; placeholders as the
+ * dialect's. Each statement that counts `metricSamples` counts samples, whatever holds them.
+ */
+export interface SampleDeletes {
+  /** A query of `name, ts` of the samples of app `p(1)` with id `p(2)`. */
+  withId(p: DeleteDialect['param']): string;
+  /**
+   * A query of `name` (repeats allowed) of the series of app `p(1)` with samples at
+   * `p(3)` <= ts < `p(4)`, where `p(3)` is an hour and `p(4)` is the deletion's `before`.
+   */
+  seriesBetween(p: DeleteDialect['param']): string;
+  /** The statements deleting the samples `d` names: every one of the app, older, or by id. */
+  statements(d: AppDataDeletion, p: DeleteDialect['param']): DeleteStatement[];
+}
+
+/** Samples as rows of the table `metric_samples`. */
+export const ROW_SAMPLES: SampleDeletes = {
+  withId: (p) => `SELECT name, ts FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`,
+  seriesBetween: (p) =>
+    `SELECT name FROM metric_samples WHERE app = ${p(1)} AND ts >= ${p(3)} AND ts < ${p(4)}`,
+  statements(d, p) {
+    if (d.scope === 'all') {
+      return [
+        { sql: `DELETE FROM metric_samples WHERE app = ${p(1)}`, params: [d.app], counts: 'metricSamples' },
+      ];
+    }
+    if (d.scope === 'before') {
+      return [
+        {
+          sql: `DELETE FROM metric_samples WHERE app = ${p(1)} AND ts < ${p(2)}`,
+          params: [d.app, d.before],
+          counts: 'metricSamples',
+        },
+      ];
+    }
+    return [
+      {
+        sql: `DELETE FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`,
+        params: [d.app, d.id],
+        counts: 'metricSamples',
+      },
+    ];
+  },
+};
+
 export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): DeleteStatement[] {
   const p = dialect.param;
+  const samples = dialect.samples ?? ROW_SAMPLES;
   const m1 = ROLLUP_TABLE['1m'];
   const h1 = ROLLUP_TABLE['1h'];
   if (d.scope === 'all') {
     return [
       { sql: `DELETE FROM events WHERE app = ${p(1)}`, params: [d.app], counts: 'events' },
-      { sql: `DELETE FROM metric_samples WHERE app = ${p(1)}`, params: [d.app], counts: 'metricSamples' },
+      ...samples.statements(d, p),
       { sql: `DELETE FROM ${m1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1m' },
       { sql: `DELETE FROM ${h1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1h' },
       { sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)}`, params: [d.app] },
@@ -52,7 +102,7 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
           SELECT DISTINCT name, CAST(${p(1)} AS text), CAST(${p(2)} AS bigint) FROM (
             SELECT name FROM ${h1} WHERE app = ${p(1)} AND bucket = ${p(3)}
             UNION SELECT name FROM ${m1} WHERE app = ${p(1)} AND bucket >= ${p(3)} AND bucket < ${p(4)}
-            UNION SELECT name FROM metric_samples WHERE app = ${p(1)} AND ts >= ${p(3)} AND ts < ${p(4)}
+            UNION ${samples.seriesBetween(p)}
           ) series WHERE name IS NOT NULL`,
         params: [d.app, minute, hour, d.before],
       });
@@ -65,7 +115,7 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
     return [
       ...statements,
       older('events', 'ts', 'events'),
-      older('metric_samples', 'ts', 'metricSamples'),
+      ...samples.statements(d, p),
       // A bucket starting before `before` either ends by it (all its data goes) or holds it (it
       // was logged above and is refolded from what is left).
       older(m1, 'bucket', 'rollups1m'),
@@ -83,9 +133,8 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
   }
   // One event id: its samples' buckets are refolded from the samples left. The loss map keeps
   // counting it as stored: it was.
-  const samples = `SELECT name, ts FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`;
   const bucketsOf = (width: number): string =>
-    `SELECT name, CAST(${p(1)} AS text), ts - ts % ${width} FROM (${samples}) deleted`;
+    `SELECT name, CAST(${p(1)} AS text), ts - ts % ${width} FROM (${samples.withId(p)}) deleted`;
   return [
     { sql: `${dialect.logInvalidations} ${bucketsOf(MINUTE_MS)}`, params: [d.app, d.id] },
     {
@@ -103,11 +152,7 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
       params: [d.app, d.id],
       counts: 'events',
     },
-    {
-      sql: `DELETE FROM metric_samples WHERE app = ${p(1)} AND id = ${p(2)}`,
-      params: [d.app, d.id],
-      counts: 'metricSamples',
-    },
+    ...samples.statements(d, p),
   ];
 }
 

@@ -16,6 +16,7 @@ const INDEXED_EQUALITY: Readonly<Record<ReadTable, readonly ('app' | 'name' | 't
   // 001_events (app), 004_read_indexes (name, type); both adapters have the same indexes.
   events: ['app', 'name', 'type'],
   // metric_samples_name_ts (name, ts): ties on ts are ordered by id after it, a few rows each.
+  // PostgreSQL's blocks: metric_blocks_name_bucket (name, bucket), each minute's samples sorted.
   metric_samples: ['name'],
 };
 

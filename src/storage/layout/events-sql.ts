@@ -20,9 +20,18 @@ export interface EventsDialect {
   condition(c: ReadCondition, table: ReadTable, param: Param): string;
   /** A row as the driver gives it, as `toTelemetryEvent` takes it. */
   row(r: Record<string, unknown>): StoredRow;
+  /**
+   * A table's ORDER BY in page order where it is not `ts DESC, id DESC`: the same order, spelt
+   * the way the table's index path yields it.
+   */
+  readonly newestFirst?: Readonly<Partial<Record<ReadTable, string>>>;
 }
 
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
+
+function newestFirst(table: ReadTable, d: EventsDialect): string {
+  return d.newestFirst?.[table] ?? NEWEST_FIRST;
+}
 
 function whereSql(
   conditions: readonly ReadCondition[],
@@ -51,7 +60,7 @@ export function eventsSql(
   const branches = reads.map((r, i) => {
     const conditions = [...r.indexed, ...r.residual];
     if (bound !== null) conditions.push({ kind: 'notBefore', ...bound });
-    return `SELECT * FROM (SELECT ${d.projection[r.table]} FROM ${r.table} ${whereSql(conditions, r.table, param, d)} ${NEWEST_FIRST} LIMIT ${limitParam}) b${i}`;
+    return `SELECT * FROM (SELECT ${d.projection[r.table]} FROM ${r.table} ${whereSql(conditions, r.table, param, d)} ${newestFirst(r.table, d)} LIMIT ${limitParam}) b${i}`;
   });
   return `${branches.join(' UNION ALL ')} ${NEWEST_FIRST} LIMIT ${limitParam}`;
 }
@@ -71,7 +80,7 @@ export function scanBoundSql(
     .filter((r) => r.residual.length > 0)
     .map(
       (r, i) =>
-        `SELECT * FROM (SELECT ts, id FROM ${r.table} ${whereSql(r.indexed, r.table, param, d)} ${NEWEST_FIRST} LIMIT 1 OFFSET ${offset}) s${i}`,
+        `SELECT * FROM (SELECT ts, id FROM ${r.table} ${whereSql(r.indexed, r.table, param, d)} ${newestFirst(r.table, d)} LIMIT 1 OFFSET ${offset}) s${i}`,
     )
     .join(' UNION ALL ');
 }

@@ -15,11 +15,11 @@ export class CopyLine {
   ) {}
 }
 
-/** A batch as one COPY payload per table, lines in batch order. */
+/** A batch split by table. */
 export interface CopyPayloads {
-  /** Lines of `metric_samples`, columns in `METRIC_SAMPLES` order. */
-  readonly metrics: Buffer;
-  /** Lines of `events`, columns in `EVENTS` order. */
+  /** Lines of metric samples, columns in `METRIC_SAMPLES` order, in batch order (metric-blocks-copy.ts). */
+  readonly metricLines: readonly Buffer[];
+  /** Lines of `events`, columns in `EVENTS` order, as one payload in the order of their ts. */
   readonly events: Buffer;
 }
 
@@ -124,15 +124,15 @@ function joinedByTs(lines: readonly Buffer[], timestamp: LineTimestamp): Buffer 
 }
 
 /**
- * Splits lines by table, joined into one payload each, each in the order of the rows' ts. Both
- * tables' key is `(ts, id)` and their other indexes end in ts, so rows in ts order insert into
- * neighbouring index pages one after another, and the database spends less CPU per row
- * (docs/performance.md, "Rows in ts order"). The order of rows within a COPY changes nothing else.
+ * Splits lines by table; the events' are joined into one payload in the order of their ts. The
+ * key is `(ts, id)` and the other indexes end in ts, so rows in ts order insert into neighbouring
+ * index pages one after another, and the database spends less CPU per row (docs/performance.md,
+ * "Rows in ts order"); metric-blocks-copy.ts orders the samples' keys the same way. The order of
+ * rows within a COPY changes nothing else.
  */
 export function copyPayloads(lines: readonly CopyLine[]): CopyPayloads {
-  const metrics: Buffer[] = [];
+  const metricLines: Buffer[] = [];
   const events: Buffer[] = [];
-  for (const line of lines) (line.metric ? metrics : events).push(line.bytes);
-  const timestamp = new LineTimestamp();
-  return { metrics: joinedByTs(metrics, timestamp), events: joinedByTs(events, timestamp) };
+  for (const line of lines) (line.metric ? metricLines : events).push(line.bytes);
+  return { metricLines, events: joinedByTs(events, new LineTimestamp()) };
 }

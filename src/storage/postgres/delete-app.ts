@@ -4,13 +4,26 @@ import { deleteStatements, tallyDeleted, type DeleteDialect } from '../layout/de
 import type { AppDataDeletion, DeletedRows } from '../port';
 import { jobLockName } from '../lock-keys';
 import { lockInTransaction } from './advisory-lock';
+import { BLOCK_SAMPLES } from './delete-metric-blocks';
 import { withTransaction } from './pool';
 
-/** The invalidation log has no key on PostgreSQL (see migrations/003): a repeated row is folded once. */
+/**
+ * The invalidation log has no key on PostgreSQL (see migrations/003): a repeated row is folded
+ * once. Metric samples are blocks with a key table (migration 009).
+ */
 const PG_DELETE_DIALECT: DeleteDialect = {
   param: (n) => `$${n}`,
   logInvalidations: 'INSERT INTO metric_rollup_invalidations (name, app, bucket)',
+  samples: BLOCK_SAMPLES,
 };
+
+/**
+ * The partitioned tables the statements change, locked up front in the order the writer takes
+ * them (keys, blocks, events; see partitions.ts), whatever order the statements run in: the
+ * purge drops expired partitions in that order in one transaction, and a delete holding `events`
+ * while waiting for the blocks would deadlock with it.
+ */
+const LOCK_TABLES = 'LOCK TABLE metric_sample_keys, metric_blocks, events IN ROW EXCLUSIVE MODE';
 
 /**
  * The downsample job's lock. A fold that read the app's samples before the delete committed
@@ -41,6 +54,7 @@ export function deleteAppData(
   return withTransaction(pool, logger, async (client) => {
     await lockInTransaction(client, ROLLUP_FOLD_LOCK);
     await lockInTransaction(client, OUTCOME_COMPACTION_LOCK);
+    await client.query(LOCK_TABLES);
     const counts: number[] = [];
     for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
     return tallyDeleted(statements, counts);

@@ -11,6 +11,7 @@ import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
 import { createReadPool } from './read-pool';
 import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { PG_ACTIVITY_DIALECT } from './activity-dialect';
 import { scanErrorsWith } from '../layout/error-scan-sql';
 import { queryEventsWith } from '../layout/events-sql';
 import { PG_ERROR_SCAN_DIALECT } from './query-errors';
@@ -131,7 +132,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),
     queryMetrics: (query) => queryMetrics(reads.query, query),
     queryApps: (query) => queryAppsWith(run, query),
-    queryMetricSeries: (query) => queryMetricSeriesWith(run, query),
+    queryMetricSeries: (query) => queryMetricSeriesWith(run, query, PG_ACTIVITY_DIALECT),
     scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
     queryOutcomes: (query) => queryOutcomes(reads.query, query),

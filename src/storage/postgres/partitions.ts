@@ -6,12 +6,19 @@ import { lockInTransaction } from './advisory-lock';
 import { withTransaction } from './pool';
 
 /**
- * In the order their locks are taken when one transaction touches both: the writer inserts
- * metric samples before other events, so DDL that holds one parent while waiting for the other
- * follows the same order and cannot deadlock with it.
+ * In the order their locks are taken when one transaction touches several: the writer inserts
+ * metric sample keys, then their blocks, then other events, so DDL that holds one parent while
+ * waiting for another follows the same order and cannot deadlock with it.
  */
-const PARTITIONED_TABLES = ['metric_samples', 'events'] as const;
+const PARTITIONED_TABLES = ['metric_sample_keys', 'metric_blocks', 'events'] as const;
 type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+
+/** Each table's partition key (epoch milliseconds): a block's is its minute, in its samples' day. */
+const PARTITION_KEY: Readonly<Record<PartitionedTable, string>> = {
+  metric_sample_keys: 'ts',
+  metric_blocks: 'bucket',
+  events: 'ts',
+};
 
 /** Longest wait for a lock during partition DDL (milliseconds); capped by the storage timeout. */
 const PARTITION_LOCK_TIMEOUT_MS = 1000;
@@ -27,7 +34,7 @@ const RETRY_LATER = new Set(['55P03', '57014', '40P01', '42P07']);
 
 export interface DailyPartition {
   readonly table: PartitionedTable;
-  /** e.g. `metric_samples_p20261202`. */
+  /** e.g. `metric_blocks_p20261202`. */
   readonly name: string;
   /** Inclusive lower bound (epoch milliseconds, UTC midnight). */
   readonly from: number;
@@ -39,7 +46,7 @@ function dayName(dayStart: number): string {
   return new Date(dayStart).toISOString().slice(0, 10).replaceAll('-', '');
 }
 
-const DAILY_NAME = /^(metric_samples|events)_p(\d{4})(\d{2})(\d{2})$/;
+const DAILY_NAME = /^(metric_sample_keys|metric_blocks|events)_p(\d{4})(\d{2})(\d{2})$/;
 
 /** The daily partition a relation name stands for, or null for any other name (e.g. the default). */
 export function parseDailyPartition(name: string): DailyPartition | null {
@@ -50,7 +57,7 @@ export function parseDailyPartition(name: string): DailyPartition | null {
   return { table: m[1] as PartitionedTable, name, from, to: from + DAY_MS };
 }
 
-/** Partitions of both tables for every UTC day touching [fromMs, toMs], oldest first. */
+/** Partitions of every table for every UTC day touching [fromMs, toMs], oldest first. */
 export function dailyPartitions(fromMs: number, toMs: number): DailyPartition[] {
   const out: DailyPartition[] = [];
   for (let day = Math.floor(fromMs / DAY_MS) * DAY_MS; day <= toMs; day += DAY_MS) {
@@ -101,6 +108,7 @@ async function createPartitionOn(
     throw new Error(`bad bounds for ${p.name}`);
   const parent = `"${p.table}"`;
   const defaultPartition = `"${p.table}_default"`;
+  const key = PARTITION_KEY[p.table];
   const lockTimeoutMs = Math.min(options.timeoutMs, PARTITION_LOCK_TIMEOUT_MS);
   await client.query(`SELECT set_config('lock_timeout', $1, true)`, [`${lockTimeoutMs}ms`]);
   await lockInTransaction(client, STORAGE_LOCKS.partitions);
@@ -111,7 +119,7 @@ async function createPartitionOn(
   await client.query(`LOCK TABLE ONLY ${parent} IN ACCESS EXCLUSIVE MODE`);
   const limit = options.maxRowsToMove ?? null;
   const stragglers = await client.query<{ n: string }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ONLY ${defaultPartition} WHERE ts >= $1 AND ts < $2
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ONLY ${defaultPartition} WHERE ${key} >= $1 AND ${key} < $2
       LIMIT COALESCE($3::bigint + 1, 1)) s`,
     [p.from, p.to, limit],
   );
@@ -120,7 +128,7 @@ async function createPartitionOn(
   if (held > 0) {
     await client.query(`CREATE TEMP TABLE sluice_partition_move (LIKE ${parent}) ON COMMIT DROP`);
     const moved = await client.query(
-      `WITH moved AS (DELETE FROM ONLY ${defaultPartition} WHERE ts >= $1 AND ts < $2 RETURNING *)
+      `WITH moved AS (DELETE FROM ONLY ${defaultPartition} WHERE ${key} >= $1 AND ${key} < $2 RETURNING *)
        INSERT INTO sluice_partition_move SELECT * FROM moved`,
       [p.from, p.to],
     );
@@ -147,7 +155,7 @@ function retryLater(err: unknown): boolean {
 }
 
 /**
- * Creates the missing daily partitions of both tables covering [fromMs, toMs], each in its own
+ * Creates the missing daily partitions of every partitioned table covering [fromMs, toMs], each in its own
  * transaction on the pool. Cheap when none is missing (one catalog query, no lock). A partition
  * that cannot be created now is logged and left for the next run; other errors (server
  * unreachable) reject.

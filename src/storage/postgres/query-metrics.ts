@@ -1,6 +1,7 @@
 import type { MetricPage, MetricQuery } from '../port';
 import { positionalParams } from './positional-params';
 import { floatSum } from './float-sum';
+import { bucketsBefore, bucketsFrom } from './sample-buckets';
 import type { ReadQuery } from './read-pool';
 import { metricPageOf, rowsToRead } from '../layout/metric-page';
 import { ROLLUP_TABLE, toRollupPoint, type RollupResolution } from '../layout/rollups';
@@ -22,10 +23,12 @@ interface PgRollupRow {
 }
 
 /**
- * `raw`: every sample and summary of the names, oldest first by `(ts, id)`: each name's rows read
- * in order on `metric_samples_name_ts`, then merged. `1m` / `1h`: one point per bucket and app
- * from the rollups the downsample job maintains (empty until it has run), the names' rows of a
- * bucket merged; in `(bucket, app)` order on the rollup's key.
+ * `raw`: every sample and summary of the names, oldest first by `(ts, id)`: each name's blocks of
+ * the window (`metric_sample_values`, their numbers only) read in order on
+ * `metric_blocks_name_bucket` (sample-buckets.ts; `bucket, ts, id` is the order of `ts, id`, the
+ * bucket being the minute of `ts`), each minute's samples sorted, then the names merged. `1m` / `1h`: one point per bucket and app from the rollups the downsample job
+ * maintains (empty until it has run), the names' rows of a bucket merged; in `(bucket, app)` order
+ * on the rollup's key.
  */
 export async function queryMetrics(read: ReadQuery, q: MetricQuery): Promise<MetricPage> {
   if (q.resolution !== 'raw') return queryRollups(read, q.resolution, q);
@@ -33,13 +36,21 @@ export async function queryMetrics(read: ReadQuery, q: MetricQuery): Promise<Met
   const limit = param(rowsToRead(q.limit));
   const shared: string[] = [];
   if (q.app !== undefined) shared.push(`app = ${param(q.app)}`);
-  if (q.from !== undefined) shared.push(`ts >= ${param(q.from)}`);
-  if (q.to !== undefined) shared.push(`ts < ${param(q.to)}`);
-  if (q.after !== undefined) shared.push(`(ts, id) > (${param(q.after.ts)}, ${param(q.after.key)}::uuid)`);
+  if (q.from !== undefined) shared.push(`ts >= ${param(q.from)}`, bucketsFrom('bucket', q.from, param));
+  if (q.to !== undefined) {
+    const to = param(q.to);
+    shared.push(`ts < ${to}`, bucketsBefore('bucket', to));
+  }
+  if (q.after !== undefined) {
+    shared.push(
+      `(ts, id) > (${param(q.after.ts)}, ${param(q.after.key)}::uuid)`,
+      bucketsFrom('bucket', q.after.ts, param),
+    );
+  }
   const branches = q.names.map(
     (name) =>
-      `(SELECT ts, id, app, value, count, min, max, sum FROM metric_samples
-         WHERE ${[`name = ${param(name)}`, ...shared].join(' AND ')} ORDER BY ts ASC, id ASC LIMIT ${limit})`,
+      `(SELECT ts, id, app, value, count, min, max, sum FROM metric_sample_values
+         WHERE ${[`name = ${param(name)}`, ...shared].join(' AND ')} ORDER BY bucket ASC, ts ASC, id ASC LIMIT ${limit})`,
   );
   const { rows } = await read<PgRow>(
     `SELECT ts, id::text AS id, app, value, count, min, max, sum

@@ -9,7 +9,11 @@ import { ROLLUP_WIDTH_MS } from '../layout/rollups';
  * in its bucket (six times with the bench's six apps, most of a fold's CPU), and the planner
  * sorted all of them to group them. Here each (name, bucket) is one index range read, aggregated
  * per app by hash; the taken apps are an array, so a sample of an app not taken is skipped
- * before it is aggregated.
+ * before it is aggregated. The samples are read through `metric_sample_values`, a view of the
+ * blocks' numbers (migration 9): the range on its `bucket` is the one index range read, of
+ * `metric_blocks_name_bucket`, and the blocks of other apps are skipped before they are unnested;
+ * taken buckets start on a minute (or an hour), so the blocks of the range hold exactly the
+ * samples of the bucket.
  */
 
 /** The raw-sample fold of each (name, bucket, apps) row of `buckets`, `widthMs` wide. */
@@ -19,8 +23,9 @@ function perName(buckets: string, widthMs: number, unscale: FoldDialect['unscale
      FROM (${buckets}) b
      CROSS JOIN LATERAL (
        SELECT s.app, ${count} AS count, ${min} AS min, ${max} AS max, ${sum} AS sum
-         FROM metric_samples s
-        WHERE s.name = b.name AND s.ts >= b.bucket AND s.ts < b.bucket + ${widthMs}
+         FROM metric_sample_values s
+        WHERE s.name = b.name AND s.bucket >= b.bucket AND s.bucket < b.bucket + ${widthMs}
+          AND s.ts >= b.bucket AND s.ts < b.bucket + ${widthMs}
           AND s.app = ANY (b.apps) AND COALESCE(s.sum, s.value) IS NOT NULL
         GROUP BY s.app) a`;
 }

@@ -1,18 +1,16 @@
-/**
- * `insert` (an `INSERT INTO metric_samples|events … ON CONFLICT DO NOTHING`, without RETURNING)
- * as one statement that also writes what stored-records.ts writes for the COPY path, from the rows
- * it really inserted: a duplicate skipped by the conflict is neither logged nor counted. Its one
- * result row's `inserted` is the number of rows inserted. Data-modifying CTEs run whether or not
- * the final SELECT reads them, in the statement's transaction.
+import { columnList, METRIC_SAMPLES } from '../layout/columns';
+import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
+
+/*
+ * Inserts that also write what stored-records.ts writes for the COPY path, in the same statement,
+ * from the rows really inserted: a duplicate skipped by a conflict is neither logged nor counted.
+ * The statement's one result row's `inserted` is the number of rows (samples) inserted.
+ * Data-modifying CTEs run whether or not the final SELECT reads them, in the statement's
+ * transaction.
  */
-export function recordedInsert(
-  table: 'metric_samples' | 'events',
-  insert: string,
-  countStored: boolean,
-): string {
-  const metric = table === 'metric_samples';
-  // Metric samples group by name (the log's key) and count as type 'metric'; events by type.
-  const key = metric ? 'name' : 'type';
+
+/** The records of an `inserted` CTE (columns app, key, ts; key the name of a sample, the type of an event). */
+function recordsOfInserted(metric: boolean, countStored: boolean): string {
   const logged = metric
     ? `,
   logged AS (
@@ -25,9 +23,39 @@ export function recordedInsert(
     SELECT app, ${metric ? `'metric'` : 'key'}, minute, 'stored', '', '', sum(n) FROM groups
      GROUP BY 1, 2, 3)`
     : '';
-  return `WITH inserted AS (
-    ${insert}
-    RETURNING app, ${key} AS key, ts),
+  return `,
   groups AS (SELECT app, key, ts - ts % 60000 AS minute, count(*) AS n FROM inserted GROUP BY 1, 2, 3)${logged}${counted}
 SELECT count(*)::int AS inserted FROM inserted`;
+}
+
+/** `insert` (an `INSERT INTO events … ON CONFLICT DO NOTHING`, without RETURNING), recorded. */
+export function recordedEventInsert(insert: string, countStored: boolean): string {
+  return `WITH inserted AS (
+    ${insert}
+    RETURNING app, type AS key, ts)${recordsOfInserted(false, countStored)}`;
+}
+
+const SAMPLE_COLUMNS = columnList(METRIC_SAMPLES);
+/** `metric_blocks`' arrays, in its column order, each aggregated in the samples' (ts, id) order. */
+/** `metric_blocks`' arrays, each aggregated in the samples' (ts, id) order. */
+const SAMPLE_ARRAYS = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(${c} ORDER BY ts, id)`).join(', ');
+
+/**
+ * Metric samples from `source` (a relation or set-returning expression with `METRIC_SAMPLES`'
+ * columns), stored once each, recorded: every sample's key is inserted with
+ * `ON CONFLICT DO NOTHING`, and only the samples whose key went in are written, as one block per
+ * (app, name, minute). Two samples of one (ts, id) in `source` are stored once.
+ */
+export function recordedSamplesInsert(source: string, countStored: boolean): string {
+  return `WITH src AS MATERIALIZED (SELECT ${SAMPLE_COLUMNS} FROM ${source}),
+  fresh AS (
+    INSERT INTO metric_sample_keys (ts, id) SELECT ts, id FROM src ORDER BY ts, id
+    ON CONFLICT DO NOTHING
+    RETURNING ts, id),
+  inserted AS (
+    SELECT DISTINCT ON (s.ts, s.id) s.*, s.name AS key FROM src s JOIN fresh f ON f.ts = s.ts AND f.id = s.id
+     ORDER BY s.ts, s.id),
+  blocks AS (
+    INSERT INTO metric_blocks (${BLOCK_COLUMNS})
+    SELECT ts - ts % 60000, app, name, ${SAMPLE_ARRAYS} FROM inserted GROUP BY ts - ts % 60000, app, name)${recordsOfInserted(true, countStored)}`;
 }

@@ -3,7 +3,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
-import { recordedInsert } from './recorded-insert';
+import { METRIC_BLOCKS_COPY, METRIC_KEYS_COPY, metricBlocksCopy } from './metric-blocks-copy';
+import { recordedEventInsert, recordedSamplesInsert } from './recorded-insert';
 import type { RowsWrite } from './row-writer';
 import { INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
 
@@ -33,7 +34,8 @@ async function ensureStagingTable<Row>(
   if (tables?.has(stage)) return;
   // ON COMMIT DELETE ROWS empties it at every commit. If the transaction that creates it fails, the
   // connection is destroyed (see withClient), so the memo never outlives the table.
-  await client.query(`CREATE TEMP TABLE ${stage} (LIKE ${t.table}) ON COMMIT DELETE ROWS`);
+  const columns = t.columns.map((c) => `${c.name} ${c.type}`).join(', ');
+  await client.query(`CREATE TEMP TABLE ${stage} (${columns}) ON COMMIT DELETE ROWS`);
   if (tables === undefined) {
     tables = new Set();
     staged.set(client, tables);
@@ -46,36 +48,40 @@ async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): 
   if (payload.length > 0) await copyIn(client, sql, payload);
 }
 
-const copyInto = <Row>(t: TableColumns<Row>): string => `COPY ${t.table} (${columnList(t)}) FROM STDIN`;
-const COPY_METRIC_SAMPLES = copyInto(METRIC_SAMPLES);
-const COPY_EVENTS = copyInto(EVENTS);
+const COPY_EVENTS = `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`;
 
 /**
- * `COPY` into a temporary staging table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` that
- * logs and counts the rows it really inserted (recorded-insert.ts).
+ * `COPY` into a temporary staging table, then one statement that inserts and records (counts and
+ * logs) only the rows not stored yet (recorded-insert.ts).
  */
 async function copyDeduplicated<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
   payload: Buffer,
-  countStored: boolean,
+  recordedInsert: (stage: string) => string,
 ): Promise<number> {
   if (payload.length === 0) return 0;
   const stage = `sluice_stage_${t.table}`;
   await ensureStagingTable(client, t, stage);
-  const columns = columnList(t);
-  await copyIn(client, `COPY ${stage} (${columns}) FROM STDIN`, payload);
-  const insert = `INSERT INTO ${t.table} (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`;
-  const result = await client.query<{ inserted: number }>(recordedInsert(t.table, insert, countStored));
+  await copyIn(client, `COPY ${stage} (${columnList(t)}) FROM STDIN`, payload);
+  const result = await client.query<{ inserted: number }>(recordedInsert(stage));
   return result.rows[0]?.inserted ?? 0;
 }
 
 function writeDeduplicated(client: pg.PoolClient, p: CopyPayloads, countStored: boolean): Promise<number> {
+  const columns = columnList(EVENTS);
   return inTransaction(
     client,
     async () =>
-      (await copyDeduplicated(client, METRIC_SAMPLES, p.metrics, countStored)) +
-      (await copyDeduplicated(client, EVENTS, p.events, countStored)),
+      (await copyDeduplicated(client, METRIC_SAMPLES, Buffer.concat(p.metricLines), (stage) =>
+        recordedSamplesInsert(stage, countStored),
+      )) +
+      (await copyDeduplicated(client, EVENTS, p.events, (stage) =>
+        recordedEventInsert(
+          `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
+          countStored,
+        ),
+      )),
   );
 }
 
@@ -108,9 +114,14 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
     }
     // Every line is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
     const records = storedRecords(lines, countStored);
+    const blocks = payloads.metricLines.length > 0 ? metricBlocksCopy(payloads.metricLines) : null;
     try {
       await inTransaction(client, async () => {
-        await copyDirect(client, COPY_METRIC_SAMPLES, payloads.metrics);
+        // Keys before blocks: a resent sample fails on its key before its block is written.
+        if (blocks !== null) {
+          await copyDirect(client, METRIC_KEYS_COPY, blocks.keys);
+          await copyDirect(client, METRIC_BLOCKS_COPY, blocks.blocks);
+        }
         await copyDirect(client, COPY_EVENTS, payloads.events);
         await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
         await copyDirect(client, STORED_COUNTS_COPY, records.storedCounts);

@@ -3,7 +3,7 @@ import type { TelemetryEvent } from '../../events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { toRows } from '../layout/rows';
 import { inTransaction } from './pool';
-import { recordedInsert } from './recorded-insert';
+import { recordedEventInsert, recordedSamplesInsert } from './recorded-insert';
 import type { RowsWrite } from './row-writer';
 
 /**
@@ -18,11 +18,19 @@ async function insertUnnest<Row>(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const arrays = t.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-  const insert = `INSERT INTO ${t.table} (${columnList(t)}) SELECT * FROM unnest(${arrays}) ON CONFLICT DO NOTHING`;
+  const columns = columnList(t);
+  const source = `unnest(${arrays}) AS u(${columns})`;
+  const text =
+    t.table === 'metric_samples'
+      ? recordedSamplesInsert(source, countStored)
+      : recordedEventInsert(
+          `INSERT INTO ${t.table} (${columns}) SELECT * FROM ${source} ON CONFLICT DO NOTHING`,
+          countStored,
+        );
   const values = t.columns.map((c) => rows.map((r) => r[c.name]));
   const result = await client.query<{ inserted: number }>({
     name: `sluice_unnest_${t.table}_${countStored ? 'counted' : 'uncounted'}`,
-    text: recordedInsert(t.table, insert, countStored),
+    text,
     values,
   });
   return result.rows[0]?.inserted ?? 0;

@@ -85,9 +85,9 @@ describe('compactionRange', () => {
 
 describe('daily partition names', () => {
   it('parse back to their UTC day; anything else is not a daily partition', () => {
-    expect(parseDailyPartition('metric_samples_p20261202')).toEqual({
-      table: 'metric_samples',
-      name: 'metric_samples_p20261202',
+    expect(parseDailyPartition('metric_blocks_p20261202')).toEqual({
+      table: 'metric_blocks',
+      name: 'metric_blocks_p20261202',
       from: Date.UTC(2026, 11, 2),
       to: Date.UTC(2026, 11, 3),
     });

@@ -7,8 +7,8 @@ const NOW = Date.UTC(2026, 11, 5, 12);
 const lines = (payload: Buffer): string[] =>
   payload.length === 0 ? [] : payload.toString('utf8').slice(0, -1).split('\n');
 
-describe('copyPayloads: one COPY payload per table, rows in ts order', () => {
-  it('holds every line of its table once, ordered by ts, lines of one ts in batch order', () => {
+describe('copyPayloads: metric lines apart, events as one COPY payload in ts order', () => {
+  it('holds every line of its table once: events ordered by ts, lines of one ts in batch order; metric lines in batch order', () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ metric: fc.boolean(), ts: fc.integer({ min: -5, max: 5 }) }), { maxLength: 80 }),
@@ -23,9 +23,10 @@ describe('copyPayloads: one COPY payload per table, rows in ts order', () => {
             const expected = batch
               .map((line, i) => ({ line, i }))
               .filter(({ line }) => line.metric === metric)
-              .sort((a, b) => specs[a.i]!.ts - specs[b.i]!.ts || a.i - b.i)
+              .sort((a, b) => (metric ? 0 : specs[a.i]!.ts - specs[b.i]!.ts) || a.i - b.i)
               .map(({ line }) => line.bytes.toString('utf8').slice(0, -1));
-            expect(lines(metric ? payloads.metrics : payloads.events)).toEqual(expected);
+            const actual = metric ? lines(Buffer.concat(payloads.metricLines)) : lines(payloads.events);
+            expect(actual).toEqual(expected);
           }
         },
       ),

@@ -6,6 +6,7 @@ import { sql as outcomes005 } from './005_outcomes';
 import { sql as oneMetricTrigger006 } from './006_one_metric_trigger';
 import { sql as outcomeCompaction007 } from './007_outcome_compaction';
 import { sql as writerRecords008 } from './008_writer_records';
+import { sql as metricBlocks009 } from './009_metric_blocks';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'one_metric_trigger', sql: oneMetricTrigger006 },
   { version: 7, name: 'outcome_compaction', sql: outcomeCompaction007 },
   { version: 8, name: 'writer_records', sql: writerRecords008 },
+  { version: 9, name: 'metric_blocks', sql: metricBlocks009 },
 ];

@@ -1,0 +1,188 @@
+import fc from 'fast-check';
+import pg from 'pg';
+import type { TelemetryEvent } from '../../src/events/types';
+import { toCopyLine } from '../../src/storage/postgres/copy-encoding';
+import { metricBlocksCopy } from '../../src/storage/postgres/metric-blocks-copy';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { attrs, telemetryEvent } from '../support/telemetry-events';
+import { from as copyFrom } from 'pg-copy-streams';
+
+/*
+ * The blocks writer reads the samples' COPY text lines back field by field. PostgreSQL's own
+ * reading of the same lines (a text COPY into a table of today's row shape) is the reference: every
+ * sample unnested from the blocks must equal its row there, byte for byte, whatever the text holds.
+ */
+
+const NOW = Date.UTC(2026, 11, 6, 12);
+let db: TestDatabase;
+let client: pg.Client;
+
+const COLUMNS = `id uuid, ts bigint, app text, name text, version text, env text, value float8, count bigint,
+  min float8, max float8, sum float8, message text, attributes text`;
+
+function copyIn(sql: string, payload: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(sql));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(payload);
+  });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('blocks_copy');
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await client.query(`CREATE TABLE reference (${COLUMNS});
+    CREATE TABLE keys (ts bigint, id uuid);
+    CREATE TABLE blocks (bucket bigint, app text, name text, id uuid[], ts bigint[], version text[], env text[],
+      value float8[], count bigint[], min float8[], max float8[], sum float8[], message text[], attributes text[]);
+    CREATE VIEW unnested AS SELECT s.id, s.ts, b.app, b.name, s.version, s.env, s.value, s.count, s.min, s.max,
+        s.sum, s.message, s.attributes
+      FROM blocks b CROSS JOIN LATERAL
+           unnest(b.id, b.ts, b.version, b.env, b.value, b.count, b.min, b.max, b.sum, b.message, b.attributes)
+           AS s(id, ts, version, env, value, count, min, max, sum, message, attributes)`);
+});
+
+afterAll(async () => {
+  await client?.end();
+  await db?.drop();
+});
+
+/** Text of every kind COPY and PostgreSQL treat specially: escapes, `\N`, controls, U+0000, surrogates. */
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.constantFrom('', '\\N', '\\', '\t', '\n\r', 'a\\tb', '\u0000', '\uD800x', '🚀', 'naïve', '\\x41\\101'),
+);
+
+const sample: fc.Arbitrary<TelemetryEvent> = fc
+  .record({
+    app: fc.constantFrom('web', 'a\tb', 'x\\N'),
+    name: fc.constantFrom('m.one', 'm\ntwo', 'ü'),
+    second: fc.integer({ min: -150, max: 150 }),
+    version: fc.option(text),
+    env: fc.option(text),
+    message: fc.option(text),
+    attribute: text,
+    number: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    summary: fc.option(
+      fc.record({
+        count: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+        min: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      }),
+    ),
+  })
+  .map((r) =>
+    telemetryEvent(
+      'metric',
+      {
+        app: r.app,
+        name: r.name,
+        ts: NOW + r.second * 1000,
+        version: r.version,
+        env: r.env,
+        message: r.message,
+        attributes: attrs({ k: r.attribute, [r.attribute]: r.number }),
+        value: r.summary === null ? r.number : null,
+        summary:
+          r.summary === null
+            ? null
+            : { count: r.summary.count, min: r.summary.min, max: r.summary.min, sum: r.summary.min, avg: 0 },
+      },
+      NOW,
+    ),
+  );
+
+const SAMPLE = `id, ts, app, name, version, env, value, count, min, max, sum, message, attributes`;
+
+/** Writes `lines` both ways and checks the blocks against PostgreSQL's own reading of them. */
+async function expectSameRows(lines: Buffer[]): Promise<void> {
+  await client.query('TRUNCATE reference, keys, blocks');
+  await copyIn(`COPY reference FROM STDIN`, Buffer.concat(lines));
+  const { keys, blocks } = metricBlocksCopy(lines);
+  await copyIn(`COPY keys FROM STDIN (FORMAT binary)`, keys);
+  await copyIn(`COPY blocks FROM STDIN (FORMAT binary)`, blocks);
+
+  const rows = (sql: string) => client.query<{ r: string }>(sql).then((q) => q.rows.map((x) => x.r));
+  const reference = await rows(
+    `SELECT row_to_json(t)::text AS r FROM (SELECT ${SAMPLE} FROM reference ORDER BY ts, id) t`,
+  );
+  const unnested = await rows(
+    `SELECT row_to_json(t)::text AS r FROM (SELECT ${SAMPLE} FROM unnested ORDER BY ts, id) t`,
+  );
+  expect(unnested).toEqual(reference);
+  // Exact bytes of every text value, not only what JSON shows of them.
+  const digest = `md5(string_agg(concat_ws('|', id, ts, app, name, version, env, message, attributes,
+      value::text, count::text, min::text, max::text, sum::text), '#' ORDER BY ts, id))`;
+  const [ref] = await rows(`SELECT ${digest} AS r FROM reference`);
+  const [got] = await rows(`SELECT ${digest} AS r FROM unnested`);
+  expect(got).toBe(ref);
+
+  expect(await rows(`SELECT concat(ts, ' ', id) AS r FROM keys ORDER BY ts, id`)).toEqual(
+    await rows(`SELECT concat(ts, ' ', id) AS r FROM reference ORDER BY ts, id`),
+  );
+  const groups = await rows(
+    `SELECT concat(bucket, ' ', count(*), ' ', bool_and(ts[1] - ts[1] % 60000 = bucket)) AS r
+         FROM blocks GROUP BY bucket, app, name ORDER BY 1`,
+  );
+  expect(groups.every((g) => g.endsWith(' 1 t'))).toBe(true);
+  const minutes = await rows(
+    `SELECT DISTINCT concat(ts - ts % 60000, app, '|', name) AS r FROM reference ORDER BY 1`,
+  );
+  expect(groups).toHaveLength(minutes.length);
+}
+
+describe('metric blocks from COPY lines', () => {
+  it('unnest to exactly the rows PostgreSQL reads from the same lines, one block per (app, name, minute), a key per sample', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(sample, { minLength: 1, maxLength: 40 }), (samples) =>
+        expectSameRows(samples.map((e) => toCopyLine(e).bytes)),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('read every JSON number as PostgreSQL does, whatever its spelling (the single pass copies the request’s)', async () => {
+    const digits = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
+    const jsonNumber = fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        fc.oneof(
+          fc.constant('0'),
+          fc.tuple(fc.constantFrom(...'123456789'), digits(0, 20)).map(([a, b]) => a + b),
+        ),
+        fc.option(digits(1, 25).map((d) => `.${d}`)),
+        fc.option(
+          fc
+            .tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 3))
+            .map((p) => p.join('')),
+        ),
+      )
+      .map(([sign, whole, fraction, exponent]) => `${sign}${whole}${fraction ?? ''}${exponent ?? ''}`)
+      // PostgreSQL refuses what overflows, or underflows to zero (JavaScript reads it as 0).
+      .filter(
+        (n) => Number.isFinite(Number(n)) && (Number(n) !== 0 || !/[1-9]/.test(n.split(/e/i)[0] ?? '')),
+      );
+    await fc.assert(
+      fc.asyncProperty(fc.array(jsonNumber, { minLength: 1, maxLength: 30 }), (numbers) =>
+        expectSameRows(
+          numbers.map((n, i) => {
+            const line = toCopyLine(telemetryEvent('metric', { ts: NOW + i }, NOW)).bytes.toString('utf8');
+            const fields = line.split('\t');
+            fields[6] = n;
+            fields[8] = n;
+            return Buffer.from(fields.join('\t'));
+          }),
+        ),
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('refuses a line that is not a metric sample of ours instead of writing something else', () => {
+    const line = toCopyLine(telemetryEvent('metric', {}, NOW)).bytes;
+    expect(() => metricBlocksCopy([Buffer.from(line.toString().replace(/\t/, '\t\t'))])).toThrow(/fields/);
+    expect(() => metricBlocksCopy([Buffer.from(`x${line.toString()}`)])).toThrow(/UUID/);
+  });
+});
