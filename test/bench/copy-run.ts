@@ -4,7 +4,7 @@ import { copyIn } from './copy-text';
 /** One transaction of a COPY run: one `COPY` per table, payloads built before the clock starts. */
 export interface CopyChunk {
   readonly events: number;
-  readonly parts: ReadonlyArray<{ readonly sql: string; readonly payload: string }>;
+  readonly parts: ReadonlyArray<{ readonly sql: string; readonly payload: string | readonly Buffer[] }>;
 }
 
 export interface CopyRunResult {

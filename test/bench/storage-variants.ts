@@ -22,7 +22,7 @@ export interface TransactionWrites {
  * Ways of storing metric samples in PostgreSQL, each a set of tables made by `ddl` in an empty
  * schema (`t`, with its partitions, indexes and triggers, and the tables some variants add: the
  * per-sample key table `k`, a table of series), and what each transaction writes for a batch of
- * samples. Row variants take one row a sample (today's `metric_samples` columns and COPY lines);
+ * samples. Row variants take one row a sample (the columns and COPY lines of `metric_samples` before migration 9);
  * block variants one row per (app, name, minute) of a group of samples, the samples as an array
  * of a composite type (text COPY) or as one array per column (binary COPY).
  */
@@ -146,7 +146,7 @@ CREATE INDEX ON t (name, ts);`,
 CREATE INDEX ON t (name, ts); ${ROW_TRIGGERS('invalidation')}`,
   ),
   rowVariant(
-    'rows: + outcome-count trigger (today)',
+    'rows: + outcome-count trigger (the rows before migration 9)',
     `CREATE TABLE t (${ROW_COLUMNS}, PRIMARY KEY (ts, id)) PARTITION BY RANGE (ts); ${dailyPartitions()}
 CREATE INDEX ON t (name, ts); ${ROW_TRIGGERS('both')}`,
   ),

@@ -8,9 +8,18 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import {
+  METRIC_BLOCKS_COPY,
+  METRIC_KEYS_COPY,
+  metricBlocksCopy,
+} from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyIn } from '../copy-text';
 
-/** One request's events as COPY text, one buffer per table (null when it has none of that table). */
+/**
+ * One request's events as COPY text, one buffer per table (null when it has none of that table):
+ * metric samples' lines in `METRIC_SAMPLES` order, written as the collector writes them (keys and
+ * blocks, metric-blocks-copy.ts).
+ */
 export interface FloorRequest {
   readonly events: number;
   readonly metrics: Buffer | null;
@@ -23,15 +32,10 @@ const FLUSH_MS = 50;
 const MAX_BUFFERED = 200_000;
 
 /**
- * Serves the floor. `encode` turns a body into its COPY text; null refuses it (400). The COPY
- * statements name the columns of the lines, `metricsSql` for `metric_samples`, `eventsSql` for
- * `events`.
+ * Serves the floor. `encode` turns a body into its COPY text; null refuses it (400). `eventsSql`
+ * names the columns of the events' lines.
  */
-export function serveFloor(
-  encode: (body: Buffer) => FloorRequest | null,
-  metricsSql: string,
-  eventsSql: string,
-): void {
+export function serveFloor(encode: (body: Buffer) => FloorRequest | null, eventsSql: string): void {
   /** COPY text per table, one buffer per request: what waits for the flush is bytes, not strings. */
   let metrics: Buffer[] = [];
   let others: Buffer[] = [];
@@ -48,7 +52,11 @@ export function serveFloor(
     buffered = 0;
     try {
       await client.query('BEGIN');
-      if (m.length > 0) await copyIn(client, metricsSql, m);
+      if (m.length > 0) {
+        const blocks = metricBlocksCopy(linesOf(m));
+        await copyIn(client, METRIC_KEYS_COPY, [blocks.keys]);
+        await copyIn(client, METRIC_BLOCKS_COPY, [blocks.blocks]);
+      }
       if (o.length > 0) await copyIn(client, eventsSql, o);
       await client.query('COMMIT');
     } finally {
@@ -91,6 +99,20 @@ export function serveFloor(
     };
     drain();
   });
+}
+
+/** Each line of the buffers (newline included), as views. */
+function linesOf(buffers: readonly Buffer[]): Buffer[] {
+  const lines: Buffer[] = [];
+  for (const b of buffers) {
+    for (let start = 0; start < b.length;) {
+      const newline = b.indexOf(0x0a, start);
+      const end = newline < 0 ? b.length : newline + 1;
+      lines.push(b.subarray(start, end));
+      start = end;
+    }
+  }
+  return lines;
 }
 
 function answer(res: ServerResponse, status: number, body: string): void {

@@ -9,8 +9,6 @@ import { copyField as field } from '../copy-text';
 import type { WireEvent } from '../workload';
 import { serveFloor, type FloorRequest } from './floor-server';
 
-const METRICS_SQL =
-  'COPY metric_samples (id, ts, app, name, version, env, value, message, attributes) FROM STDIN';
 const EVENTS_SQL =
   'COPY events (id, ts, type, app, name, version, env, message, error_message, error_kind, error_stack, attributes) FROM STDIN';
 
@@ -24,7 +22,7 @@ function encode(body: Buffer): FloorRequest {
     const head = `${e.id}\t${e.ts}\t`;
     const attributes = field(JSON.stringify(e.attributes));
     if (e.type === 'metric') {
-      m += `${head}${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.value)}\t${field(e.message)}\t${attributes}\n`;
+      m += `${head}${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.value)}\t\\N\t\\N\t\\N\t\\N\t${field(e.message)}\t${attributes}\n`;
     } else {
       const err = e.error;
       o += `${head}${field(e.type)}\t${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.message)}\t${field(err?.message)}\t${field(err?.kind)}\t${field(err?.stack)}\t${attributes}\n`;
@@ -37,4 +35,4 @@ function encode(body: Buffer): FloorRequest {
   };
 }
 
-serveFloor(encode, METRICS_SQL, EVENTS_SQL);
+serveFloor(encode, EVENTS_SQL);

@@ -1,7 +1,12 @@
 import type { TelemetryEvent } from '../../../src/events/types';
-import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../../../src/storage/layout/columns';
+import { columnList, EVENTS, type TableColumns } from '../../../src/storage/layout/columns';
 import { toRows } from '../../../src/storage/layout/rows';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
+import {
+  METRIC_BLOCKS_COPY,
+  METRIC_KEYS_COPY,
+  metricBlocksCopy,
+} from '../../../src/storage/postgres/metric-blocks-copy';
 import {
   INVALIDATIONS_COPY,
   STORED_COUNTS_COPY,
@@ -16,8 +21,9 @@ function rowsOf<Row>(t: TableColumns<Row>, rows: readonly Row[]): unknown[][] {
 
 /**
  * The exact rows the collector would write for `events` (its own row mapping), as plain COPY
- * payloads straight into `metric_samples` and `events`: no staging table, no conflict check, rows
- * in the workload's order; then what storing them records, as the collector's writer COPYs it
+ * payloads straight into the metric samples' keys and blocks (binary, as the writer makes them)
+ * and `events`: no staging table, no conflict check, events in the workload's order; then what
+ * storing them records, as the collector's writer COPYs it
  * (the rollup invalidation log and the loss map's stored counts; database triggers wrote these
  * before migration 8, so the baseline paid them then too).
  */
@@ -26,15 +32,15 @@ export function sluiceCopyChunks(
   eventsPerTransaction: number,
 ): CopyChunk[] {
   return chunked(events, eventsPerTransaction).map((slice) => {
-    const { metrics, others } = toRows(slice);
-    const records = storedRecords(slice.map(toCopyLine), true);
+    const { others } = toRows(slice);
+    const lines = slice.map(toCopyLine);
+    const records = storedRecords(lines, true);
+    const blocks = metricBlocksCopy(lines.filter((l) => l.metric).map((l) => l.bytes));
     return {
       events: slice.length,
       parts: [
-        {
-          sql: `COPY ${METRIC_SAMPLES.table} (${columnList(METRIC_SAMPLES)}) FROM STDIN`,
-          payload: copyText(rowsOf(METRIC_SAMPLES, metrics)),
-        },
+        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
+        { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
         {
           sql: `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`,
           payload: copyText(rowsOf(EVENTS, others)),

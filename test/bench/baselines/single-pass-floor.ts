@@ -10,13 +10,12 @@
 import { eventLimits } from '../../../src/compose/storage';
 import { loadConfig } from '../../../src/config/load';
 import { RequestScan, type ScanHandlers } from '../../../src/events/scan/scan-request';
-import { columnList, EVENTS, METRIC_SAMPLES } from '../../../src/storage/layout/columns';
+import { columnList, EVENTS } from '../../../src/storage/layout/columns';
 import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-scan';
 import { serveFloor, type FloorRequest } from './floor-server';
 
 const MAX_EVENTS = 1000;
 const LIMITS = eventLimits(loadConfig({}));
-const METRICS_SQL = `COPY ${METRIC_SAMPLES.table} (${columnList(METRIC_SAMPLES)}) FROM STDIN`;
 const EVENTS_SQL = `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`;
 
 /** The lines of the request being scanned: views into the pass's shared slabs. */
@@ -48,4 +47,4 @@ function encode(body: Buffer): FloorRequest | null {
   };
 }
 
-serveFloor(encode, METRICS_SQL, EVENTS_SQL);
+serveFloor(encode, EVENTS_SQL);

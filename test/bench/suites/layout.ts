@@ -1,7 +1,11 @@
 import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
-import { columnList, METRIC_SAMPLES } from '../../../src/storage/layout/columns';
-import { toMetricSampleRow } from '../../../src/storage/layout/rows';
+import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
+import {
+  METRIC_BLOCKS_COPY,
+  METRIC_KEYS_COPY,
+  metricBlocksCopy,
+} from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyText } from '../copy-text';
 import { alternating } from '../alternating';
 import { chunked, timeCopy, type CopyChunk } from '../copy-run';
@@ -16,22 +20,14 @@ const DAY_MS = 86_400_000;
 
 /**
  * The alternative layout: one table for every event type, everything but the keys and the columns
- * queries filter on in one jsonb document. Its primary key and secondary indexes are copied from
- * `metric_samples` as the migrations made it (read from the catalog), with the same daily
- * partitioning, so only the row format differs.
+ * queries filter on in one jsonb document, a row per event. It is keyed and indexed as metric
+ * samples' rows were before migration 9 (primary key `(ts, id)`, index `(name, ts)`), with the
+ * same daily partitioning.
  */
 async function createJsonbTable(url: string, now: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const pk = await client.query<{ def: string }>(
-      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
-        WHERE conrelid = 'metric_samples'::regclass AND contype = 'p'`,
-    );
-    const indexes = await client.query<{ def: string }>(
-      `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
-        WHERE i.indrelid = 'metric_samples'::regclass AND NOT i.indisprimary`,
-    );
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const partitions = [-1, 0, 1].map((d) => {
       const from = today + d * DAY_MS;
@@ -47,32 +43,28 @@ async function createJsonbTable(url: string, now: number): Promise<void> {
         app text NOT NULL,
         name text NOT NULL,
         body jsonb NOT NULL,
-        ${pk.rows[0]?.def ?? 'PRIMARY KEY (ts, id)'}
+        PRIMARY KEY (ts, id)
       ) PARTITION BY RANGE (ts);
       CREATE TABLE bench_events_jsonb_default PARTITION OF bench_events_jsonb DEFAULT;
-      ${partitions.join('\n')}`);
-    for (const { def } of indexes.rows) {
-      // e.g. `CREATE INDEX metric_samples_name_ts ON ONLY public.metric_samples USING btree (name, ts)`
-      await client.query(def.replaceAll('metric_samples', 'bench_events_jsonb').replace(' ON ONLY ', ' ON '));
-    }
+      ${partitions.join('\n')}
+      CREATE INDEX bench_events_jsonb_name_ts ON bench_events_jsonb (name, ts);`);
   } finally {
     await client.end();
   }
 }
 
+/** The schema's metric samples: their keys and blocks, binary, as the writer makes them. */
 function narrowChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
-  const sql = `COPY ${METRIC_SAMPLES.table} (${columnList(METRIC_SAMPLES)}) FROM STDIN`;
-  return chunked(events, RAW_COPY_EVENTS_PER_TRANSACTION).map((slice) => ({
-    events: slice.length,
-    parts: [
-      {
-        sql,
-        payload: copyText(
-          slice.map(toMetricSampleRow).map((row) => METRIC_SAMPLES.columns.map((c) => row[c.name])),
-        ),
-      },
-    ],
-  }));
+  return chunked(events, RAW_COPY_EVENTS_PER_TRANSACTION).map((slice) => {
+    const blocks = metricBlocksCopy(slice.map((e) => toCopyLine(e).bytes));
+    return {
+      events: slice.length,
+      parts: [
+        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
+        { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
+      ],
+    };
+  });
 }
 
 function jsonbChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
@@ -104,15 +96,15 @@ function jsonbChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
   }));
 }
 
-/** Bytes on disk of a partitioned table: its partitions with their indexes. */
-async function tableBytes(url: string, table: string): Promise<number> {
+/** Bytes on disk of partitioned tables: their partitions with their indexes and TOAST. */
+async function tableBytes(url: string, tables: readonly string[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`VACUUM ANALYZE ${table}`);
+    await client.query(`VACUUM ANALYZE ${tables.join(', ')}`);
     const { rows } = await client.query<{ bytes: string | null }>(
-      'SELECT sum(pg_total_relation_size(inhrelid)) AS bytes FROM pg_inherits WHERE inhparent = $1::regclass',
-      [table],
+      'SELECT sum(pg_total_relation_size(inhrelid)) AS bytes FROM pg_inherits WHERE inhparent = ANY ($1::regclass[])',
+      [tables],
     );
     return Number(rows[0]?.bytes ?? 0);
   } finally {
@@ -123,7 +115,7 @@ async function tableBytes(url: string, table: string): Promise<number> {
 async function measure(
   ctx: BenchContext,
   label: string,
-  table: string,
+  tables: readonly string[],
   chunks: CopyChunk[],
   setup?: (url: string) => Promise<void>,
 ) {
@@ -131,7 +123,7 @@ async function measure(
   try {
     if (setup) await setup(db.url);
     const r = await timeCopy(db.url, chunks, ctx.options.copyMaxMs);
-    const bytes = await tableBytes(db.url, table);
+    const bytes = await tableBytes(db.url, tables);
     return { ...r, bytesPerRow: bytes / r.events };
   } finally {
     await ctx.databases.drop(db);
@@ -140,7 +132,7 @@ async function measure(
 
 const ROUNDS = 2;
 
-/** Row 9b: metric events by raw COPY into the narrow `metric_samples` versus one jsonb table. */
+/** Row 9b: metric events by raw COPY into the schema's keys and blocks versus one jsonb table of rows. */
 export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const rounds = ctx.options.quick ? 1 : ROUNDS;
   const metrics = telemetryEvents(Math.ceil(ctx.options.copyEvents / rounds), STORAGE_SEED + 2).filter(
@@ -150,9 +142,9 @@ export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const narrowCopy = narrowChunks(metrics);
   const jsonbCopy = jsonbChunks(metrics);
   const { narrow, jsonb } = await alternating(rounds, {
-    narrow: () => measure(ctx, 'layout_narrow', 'metric_samples', narrowCopy),
+    narrow: () => measure(ctx, 'layout_narrow', ['metric_sample_keys', 'metric_blocks'], narrowCopy),
     jsonb: () =>
-      measure(ctx, 'layout_jsonb', 'bench_events_jsonb', jsonbCopy, (url) =>
+      measure(ctx, 'layout_jsonb', ['bench_events_jsonb'], jsonbCopy, (url) =>
         createJsonbTable(url, Date.now()),
       ),
   });
@@ -174,7 +166,7 @@ export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
     jsonbRow,
     versus(
       SUITE,
-      'metrics COPY into narrow metric_samples',
+      'metrics COPY into metric sample keys and blocks',
       narrow.best.eventsPerSecond,
       'events/s',
       jsonbRow,

@@ -19,8 +19,8 @@ import type { BenchRow } from '../types';
 import { median, STORAGE_SEED } from './limits';
 
 const SUITE = 'storage-cost';
-/** The row variant that is today's schema: the baseline of every ratio. */
-const TODAY = 'rows: + outcome-count trigger (today)';
+/** The row variant that is the schema before migration 9 (rows, both triggers): the baseline of every ratio. */
+const ROWS_BEFORE_BLOCKS = 'rows: + outcome-count trigger (the rows before migration 9)';
 
 interface VariantRun {
   /** Backend CPU per sample (microseconds). */
@@ -113,8 +113,8 @@ async function measureVariant(
  * metric events, as the collector writes them) COPYed into each way of storing them, in
  * transactions of one collector batch's samples, in rounds (every variant once a round, in
  * order); rows give each variant's median backend CPU per sample, its bytes on disk per sample
- * (table, partitions, indexes and TOAST), and the ratio to today's schema. All in one database
- * of its own, dropped afterwards.
+ * (table, partitions, indexes and TOAST), and the ratio to the rows before migration 9. All in
+ * one database of its own, dropped afterwards.
  */
 export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
   const wanted = ctx.options.quick ? 14_000 : 140_000;
@@ -170,9 +170,9 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
       rounds_us: list.map((x) => round(x.cpuUs)).join('/'),
     });
   };
-  const today = variants.find((v) => v.name === TODAY);
-  if (!today) throw new Error('storage-cost: no variant for today’s schema');
-  const base = rowOf(today);
+  const rows = variants.find((v) => v.name === ROWS_BEFORE_BLOCKS);
+  if (!rows) throw new Error('storage-cost: no variant of the rows before migration 9');
+  const base = rowOf(rows);
   return [
     figure(SUITE, 'samples COPYed per variant, per transaction', samples.length, 'samples', {
       per_transaction: BATCH_SAMPLES,
@@ -180,7 +180,7 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     }),
     ...variants.map((v) => {
       const row = rowOf(v);
-      if (v === today) return row;
+      if (v === rows) return row;
       const bytesRatio = round(Number(row.extra?.bytes_per_sample) / Number(base.extra?.bytes_per_sample));
       return versus(SUITE, row.name, row.value, row.unit, base, undefined, {
         ...row.extra,
