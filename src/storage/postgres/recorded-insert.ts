@@ -9,7 +9,10 @@ import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
  * transaction.
  */
 
-/** The records of an `inserted` CTE (columns app, key, ts; key the name of a sample, the type of an event). */
+/**
+ * The records of an `inserted` CTE (columns app, key, ts; the key is a sample's name, an event's
+ * type).
+ */
 function recordsOfInserted(metric: boolean, countStored: boolean): string {
   const logged = metric
     ? `,
@@ -36,7 +39,6 @@ export function recordedEventInsert(insert: string, countStored: boolean): strin
 }
 
 const SAMPLE_COLUMNS = columnList(METRIC_SAMPLES);
-/** `metric_blocks`' arrays, in its column order, each aggregated in the samples' (ts, id) order. */
 /** `metric_blocks`' arrays, each aggregated in the samples' (ts, id) order. */
 const SAMPLE_ARRAYS = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(${c} ORDER BY ts, id)`).join(', ');
 
