@@ -4,8 +4,10 @@
  * count per row, each field as a length and its binary send form, and a trailer.
  */
 
-/** Type OIDs of the array elements written here (pg_type). */
-export const OID = { int8: 20, text: 25, float8: 701, uuid: 2950 } as const;
+import { ELEMENT_OID } from '../../src/storage/postgres/binary-copy-writer';
+
+/** Type OIDs of the array elements written here (pg_type): the writer's own. */
+export const OID = ELEMENT_OID;
 
 /** A field of a binary tuple: bytes already in send form, or NULL. */
 export type BinaryField = Buffer | null;
