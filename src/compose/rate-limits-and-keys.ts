@@ -67,7 +67,7 @@ export function rateLimitsFrom(config: Config): RateLimits {
     for (const [app, n] of parseOverridesFile(text, config.rateLimitOverridesFile)) overrides.set(app, n);
   }
   for (const [app, n] of config.rateLimitOverrides ?? []) overrides.set(app, n);
-  return new RateLimits(config.rateLimit, overrides);
+  return new RateLimits(config.rateLimit, overrides, config.rateLimitBurst / 1000);
 }
 
 export function keyRingFrom(config: Config): ApiKeyRing | null {

@@ -1,4 +1,4 @@
-import { accepting, duration, integer, nonEmpty } from './parsers';
+import { accepting, duration, integer, nonEmpty, wholeSeconds } from './parsers';
 import { setting } from './setting';
 
 /** `redis://` or `rediss://` URL. */
@@ -64,6 +64,12 @@ export const INTAKE_SETTINGS = {
     default: '100',
     doc: 'Events per second per app (per API key when auth is on); error events are never limited. 0 turns limiting off.',
     parse: integer(0, 10_000_000),
+  }),
+  rateLimitBurst: setting({
+    env: 'SLUICE_RATE_LIMIT_BURST',
+    default: '10s',
+    doc: "How much of an app's limit it may send at once, as time at the limit (whole seconds): in one process a token bucket holds this much of it, with Redis a window of this length does. A client that flushes every few seconds (the SDK: every 5 s) sends a flush whole.",
+    parse: wholeSeconds(1000, 3_600_000),
   }),
   rateLimitOverrides: setting({
     env: 'SLUICE_RATE_LIMIT_OVERRIDES',

@@ -110,6 +110,16 @@ export function duration(minMs: number, maxMs: number, defaultUnit: DurationUnit
   });
 }
 
+/** A `duration` (milliseconds) that is a whole number of seconds: `10s`, `2m`, or a bare number of seconds. */
+export function wholeSeconds(minMs: number, maxMs: number): Parser<number> {
+  const parse = duration(minMs, maxMs, 's');
+  return accepting(`${parse.accepts ?? ''}, whole seconds`, (raw) => {
+    const ms = parse(raw);
+    if (ms % 1000 !== 0) throw new Error('must be a whole number of seconds, such as 10s');
+    return ms;
+  });
+}
+
 export function oneOf<T extends string>(values: readonly T[]): Parser<T> {
   return accepting(values.join(', '), (raw) => {
     const v = raw.trim() as T;

@@ -18,9 +18,10 @@ export interface BudgetLease {
 }
 
 /**
- * How long leased tokens stay spendable after the lease's last top-up (milliseconds): one window of
- * the shared budget. Older ones are dropped, not returned: the window they came from has ended, and
- * a return would add to the next one.
+ * How long leased tokens stay spendable after the lease's last top-up (milliseconds), whatever the
+ * shared budget's window: a lease is a tenth of a second of the limit, spent within a second or
+ * dropped. Dropped tokens are not returned: the window they came from may have ended, and a return
+ * would add to the next one.
  */
 export const LEASE_TTL_MS = 1000;
 

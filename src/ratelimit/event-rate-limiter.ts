@@ -23,16 +23,16 @@ export interface LimitAsk {
 export interface LimitGrant {
   /** Events taken from the budget, 0..ask.events. */
   readonly granted: number;
-  /** When not all were granted: how long until the budget holds the rest, or one window of it (milliseconds). */
+  /** When not all were granted: how long until the budget holds the rest, or as much of it as it can (milliseconds). */
   readonly retryAfterMs: number;
   readonly store: LimiterStore;
 }
 
 /**
- * Counts events per key (an app, or an API key id) in a token bucket that refills at the app's
- * limit per second and holds at most one second of it (docs/ARCHITECTURE.md, "Rate limits").
- * A request larger than the budget is admitted in part, never refused forever: a client that
- * resends its `throttled` events after `Retry-After` gets through at the limit's rate.
+ * Counts events per key (an app, or an API key id) at the app's limit per second, with a burst
+ * allowance of `SLUICE_RATE_LIMIT_BURST` of it (docs/ARCHITECTURE.md, "Rate limits"). A request
+ * larger than the budget is admitted in part, never refused forever: a client that resends its
+ * `throttled` events after `Retry-After` gets through at the limit's rate.
  */
 export interface EventRateLimiter {
   /** Decides every subject of one request at once (at most one Redis round trip for all of them). */
@@ -42,14 +42,24 @@ export interface EventRateLimiter {
   close(): Promise<void>;
 }
 
-/** Per-key limits in events per second; 0 means unlimited. */
+/**
+ * Per-key limits in events per second (0 means unlimited), and the burst allowance: how much of
+ * its limit an app may send at once (docs/ARCHITECTURE.md, "Rate limits").
+ */
 export class RateLimits {
   constructor(
     readonly defaultPerSecond: number,
-    readonly overrides: ReadonlyMap<string, number> = new Map(),
+    readonly overrides: ReadonlyMap<string, number>,
+    /** Seconds of its limit an app may send at once (`SLUICE_RATE_LIMIT_BURST`, whole seconds, ≥ 1). */
+    readonly burstSeconds: number,
   ) {}
 
   limitFor(key: string): number {
     return this.overrides.get(key) ?? this.defaultPerSecond;
+  }
+
+  /** Most events `key` may send at once: `burstSeconds` of its limit (0 when unlimited). */
+  burstFor(key: string): number {
+    return this.limitFor(key) * this.burstSeconds;
   }
 }

@@ -1,18 +1,30 @@
 import type { Clock } from '../clock';
 import type { EventRateLimiter, LimitAsk, LimitGrant, RateLimits } from './event-rate-limiter';
-import { fullBucket, msUntilFull, takeFromBucket, type BucketState } from './token-bucket';
+import {
+  fullBucket,
+  msUntilFull,
+  returnToBucket,
+  takeFromBucket,
+  type BucketShape,
+  type BucketState,
+} from './token-bucket';
 
 /** Buckets held before full ones are forgotten (a full bucket and no bucket mean the same). */
 const SWEEP_AT = 10_000;
 
+/** A key's bucket, with the shape of its app's limit when it was last used. */
+interface HeldBucket extends BucketState {
+  shape: BucketShape;
+}
+
 /**
- * Limits counted in this process (tiers 1–2): a token bucket per key (token-bucket.ts). The Redis
- * limiter of tier 3 counts in the shared budget instead (shared-budget.ts), with the library's
- * in-memory insurance.
+ * Limits counted in this process (tiers 1–2): a token bucket per key (token-bucket.ts) that
+ * refills at the app's limit and holds `SLUICE_RATE_LIMIT_BURST` of it. The Redis limiter of
+ * tier 3 counts in the shared budget instead (shared-budget.ts), with the library's in-memory
+ * insurance.
  */
 export class MemoryRateLimiter implements EventRateLimiter {
-  /** Each key's bucket, with the rate it refills at. */
-  private readonly buckets = new Map<string, BucketState & { rate: number }>();
+  private readonly buckets = new Map<string, HeldBucket>();
 
   constructor(
     private readonly limits: RateLimits,
@@ -23,40 +35,39 @@ export class MemoryRateLimiter implements EventRateLimiter {
     const now = this.clock.now();
     if (this.buckets.size >= SWEEP_AT) this.sweep(now);
     const grants = asks.map(({ subject, events, mode }): LimitGrant => {
-      const rate = this.rateFor(subject.app);
-      if (rate === null) return { granted: events, retryAfterMs: 0, store: 'memory' };
+      const shape = this.shapeFor(subject.app);
+      if (shape === null) return { granted: events, retryAfterMs: 0, store: 'memory' };
       let bucket = this.buckets.get(subject.key);
       if (bucket === undefined) {
-        bucket = { ...fullBucket(rate, now), rate };
+        bucket = { ...fullBucket(shape, now), shape };
         this.buckets.set(subject.key, bucket);
       }
-      bucket.rate = rate;
-      const { granted, waitMs } = takeFromBucket(bucket, now, rate, events, mode);
+      bucket.shape = shape;
+      const { granted, waitMs } = takeFromBucket(bucket, now, shape, events, mode);
       return { granted, retryAfterMs: waitMs, store: 'memory' };
     });
     return Promise.resolve(grants);
   }
 
   refund({ key, app }: LimitAsk['subject'], events: number): void {
-    const rate = this.rateFor(app);
+    const shape = this.shapeFor(app);
     const bucket = this.buckets.get(key);
-    if (rate === null || bucket === undefined) return;
-    bucket.tokens = Math.min(rate, bucket.tokens + events);
+    if (shape !== null && bucket !== undefined) returnToBucket(bucket, shape, events);
   }
 
   async close(): Promise<void> {
     this.buckets.clear();
   }
 
-  /** Events per second for `app`, or null when unlimited. */
-  private rateFor(app: string): number | null {
-    const perSecond = this.limits.limitFor(app);
-    return perSecond <= 0 ? null : perSecond;
+  /** The bucket of `app`'s limit, or null when it is unlimited. */
+  private shapeFor(app: string): BucketShape | null {
+    const rate = this.limits.limitFor(app);
+    return rate <= 0 ? null : { rate, capacity: this.limits.burstFor(app) };
   }
 
   private sweep(now: number): void {
     for (const [key, bucket] of this.buckets) {
-      if (now - bucket.at >= msUntilFull(bucket, bucket.rate)) this.buckets.delete(key);
+      if (now - bucket.at >= msUntilFull(bucket, bucket.shape)) this.buckets.delete(key);
     }
   }
 }

@@ -48,7 +48,8 @@ const MAX_WAITS = 2;
 
 /**
  * Cluster-wide limits counted in Redis (shared-budget.ts: rate-limiter-flexible's
- * `RateLimiterRedis`, one-second windows), spent from leases. Each collector takes budget from an
+ * `RateLimiterRedis`, windows of `SLUICE_RATE_LIMIT_BURST` that hold that much of the limit),
+ * spent from leases. Each collector takes budget from an
  * app's window in blocks (`leaseMs` of the limit) and spends it here with no round trip; it tops a
  * lease up in the background once it has run down to half a block (or is half a window old), one
  * fetch per key at a time. A request the lease cannot cover asks the shared budget for the rest
@@ -56,12 +57,12 @@ const MAX_WAITS = 2;
  * partial admission, `whole` admission with a debt and Retry-After (the time until the window
  * ends) are decided by the shared budget.
  *
- * The bound: the shared budget admits at most `limit` per window; in any span of W seconds that
- * is at most `limit × (⌈W⌉ + 1)` (a span can touch ⌈W⌉ + 1 windows: a burst at the end of one
- * and the start of the next takes two limits at once); leases add what they held at the span's
- * start, at most one block per collector. So N collectors admit at most
- * `limit × (⌈W⌉ + 1) + N × block` (`whole` requests may add a debt of one request each, which
- * later windows repay). Unused lease tokens expire one window after the lease's last top-up
+ * The bound: the shared budget admits at most `limit × B` per window of B seconds (the burst); in
+ * any span of T seconds that is at most `limit × B × (⌈T / B⌉ + 1)` (a span can touch ⌈T / B⌉ + 1
+ * windows: a burst at the end of one and the start of the next takes two windows at once); leases
+ * add what they held at the span's start, at most one block per collector. So N collectors admit
+ * at most `limit × B × (⌈T / B⌉ + 1) + N × block` (`whole` requests may add a debt of one request
+ * each, which later windows repay). Unused lease tokens expire one window after the lease's last top-up
  * (budget-lease.ts).
  *
  * Redis trouble never fails or holds a request beyond the client's command timeout: what the
@@ -241,6 +242,7 @@ export class RedisRateLimiter implements EventRateLimiter {
         keyPrefix: this.o.keyPrefix,
         perSecond: rate,
         insurancePerSecond: Math.max(1, Math.floor(rate / this.o.expectedInstances)),
+        windowSeconds: this.o.limits.burstSeconds,
       });
       this.budgets.set(rate, budget);
     }

@@ -51,10 +51,12 @@ export interface SharedBudgetOptions {
   readonly redis: Redis;
   /** Prefix of the budget keys (rate-limiter-flexible adds `:` and the key). */
   readonly keyPrefix: string;
-  /** Events per one-second window, cluster-wide. */
+  /** The limit (events per second), cluster-wide. */
   readonly perSecond: number;
-  /** Events per window while the insurance answers: the limit ÷ the collectors expected to share it. */
+  /** The limit while the insurance answers (events per second): the limit ÷ the collectors expected to share it. */
   readonly insurancePerSecond: number;
+  /** Length of a window (whole seconds): `SLUICE_RATE_LIMIT_BURST`. A window holds this many seconds of the limit. */
+  readonly windowSeconds: number;
 }
 
 /**
@@ -69,8 +71,9 @@ return nil`;
 
 /**
  * One limit's shared budget: rate-limiter-flexible's `RateLimiterRedis`, a counter per key in
- * one-second fixed windows (its Lua script: `INCRBY` and the window's `PTTL` in one call), with a
- * `RateLimiterMemory` as its `insuranceLimiter`. The library sends a call to the insurance when
+ * fixed windows of `SLUICE_RATE_LIMIT_BURST` holding that much of the limit (its Lua script:
+ * `INCRBY` and the window's `PTTL` in one call), so a client may send a flush of several seconds
+ * at once; with a `RateLimiterMemory` of the same window as its `insuranceLimiter`. The library sends a call to the insurance when
  * Redis fails, times out (the client's `commandTimeout`) or is not connected
  * (`rejectIfRedisNotReady`), so no call waits longer than the command timeout.
  *
@@ -90,6 +93,7 @@ return nil`;
  */
 export class SharedBudget {
   readonly perSecond: number;
+  private readonly insurancePerSecond: number;
   private readonly redis: Redis;
   private readonly insured: RateLimiterRedis;
   private readonly direct: RateLimiterRedis;
@@ -97,22 +101,24 @@ export class SharedBudget {
 
   constructor(o: SharedBudgetOptions) {
     this.perSecond = o.perSecond;
+    this.insurancePerSecond = o.insurancePerSecond;
     this.redis = o.redis;
     this.insurance = new InsuranceLimiter({
-      points: o.insurancePerSecond,
-      duration: 1,
+      points: o.insurancePerSecond * o.windowSeconds,
+      duration: o.windowSeconds,
       keyPrefix: o.keyPrefix,
     });
+    const points = o.perSecond * o.windowSeconds;
     const redisOptions = {
       storeClient: o.redis,
-      points: o.perSecond,
-      duration: 1,
+      points,
+      duration: o.windowSeconds,
       keyPrefix: o.keyPrefix,
       rejectIfRedisNotReady: true,
     };
     this.insured = new RateLimiterRedis({
       ...redisOptions,
-      inMemoryBlockOnConsumed: o.perSecond,
+      inMemoryBlockOnConsumed: points,
       insuranceLimiter: this.insurance,
     });
     this.direct = new RateLimiterRedis(redisOptions);
@@ -150,7 +156,8 @@ export class SharedBudget {
     }
     const debt = res.consumedPoints - points;
     if (debt > 0) {
-      const seconds = Math.ceil((Math.max(0, res.msBeforeNext) + (debt * 1000) / points) / 1000);
+      const perSecond = store === 'insurance' ? this.insurancePerSecond : this.perSecond;
+      const seconds = Math.ceil((Math.max(0, res.msBeforeNext) + (debt * 1000) / perSecond) / 1000);
       const blocked =
         store === 'insurance' ? this.insurance.block(key, seconds) : this.direct.block(key, seconds);
       // Redis away: the debt is not carried; the window still ends spent.
@@ -172,8 +179,9 @@ export class SharedBudget {
     given.catch(() => undefined);
   }
 
+  /** Events one window holds in `store`. */
   private pointsOf(store: BudgetStore): number {
-    return store === 'insurance' ? this.insurance.points : this.perSecond;
+    return store === 'insurance' ? this.insurance.points : this.direct.points;
   }
 }
 

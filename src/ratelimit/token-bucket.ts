@@ -1,7 +1,7 @@
 /**
- * The token bucket both limiters count with (the Redis one runs the same steps in Lua:
- * redis-take-script.ts). A bucket refills at `rate` tokens per second up to `rate` (one second of
- * budget); a token is one event. It may go below zero only through a `whole` take (a debt).
+ * The token bucket of the in-process limiter (memory-rate-limiter.ts). A bucket refills at `rate`
+ * tokens per second up to `capacity` (the burst allowance: `SLUICE_RATE_LIMIT_BURST` of the
+ * limit); a token is one event. It may go below zero only through a `whole` take (a debt).
  */
 export interface BucketState {
   /** Tokens at `at`; may be negative (a debt). */
@@ -10,27 +10,35 @@ export interface BucketState {
   at: number;
 }
 
+/** How fast a bucket refills and how much it holds. */
+export interface BucketShape {
+  /** Tokens per second. */
+  readonly rate: number;
+  /** Most tokens held (at least `rate`: one second of the limit). */
+  readonly capacity: number;
+}
+
 export interface BucketTake {
   readonly granted: number;
-  /** 0 when everything was granted; else milliseconds until the rest (at most one window of it) could be. */
+  /** 0 when everything was granted; else milliseconds until the rest (at most one second of it) could be. */
   readonly waitMs: number;
 }
 
 /** A new bucket is full. */
-export function fullBucket(rate: number, now: number): BucketState {
-  return { tokens: rate, at: now };
+export function fullBucket(shape: BucketShape, now: number): BucketState {
+  return { tokens: shape.capacity, at: now };
 }
 
 /** Refills `state` up to `now`, then takes `wanted` events (mutates `state`). */
 export function takeFromBucket(
   state: BucketState,
   now: number,
-  rate: number,
+  { rate, capacity }: BucketShape,
   wanted: number,
   mode: 'partial' | 'whole',
 ): BucketTake {
   const elapsed = Math.max(0, now - state.at);
-  state.tokens = Math.min(rate, state.tokens + (elapsed * rate) / 1000);
+  state.tokens = Math.min(capacity, state.tokens + (elapsed * rate) / 1000);
   state.at = now;
   const granted =
     mode === 'whole'
@@ -41,12 +49,17 @@ export function takeFromBucket(
   state.tokens -= granted;
   const rest = wanted - granted;
   if (rest === 0) return { granted, waitMs: 0 };
-  // Partial: until the rest, or a whole window's budget of it, is there. Whole: until the budget is positive.
+  // Partial: until the rest, or one second's budget of it, is there. Whole: until the budget is positive.
   const needed = (mode === 'whole' ? 1 : Math.min(rest, rate)) - state.tokens;
   return { granted, waitMs: Math.ceil((needed * 1000) / rate) };
 }
 
+/** Gives back `events` taken from `state`, up to its capacity (mutates `state`). */
+export function returnToBucket(state: BucketState, { capacity }: BucketShape, events: number): void {
+  state.tokens = Math.min(capacity, state.tokens + events);
+}
+
 /** Milliseconds until a bucket is full again (after which its state can be forgotten). */
-export function msUntilFull(state: BucketState, rate: number): number {
-  return Math.max(0, Math.ceil(((rate - state.tokens) * 1000) / rate));
+export function msUntilFull(state: BucketState, { rate, capacity }: BucketShape): number {
+  return Math.max(0, Math.ceil(((capacity - state.tokens) * 1000) / rate));
 }

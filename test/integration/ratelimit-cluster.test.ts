@@ -79,6 +79,9 @@ async function startThree(env: Record<string, string>): Promise<CollectorProcess
       startCollectorProcess({
         SLUICE_SQLITE_PATH: tempSqlitePath(`rl${i}`),
         SLUICE_RATE_LIMIT: String(LIMIT),
+        // One second's burst, so the bounds below count whole seconds (goodput-defaults.test.ts
+        // runs the default burst).
+        SLUICE_RATE_LIMIT_BURST: '1s',
         ...env,
       }),
     ),
@@ -127,6 +130,7 @@ describe('cluster-wide rate limits (3 collector processes, real Redis)', () => {
         startCollectorProcess({
           SLUICE_SQLITE_PATH: tempSqlitePath(`frz${i}`),
           SLUICE_RATE_LIMIT: String(LIMIT),
+          SLUICE_RATE_LIMIT_BURST: '1s',
           SLUICE_REDIS_URL: redisServer.url,
           SLUICE_REDIS_KEY_PREFIX: uniquePrefix('frozen'),
           SLUICE_EXPECTED_INSTANCES: '2',

@@ -68,7 +68,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     const redis = await client(o.url);
     const limiter = new RedisRateLimiter({
       redis,
-      limits: new RateLimits(o.limit),
+      limits: new RateLimits(o.limit, new Map(), 1),
       keyPrefix: o.prefix,
       expectedInstances: o.instances ?? 1,
       leaseMs: LEASE_MS,

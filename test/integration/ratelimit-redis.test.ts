@@ -30,7 +30,7 @@ describe('RedisRateLimiter (real Redis)', () => {
     await new Promise((r) => redis.once('ready', r));
     limiter = new RedisRateLimiter({
       redis,
-      limits: new RateLimits(100, new Map([['small', 10]])),
+      limits: new RateLimits(100, new Map([['small', 10]]), 1),
       keyPrefix: prefix,
       expectedInstances: 1,
       leaseMs: loadConfig({}).redisLeaseMs,

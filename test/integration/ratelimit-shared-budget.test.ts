@@ -24,7 +24,7 @@ describe('SharedBudget returns (real Redis)', () => {
   afterAll(() => redis?.disconnect());
 
   const budgetOf = (prefix: string) =>
-    new SharedBudget({ redis, keyPrefix: prefix, perSecond: 10, insurancePerSecond: 10 });
+    new SharedBudget({ redis, keyPrefix: prefix, perSecond: 10, insurancePerSecond: 10, windowSeconds: 1 });
 
   /** Waits until Redis holds what the return wrote. */
   const settled = (key: string, value: string) =>
@@ -52,5 +52,22 @@ describe('SharedBudget returns (real Redis)', () => {
     await redis.ping();
     expect(await redis.get(`${prefix}:app:b`)).toBeNull();
     expect((await budgetOf(prefix).take('app:b', 15)).got).toBe(10);
+  });
+
+  it('a window of the burst allowance holds that many seconds of the limit, and no more', async () => {
+    const prefix = uniquePrefix('budget-burst');
+    const budget = new SharedBudget({
+      redis,
+      keyPrefix: prefix,
+      perSecond: 10,
+      insurancePerSecond: 10,
+      windowSeconds: 5,
+    });
+    expect(await budget.take('app:c', 30)).toMatchObject({ got: 30, store: 'redis' });
+    const rest = await budget.take('app:c', 40);
+    expect(rest.got).toBe(20);
+    expect(rest.waitMs).toBeGreaterThan(4000);
+    expect(rest.waitMs).toBeLessThanOrEqual(5000);
+    expect((await budget.take('app:c', 1)).got).toBe(0);
   });
 });

@@ -21,7 +21,7 @@ function limiter(limits: RateLimits) {
 
 describe('MemoryRateLimiter', () => {
   it('grants what the budget holds, in part, and says when the rest frees', async () => {
-    const { take } = limiter(new RateLimits(10));
+    const { take } = limiter(new RateLimits(10, new Map(), 1));
     expect(await take(ask('a', 6))).toEqual({ granted: 6, retryAfterMs: 0, store: 'memory' });
     const partial = await take(ask('a', 6));
     expect(partial.granted).toBe(4);
@@ -30,7 +30,7 @@ describe('MemoryRateLimiter', () => {
   });
 
   it('a request larger than a whole window still makes progress at the limit rate', async () => {
-    const { take, clock } = limiter(new RateLimits(100));
+    const { take, clock } = limiter(new RateLimits(100, new Map(), 1));
     let rest = 1000;
     let elapsed = 0;
     let rounds = 0;
@@ -52,7 +52,7 @@ describe('MemoryRateLimiter', () => {
   });
 
   it('whole: takes a request larger than the budget while the budget is positive, then repays the debt', async () => {
-    const { take, clock } = limiter(new RateLimits(100));
+    const { take, clock } = limiter(new RateLimits(100, new Map(), 1));
     expect((await take(ask('a', 350, 'whole'))).granted).toBe(350);
     const refused = await take(ask('a', 1, 'whole'));
     expect(refused.granted).toBe(0);
@@ -71,6 +71,7 @@ describe('MemoryRateLimiter', () => {
           ['big', 100],
           ['free', 0],
         ]),
+        1,
       ),
     );
     const grants = await l.take([ask('small', 3), ask('big', 100), ask('free', 1_000_000)]);
@@ -78,16 +79,50 @@ describe('MemoryRateLimiter', () => {
   });
 
   it('refund gives budget back, never above one window', async () => {
-    const { l, take } = limiter(new RateLimits(5));
+    const { l, take } = limiter(new RateLimits(5, new Map(), 1));
     expect((await take(ask('a', 5))).granted).toBe(5);
     l.refund(subject('a'), 50);
     expect((await take(ask('a', 10))).granted).toBe(5);
   });
 
   it('refills continuously: half a window later, half the budget is back', async () => {
-    const { take, clock } = limiter(new RateLimits(10));
+    const { take, clock } = limiter(new RateLimits(10, new Map(), 1));
     expect((await take(ask('a', 10))).granted).toBe(10);
     clock.t += 500;
     expect((await take(ask('a', 10))).granted).toBe(5);
+  });
+});
+
+describe('MemoryRateLimiter with a burst allowance', () => {
+  it('takes a flush of several seconds of the limit whole, and no more than the limit over time', async () => {
+    const { take, clock } = limiter(new RateLimits(100, new Map(), 10));
+    // An SDK at the limit flushing every 5 s: 500 at once, every time.
+    for (let flush = 0; flush < 12; flush++) {
+      expect((await take(ask('a', 500))).granted).toBe(500);
+      clock.t += 5000;
+    }
+    // Over a minute: what the rate refilled plus the burst, never more.
+    let granted = 0;
+    for (let s = 0; s < 60; s++) {
+      granted += (await take(ask('a', 1000))).granted;
+      clock.t += 1000;
+    }
+    expect(granted).toBe(1000 + 59 * 100);
+  });
+
+  it('a spent burst refills at the limit, and Retry-After stays within a second of it', async () => {
+    const { take, clock } = limiter(new RateLimits(100, new Map(), 10));
+    expect((await take(ask('a', 1500))).granted).toBe(1000);
+    const refused = await take(ask('a', 300));
+    expect(refused).toMatchObject({ granted: 0, retryAfterMs: 1000 });
+    clock.t += 1000;
+    expect((await take(ask('a', 300))).granted).toBe(100);
+  });
+
+  it('a refund never lifts a bucket above its burst', async () => {
+    const { l, take } = limiter(new RateLimits(10, new Map(), 3));
+    expect((await take(ask('a', 30))).granted).toBe(30);
+    l.refund(subject('a'), 100);
+    expect((await take(ask('a', 100))).granted).toBe(30);
   });
 });
