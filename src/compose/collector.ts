@@ -15,6 +15,7 @@ import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
+import { SamplingAdvisor } from '../intake/sampling-advice';
 import { compactFromScan } from '../queue/compact-from-scan';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
@@ -325,6 +326,12 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metrics,
     activity,
     outcomes,
+    advisor: new SamplingAdvisor({
+      limits: limitsAndKeys.rateLimiter === null ? null : limitsAndKeys.limits,
+      // With Redis each collector sees about its share of an app's requests (no sticky sessions).
+      instances: config.redisUrl === null ? 1 : config.expectedInstances,
+      drainPerSecond: drainOf(intake.state.writer),
+    }),
     // The single pass (events/scan/) writes what the sink takes from the body's bytes: COPY rows
     // (tiers 2–3 on PostgreSQL's copy method), or in queue mode each event's message element.
     ...singlePassWriter(queue !== null, storage),
@@ -349,7 +356,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
-    ...(recorder === null ? {} : { takeReport: reportTaker(recorder, limits.maxSourceLength, logger) }),
+    takeReport: reportTaker(recorder, limits.maxSourceLength, logger),
     acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
@@ -416,6 +423,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     storage,
     shutdown: (reason) => shutdown.trigger(reason),
   };
+}
+
+/** What the writer drains (events per second), when this intake has one (not in queue mode). */
+function drainOf(writer: PipelineSources['writer']): (() => number) | null {
+  return writer === null ? null : () => writer().drainPerSecond;
 }
 
 /** The row writer of the single pass for this intake, if it has one (see `IntakeServiceOptions.rowFromScan`). */

@@ -10,7 +10,8 @@ import type { Logger } from '../log/logger';
 import { createOutcomeMetrics } from '../metrics/outcome-instruments';
 import { presentedSecret } from '../http/authenticate';
 import { parseClientReport } from '../outcomes/client-report';
-import { minuteOf, type OutcomeOrigin } from '../outcomes/outcome';
+import type { ReportReading } from '../intake/intake-service';
+import { minuteOf, type ClientReport } from '../outcomes/outcome';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
 
@@ -35,27 +36,41 @@ export function startOutcomeRecorder(
 }
 
 /**
- * `POST /v1/events`'s `takeReport`: a valid report goes to the recorder and marks the request's
- * events as the SDK's; a body without one, or with one that is not valid (logged at debug: an SDK
- * bug must not cost its events), is `direct`.
+ * `POST /v1/events`'s `takeReport`: a valid report goes to the recorder (when the loss map is on),
+ * marks the request's events as the SDK's and tells the intake what its sender captured (the
+ * demand the sampling advice weighs); a body without one, or with one that is not valid (logged
+ * at debug: an SDK bug must not cost its events), is `direct`.
  */
 export function reportTaker(
-  recorder: OutcomeRecorder,
+  recorder: OutcomeRecorder | null,
   maxAppLength: number,
   logger: Logger,
-): (raw: unknown, principal: Principal | null) => OutcomeOrigin {
+): (raw: unknown, principal: Principal | null) => ReportReading {
   return (raw, principal) => {
-    if (raw === undefined) return 'direct';
+    if (raw === undefined) return DIRECT;
     const onlyApp = principal?.kind === 'ingest' ? principal.app : null;
     const report = parseClientReport(raw, { maxAppLength }, onlyApp);
-    if (report === null) return 'sdk';
+    if (report === null) return { origin: 'sdk', captured: NOTHING_CAPTURED };
     if ('refused' in report) {
       logger.debug({ field: report.refused }, 'client report not valid; ignored');
-      return 'direct';
+      return DIRECT;
     }
-    recorder.report(report);
-    return 'sdk';
+    recorder?.report(report);
+    return { origin: 'sdk', captured: capturedByApp(report) };
   };
+}
+
+const DIRECT: ReportReading = { origin: 'direct' };
+const NOTHING_CAPTURED: ReadonlyMap<string, number> = new Map();
+
+/** What a report says its sender captured, per app, of the types a limit applies to (not errors). */
+function capturedByApp(report: ClientReport): ReadonlyMap<string, number> {
+  const captured = new Map<string, number>();
+  for (const c of report.counts) {
+    if (c.outcome === 'captured' && c.type !== 'error')
+      captured.set(c.app, (captured.get(c.app) ?? 0) + c.count);
+  }
+  return captured;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { ApiKeyRing } from '../auth/api-keys';
 import { SluiceError } from '../errors/catalogue';
-import type { IntakeService } from '../intake/intake-service';
+import type { IntakeService, ReportReading } from '../intake/intake-service';
 import type { Readiness } from '../lifecycle/readiness';
 import type { Logger } from '../log/logger';
 import type { IntakeMetrics } from '../metrics/intake-instruments';
@@ -26,7 +26,6 @@ import { getPipeline } from './routes/get-pipeline';
 import { livez, metricsText, readyz } from './routes/operations';
 import { eventsHandler, postEvents } from './routes/post-events';
 import { getOutcomes } from './routes/get-outcomes';
-import type { OutcomeOrigin } from '../outcomes/outcome';
 import type { Principal } from '../auth/api-keys';
 import { PATHS } from './paths';
 import { readBarrier } from './read-barrier';
@@ -73,7 +72,7 @@ export interface AppDeps {
   /** Where 503 refusals are logged, once per episode and route. */
   readonly refusals: RefusalEpisodes;
   /** `POST /v1/events`'s client reports (see routes/post-events.ts); absent: ignored. */
-  readonly takeReport?: (raw: unknown, principal: Principal | null) => OutcomeOrigin;
+  readonly takeReport?: (raw: unknown, principal: Principal | null) => ReportReading;
   /**
    * What a read waits for first (at most `READ_LIMITS.barrierTimeoutMs`): the commit of the events
    * this collector acknowledged before it (`read-barrier.ts`). Absent: reads do not wait (queue

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { SAMPLE_RATE_HEADER } from './send-json';
 
 /** Seconds a browser may cache a preflight answer. */
 const PREFLIGHT_MAX_AGE_S = 600;
@@ -39,7 +40,7 @@ export function corsPolicy(
       'Access-Control-Allow-Origin',
       allowOrigin,
       'Access-Control-Expose-Headers',
-      'Retry-After, X-Request-Id',
+      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}`,
     ];
     return {
       actual: { headers: actual, preflight: false },

@@ -8,7 +8,7 @@ import { PATHS, pathOf } from './paths';
 import { contextOf, type RequestContext, type RequestContextDeps } from './request-context';
 import type { EventsHandler } from './routes/post-events';
 import { errorAnswer } from './send-error';
-import { JSON_CONTENT_TYPE, type JsonAnswer } from './send-json';
+import { JSON_CONTENT_TYPE, SAMPLE_RATE_HEADER, type JsonAnswer } from './send-json';
 
 export interface EventsListenerDeps {
   readonly context: RequestContextDeps;
@@ -79,6 +79,7 @@ function headersOf(context: RequestContext, cors: CorsAnswer | null, answer: Jso
   if (cors !== null) for (const h of cors.headers) headers.push(h);
   if (answer === null) return headers;
   if (answer.retryAfterSeconds !== undefined) headers.push('Retry-After', String(answer.retryAfterSeconds));
+  if (answer.sampleRate !== undefined) headers.push(SAMPLE_RATE_HEADER, String(answer.sampleRate));
   if (answer.closesConnection === true && !context.closesConnection) headers.push('Connection', 'close');
   headers.push('Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(Buffer.byteLength(answer.body)));
   return headers;

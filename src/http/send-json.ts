@@ -7,11 +7,16 @@ export interface JsonAnswer {
   readonly body: string;
   /** Sent as `Retry-After` (seconds). */
   readonly retryAfterSeconds?: number;
+  /** Sent as `X-Sluice-Sample-Rate`: the rate the request's one app is advised to sample at. */
+  readonly sampleRate?: number;
   /** The connection closes after the answer (the rest of the body was not read). */
   readonly closesConnection?: boolean;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The header of the sample rate advised to a request's app (docs/http-api.md, "Sampling advice"). */
+export const SAMPLE_RATE_HEADER = 'X-Sluice-Sample-Rate';
 
 /**
  * Writes a JSON answer straight to Node's response: the hot routes answer thousands of times a
@@ -25,6 +30,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 /** Writes `answer` with `setHeader` (the Express side), after the headers set earlier on `res`. */
 export function sendAnswer(res: ServerResponse, answer: JsonAnswer): void {
   if (answer.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(answer.retryAfterSeconds));
+  if (answer.sampleRate !== undefined) res.setHeader(SAMPLE_RATE_HEADER, String(answer.sampleRate));
   if (answer.closesConnection === true) res.setHeader('Connection', 'close');
   res.statusCode = answer.status;
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);

@@ -11,6 +11,16 @@ export interface RejectedEntry {
   readonly hint?: string;
 }
 
+/**
+ * The share of an app's events (not errors) the collector can take now: the rate its SDK is
+ * advised to sample at (sampling-advice.ts; docs/http-api.md, "Sampling advice").
+ */
+export interface AppAdvice {
+  readonly app: string;
+  /** In (0, 1]. */
+  readonly sampleRate: number;
+}
+
 /** Why valid events were not taken. */
 export type ThrottleReason = 'rate_limited' | 'queue_full';
 
@@ -20,6 +30,8 @@ export type IntakeOutcome =
       readonly kind: 'taken';
       readonly accepted: number;
       readonly rejected: readonly RejectedEntry[];
+      /** For an SDK's request (it carried a client report) every app's; else those below 1. */
+      readonly advice: readonly AppAdvice[];
     }
   | {
       readonly kind: 'throttled';
@@ -28,6 +40,7 @@ export type IntakeOutcome =
       readonly throttled: readonly number[];
       readonly reason: ThrottleReason;
       readonly retryAfterSeconds: number;
+      readonly advice: readonly AppAdvice[];
     }
   | {
       /** `SLUICE_ACK=stored` and the commit did not come in time (or storage is known down). */

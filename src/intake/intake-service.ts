@@ -16,7 +16,8 @@ import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-lim
 import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './intake-bounds';
 import type { AppActivity } from '../metrics/app-activity';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
-import type { IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
+import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
+import type { SamplingAdvisor } from './sampling-advice';
 import { countEvents, rawSubject, type CountSink } from '../outcomes/event-outcomes';
 import type { OutcomeOrigin } from '../outcomes/outcome';
 
@@ -35,6 +36,8 @@ export interface IntakeServiceOptions {
   readonly activity?: AppActivity;
   /** The loss map's counts of every decision (`OutcomeRecorder.count`); none when absent. */
   readonly outcomes?: CountSink;
+  /** The sample rate advised to each app in the answer (sampling-advice.ts); none when absent. */
+  readonly advisor?: SamplingAdvisor;
   /**
    * Writes an event the single pass validated as its storage row (`Storage.rowFromScan`, or the
    * queue's message row). Absent: every request takes the typed path (`JSON.parse`, validate).
@@ -53,12 +56,22 @@ class SlowEvent {
   constructor(readonly raw: unknown) {}
 }
 
+/** What a request's client report tells the intake (`POST /v1/events`' `report` member). */
+export interface ReportReading {
+  /** `sdk` when the request carried a valid client report (the loss map's origin); default `direct`. */
+  readonly origin?: OutcomeOrigin;
+  /**
+   * Events the report says its sender captured since its previous report, per app, of the types a
+   * limit applies to (not errors), before any sampling: the app's demand. Absent without a report:
+   * the request's own events are the demand then.
+   */
+  readonly captured?: ReadonlyMap<string, number>;
+}
+
 /** Options of one `ingest` call. */
-export interface IngestOptions {
+export interface IngestOptions extends ReportReading {
   /** Take the request whole or refuse it whole at the rate limit (default false: partial). */
   readonly whole?: boolean;
-  /** `sdk` when the request carried a client report (the loss map's origin); default `direct`. */
-  readonly origin?: OutcomeOrigin;
 }
 
 /** An event that passed validation, as the sink takes it, with its index in the request. */
@@ -87,6 +100,7 @@ interface OpenRequest {
   /** Indices of the non-error events throttled unread because of it. */
   readonly shed: number[];
   readonly origin: OutcomeOrigin;
+  readonly captured: ReadonlyMap<string, number> | undefined;
 }
 
 interface Throttle {
@@ -175,7 +189,7 @@ export class IntakeService {
     principal: Principal | null,
     nextSlice: () => Promise<void>,
     checkShape: () => void,
-    takeReport?: (raw: unknown) => OutcomeOrigin,
+    takeReport?: (raw: unknown) => ReportReading,
   ): Promise<IntakeOutcome | null> {
     const { rowFromScan } = this.o;
     if (rowFromScan === undefined) return null;
@@ -210,8 +224,8 @@ export class IntakeService {
     };
     // The body's client report (the loss map), read by the scan after the events array.
     const report = scan.reportText();
-    const origin = takeReport?.(report === null ? undefined : parseOrNull(report)) ?? 'direct';
-    const request = this.open(entries.length, typeAt, principal, now, { origin });
+    const reading = takeReport?.(report === null ? undefined : parseOrNull(report)) ?? {};
+    const request = this.open(entries.length, typeAt, principal, now, reading);
     if ('kind' in request) return request;
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as ScannedEntry;
@@ -240,7 +254,7 @@ export class IntakeService {
       'throttled',
       'queue_full',
     );
-    return this.admit(request, { origin });
+    return this.admit(request, reading);
   }
 
   /**
@@ -304,6 +318,7 @@ export class IntakeService {
       shedStandard: this.standardShed(count, typeAt),
       shed: [],
       origin: options.origin ?? 'direct',
+      captured: options.captured,
     };
   }
 
@@ -326,9 +341,11 @@ export class IntakeService {
     const { rejected, errors, byApp, received, shedStandard, shed } = request;
     for (const type of EVENT_TYPES)
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
+    this.recordDemand(request);
 
     const throttle: Throttle = { indices: [], reason: null, retryAfter: 0, unavailable: false };
     if (shedStandard !== null && shed.length > 0) {
+      o.advisor?.overloaded(request.now);
       throttle.indices.push(...shed);
       throttle.reason = 'queue_full';
       throttle.retryAfter = shedStandard.retryAfterSeconds;
@@ -365,6 +382,7 @@ export class IntakeService {
         throttled: [...new Set([...throttle.indices, ...all])].sort((a, b) => a - b),
         reason: 'rate_limited',
         retryAfterSeconds: throttle.retryAfter,
+        advice: this.adviceFor(request),
       };
     }
     if (errors.length > 0 && whole) errorsTaken = this.offer(request, 'error', errors, throttle, durable);
@@ -411,9 +429,39 @@ export class IntakeService {
         throttled: throttle.indices,
         reason: throttle.reason,
         retryAfterSeconds: throttle.retryAfter,
+        advice: this.adviceFor(request),
       };
     }
-    return { kind: 'taken', accepted, rejected };
+    return { kind: 'taken', accepted, rejected, advice: this.adviceFor(request) };
+  }
+
+  /**
+   * Tells the advisor what the request's senders generated: what its client report says they
+   * captured (before sampling), else its own events a limit applies to.
+   */
+  private recordDemand(request: OpenRequest): void {
+    const { advisor } = this.o;
+    if (advisor === undefined) return;
+    if (request.captured !== undefined) {
+      for (const [app, n] of request.captured) advisor.demand(subjectOf(request, app), n, request.now);
+    } else {
+      for (const [app, candidates] of request.byApp)
+        advisor.demand(subjectOf(request, app), candidates.length, request.now);
+    }
+  }
+
+  /** The rate advised to each app of the request: to an SDK's request always, else only below 1. */
+  private adviceFor(request: OpenRequest): readonly AppAdvice[] {
+    const { advisor } = this.o;
+    if (advisor === undefined) return NO_ADVICE;
+    const apps = new Set(request.byApp.keys());
+    for (const c of request.errors) apps.add(c.app);
+    const advice: AppAdvice[] = [];
+    for (const app of apps) {
+      const sampleRate = advisor.advice(subjectOf(request, app), request.now);
+      if (sampleRate < 1 || request.origin === 'sdk') advice.push({ app, sampleRate });
+    }
+    return advice;
   }
 
   /**
@@ -484,9 +532,8 @@ export class IntakeService {
     throttle: Throttle,
     mode: 'partial' | 'whole',
   ): Promise<Array<{ subject: LimitSubject; candidates: Candidate[] }>> {
-    const { byApp, principal } = request;
-    const groups = [...byApp].map(([app, candidates]) => ({
-      subject: { key: principal ? `key:${principal.keyId}` : `app:${app}`, app },
+    const groups = [...request.byApp].map(([app, candidates]) => ({
+      subject: subjectOf(request, app),
       candidates,
     }));
     const limiter = this.o.rateLimiter;
@@ -495,6 +542,7 @@ export class IntakeService {
     const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
     for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
       this.throttleLimited(request, g.candidates, throttle, 0);
+      this.o.advisor?.limited(g.subject, request.now);
       this.o.activity?.record(g.subject.app, 0, g.candidates.length);
     }
     const grants = await limiter.take(
@@ -508,6 +556,7 @@ export class IntakeService {
       this.o.intakeMetrics.decisions.inc({ result, store: grant?.store ?? 'memory' });
       if (granted > 0) passed.push({ subject: g.subject, candidates: g.candidates.slice(0, granted) });
       if (granted < g.candidates.length) {
+        this.o.advisor?.limited(g.subject, request.now);
         this.throttleLimited(request, g.candidates.slice(granted), throttle, grant?.retryAfterMs ?? 0);
         this.o.activity?.record(g.subject.app, 0, g.candidates.length - granted);
       }
@@ -546,6 +595,7 @@ export class IntakeService {
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
+    if (reason === 'queue_full' && lane === 'standard') this.o.advisor?.overloaded(request.now);
     this.countCandidates(request, candidates, 'throttled', reason);
     for (const c of candidates) throttle.indices.push(c.index);
     for (const [type, n] of countByType(candidates)) this.o.metrics.eventsThrottled.inc({ reason, type }, n);
@@ -554,6 +604,14 @@ export class IntakeService {
     throttle.retryAfter = Math.max(throttle.retryAfter, answer.retryAfterSeconds);
     return 0;
   }
+}
+
+const NO_ADVICE: readonly AppAdvice[] = [];
+
+/** Who a limit counts for an app of this request: the app, or the API key it came with. */
+function subjectOf(request: OpenRequest, app: string): LimitSubject {
+  const { principal } = request;
+  return { key: principal ? `key:${principal.keyId}` : `app:${app}`, app };
 }
 
 /** A JSON value the scan delimited, or null when it does not parse (a report then is not valid). */

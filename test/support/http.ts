@@ -8,6 +8,9 @@ export interface IngestAnswer {
     throttled?: number[];
     error?: string;
     message?: string;
+    /** The sampling advice for the request's one app (docs/http-api.md, "Sampling advice"). */
+    sample_rate?: number;
+    sample_rates?: Record<string, number>;
   };
   readonly headers: Headers;
 }

@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Principal } from '../../auth/api-keys';
 import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
-import type { IntakeService } from '../../intake/intake-service';
-import type { IntakeOutcome } from '../../intake/intake-outcome';
+import type { IntakeService, ReportReading } from '../../intake/intake-service';
+import type { AppAdvice, IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
 import { SCANNED_BODY_SHAPE } from '../../events/scan/scan-request';
 import { wireShapeBudget } from '../../events/wire-shape';
@@ -12,7 +12,6 @@ import { scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-s
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
-import type { OutcomeOrigin } from '../../outcomes/outcome';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
@@ -30,10 +29,10 @@ export interface PostEventsOptions {
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
   /**
    * Takes the body's client report (its `report` member; `undefined` when absent) for the loss map
-   * and says where the request's events come from (docs/http-api.md, "Client reports"). Absent:
-   * reports are ignored.
+   * and the sampling advice: says where the request's events come from and what its sender
+   * captured (docs/http-api.md, "Client reports"). Absent: reports are ignored.
    */
-  readonly takeReport?: (raw: unknown, principal: Principal | null) => OutcomeOrigin;
+  readonly takeReport?: (raw: unknown, principal: Principal | null) => ReportReading;
 }
 
 /** Answers one `POST /v1/events` request; throws a `SluiceError` (or a read error) to refuse it whole. */
@@ -57,7 +56,7 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
       const checkShape = shapeCheckOf(body, shape, o.maxEventsPerRequest);
       if (body.length > checkCanWaitUpTo) checkShape();
       // The single pass first; a body of another shape is parsed and validated as before.
-      const takeReport = (raw: unknown): OutcomeOrigin => o.takeReport?.(raw, principal) ?? 'direct';
+      const takeReport = (raw: unknown): ReportReading => o.takeReport?.(raw, principal) ?? {};
       outcome =
         (await o.ingest.ingestBody(body, principal, () => o.turns.take(), checkShape, takeReport)) ??
         (await ingestParsed(o, body, principal, checkShape, takeReport));
@@ -83,7 +82,12 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
         }
         return {
           status: 202,
-          body: JSON.stringify({ accepted: outcome.accepted, rejected: outcome.rejected }),
+          body: JSON.stringify({
+            accepted: outcome.accepted,
+            rejected: outcome.rejected,
+            ...adviceMembers(outcome.advice),
+          }),
+          ...adviceHeader(outcome.advice),
         };
       case 'throttled':
         return {
@@ -94,12 +98,31 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
             rejected: outcome.rejected,
             throttled: outcome.throttled,
             error: outcome.reason,
+            ...adviceMembers(outcome.advice),
           }),
+          ...adviceHeader(outcome.advice),
         };
       case 'unavailable':
         throw new SluiceError('storage_unavailable', undefined, outcome.retryAfterSeconds);
     }
   };
+}
+
+/**
+ * The answer's members for the sampling advice (docs/http-api.md, "Sampling advice"): `sample_rate`
+ * for a request of one app, `sample_rates` by app for a request of several.
+ */
+function adviceMembers(
+  advice: readonly AppAdvice[],
+): { sample_rate: number } | { sample_rates: Record<string, number> } | null {
+  if (advice.length === 0) return null;
+  if (advice.length === 1) return { sample_rate: (advice[0] as AppAdvice).sampleRate };
+  return { sample_rates: Object.fromEntries(advice.map((a) => [a.app, a.sampleRate])) };
+}
+
+/** `X-Sluice-Sample-Rate` for a request of one app. */
+function adviceHeader(advice: readonly AppAdvice[]): { sampleRate: number } | null {
+  return advice.length === 1 ? { sampleRate: (advice[0] as AppAdvice).sampleRate } : null;
 }
 
 /** The Express route for `eventsHandler`. */
@@ -180,9 +203,9 @@ function ingestParsed(
   body: Buffer,
   principal: Principal | null,
   checkShape: () => void,
-  takeReport: (raw: unknown) => OutcomeOrigin,
+  takeReport: (raw: unknown) => ReportReading,
 ): Promise<IntakeOutcome> {
   checkShape();
   const { events, report } = parseEvents(body);
-  return o.ingest.ingest(events, principal, { origin: takeReport(report) });
+  return o.ingest.ingest(events, principal, takeReport(report));
 }

@@ -36,7 +36,7 @@ function setup(standardCapacity = 3, rateLimit = 0) {
       storageUp: () => true,
       toRow: (event) => event as unknown as StorageRow,
     }),
-    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit), clock) : null,
+    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit, new Map(), 1), clock) : null,
     clock,
     metrics,
     intakeMetrics: createIntakeMetrics(metrics.registry),
@@ -132,6 +132,7 @@ describe('IntakeService', () => {
           hint: 'source.app must be the app this API key was made for',
         },
       ],
+      advice: [],
     });
     expect(standardLane.heldEvents).toBe(1);
     const more = [telemetryEvent('error'), telemetryEvent('metric'), telemetryEvent('metric')];

@@ -42,7 +42,7 @@ function intake(singlePass: boolean, standardCapacity: number, rateLimit: number
       storageUp: () => true,
       toRow: (event) => toCopyLine(event) as unknown as StorageRow,
     }),
-    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit), clock) : null,
+    rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit, new Map(), 1), clock) : null,
     clock,
     metrics,
     intakeMetrics: createIntakeMetrics(metrics.registry),
@@ -170,7 +170,7 @@ describe('the single pass and a client report', () => {
       () => undefined,
       (raw) => {
         seen.push(raw);
-        return 'sdk';
+        return { origin: 'sdk' };
       },
     );
     expect(taken).toMatchObject({ kind: 'taken', accepted: 1 });
@@ -201,7 +201,7 @@ describe('the single pass in slices', () => {
       },
       () => undefined,
     );
-    expect(outcome).toEqual({ kind: 'taken', accepted: 300, rejected: [] });
+    expect(outcome).toEqual({ kind: 'taken', accepted: 300, rejected: [], advice: [] });
     expect(slices).toBe(3);
     expect(lanes[1]?.heldEvents).toBe(300);
   });

@@ -25,7 +25,7 @@ function service(answers: IntakeOutcome[], maxEventsPerCall = 1000) {
     ingest: {
       ingestValidated: async (events, _principal, options) => {
         calls.push({ events, options });
-        return answers.shift() ?? { kind: 'taken', accepted: events.length, rejected: [] };
+        return answers.shift() ?? { kind: 'taken', accepted: events.length, rejected: [], advice: [] };
       },
     },
     limits: LIMITS,
@@ -54,7 +54,7 @@ describe('OTLP export service', () => {
   it('a throttled part refuses the whole export with 429 and a Retry-After within the exporters’ budget', async () => {
     const { s, calls } = service(
       [
-        { kind: 'taken', accepted: 4, rejected: [] },
+        { kind: 'taken', accepted: 4, rejected: [], advice: [] },
         {
           kind: 'throttled',
           accepted: 0,
@@ -62,6 +62,7 @@ describe('OTLP export service', () => {
           throttled: [0, 1],
           reason: 'queue_full',
           retryAfterSeconds: 30,
+          advice: [],
         },
       ],
       4,
@@ -86,7 +87,12 @@ describe('OTLP export service', () => {
 
   it('records the intake rejects and records that cannot be mapped add up in partial_success', async () => {
     const { s, registry } = service([
-      { kind: 'taken', accepted: 1, rejected: [{ index: 0, reason: 'ts_out_of_range', field: 'ts' }] },
+      {
+        kind: 'taken',
+        accepted: 1,
+        rejected: [{ index: 0, reason: 'ts_out_of_range', field: 'ts' }],
+        advice: [],
+      },
     ]);
     const req = request(2);
     (req.resourceLogs[0]!.scopeLogs[0]!.logRecords as unknown[]).push('not a record');
