@@ -75,7 +75,7 @@ class SluiceClient implements Client {
   private readonly source: Source;
   private readonly sourceLength: number;
   private readonly ids = new Uuid7Generator();
-  private readonly sampler = new DynamicSampler();
+  private readonly sampler: DynamicSampler;
   private readonly delivery: Delivery;
   private readonly reports: ClientReports;
   private readonly diagnostics: Diagnostics;
@@ -101,6 +101,7 @@ class SluiceClient implements Client {
       debug: o.debug,
       onInternalError: this.internalError,
     });
+    this.sampler = new DynamicSampler(o.sampleRate);
     this.reports = new ClientReports(o.app, () => this.ids.next(Math.floor(o.clock.now())));
     this.delivery = new Delivery(o, this.sampler, {
       onDrop: (reason, count) => (this.dropped[reason] += count),
@@ -263,6 +264,7 @@ class SluiceClient implements Client {
 
   /** Static rate for every type; the dynamic rate on top for all but errors (docs/ARCHITECTURE.md). */
   private sampledIn(type: EventType, ts: number): boolean {
+    if (type !== 'error') this.delivery.captured(ts);
     const rate = type === 'error' ? this.o.sampleRate : this.o.sampleRate * this.sampler.rate;
     if (rate >= 1 || this.o.random() < rate) return true;
     this.drop('sampled', type, ts);

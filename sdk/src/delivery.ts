@@ -6,6 +6,7 @@ import { canGzip, encodeBatch, gzip, GZIP_MIN_BYTES, utf8Length } from './encode
 import type { ResolvedOptions } from './options';
 import { requestProblem } from './problems';
 import { classify, retryDelay, type Outcome } from './retry';
+import { Pace } from './pace';
 import type { DynamicSampler } from './sampler';
 import type { DropReason } from './stats';
 import { KEEPALIVE_MAX_BYTES, type TransportRequest, type TransportResponse } from './transport';
@@ -88,6 +89,8 @@ export class Delivery {
   private readonly onInternalError: DeliveryHooks['onInternalError'];
   private readonly reports: ClientReports;
   private reportTimer: TimerHandle | undefined;
+  /** Spreads requests at the rate the collector advised (pacing). */
+  private readonly pace = new Pace();
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -121,6 +124,11 @@ export class Delivery {
       this.onInternalError(err);
     }
     return this.blockedUntil > now ? this.blockedUntil : null;
+  }
+
+  /** An event a limit could refuse (not an error) was captured, before sampling: the pace's measure. */
+  captured(now: number): void {
+    this.pace.captured(now);
   }
 
   /** Buffers a captured event (`bytes`: its estimated size); sends soon if its batch is full. */
@@ -278,7 +286,7 @@ export class Delivery {
         this.draining || this.waiters.length > 0 || this.buffer.size >= this.o.batchSize
           ? now
           : this.pendingSince + this.o.flushIntervalMs;
-      at = Math.max(due, this.blockedUntil);
+      at = Math.max(due, this.blockedUntil, this.pace.nextAt());
     }
     for (const w of this.waiters) if (w.deadline < at) at = w.deadline;
     // An earlier timer of the same kind fires first and re-evaluates; one of the other kind is
@@ -295,6 +303,7 @@ export class Delivery {
   private trySend(now: number): void {
     if (this.sending || !this.ready || this.stopped || this.buffer.size === 0 || now < this.blockedUntil)
       return;
+    if (now < this.pace.nextAt()) return;
     const due =
       this.draining ||
       this.waiters.length > 0 ||
@@ -303,7 +312,9 @@ export class Delivery {
     if (!due) return;
     this.draining = true;
     this.sending = true;
-    void this.send(this.buffer.take(this.o.batchSize, this.o.maxBatchBytes));
+    const batch = this.buffer.take(this.o.batchSize, this.o.maxBatchBytes);
+    this.pace.sent(batch.length, now);
+    void this.send(batch);
   }
 
   /**
@@ -423,18 +434,23 @@ export class Delivery {
         failed = false;
         this.failures = 0;
         if (batch.length > 0) this.counters.succeeded++;
-        if (!outcome.unconfirmed && batch.length > 0) this.sampler.onSuccess();
+        if (outcome.advice !== undefined) this.sampler.onAdvice(outcome.advice);
+        else if (!outcome.unconfirmed && batch.length > 0) this.sampler.onSuccess();
+        this.pace.advised(outcome.advice);
         this.counters.sent += batch.length - outcome.rejected.length;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         break;
       case 'throttled': {
-        const taken = batch.length - outcome.rejected.length - outcome.throttled.length;
+        const valid = batch.length - outcome.rejected.length;
+        const taken = valid - outcome.throttled.length;
         // The collector took what the budget allowed: the rest passes once Retry-After has freed
         // more, so a 429 that took part of the batch waits for Retry-After only. Backoff grows
         // while 429s take nothing (a full queue, an overloaded collector).
         this.failures = taken > 0 ? 0 : this.failures + 1;
         if (batch.length > 0) this.counters.throttled++;
-        this.sampler.onThrottled();
+        if (outcome.advice !== undefined) this.sampler.onAdvice(outcome.advice);
+        else this.sampler.onThrottled(valid > 0 ? taken / valid : 0);
+        this.pace.advised(outcome.advice);
         this.counters.sent += taken;
         if (outcome.rejected.length > 0) this.onDrop('rejected', outcome.rejected.length);
         this.buffer.requeue(outcome.throttled.map((i) => batch[i]!));

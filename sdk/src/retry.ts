@@ -7,13 +7,20 @@ export type Outcome =
    * 2xx: all taken except `rejected` (invalid; dropped). Also a 422 `events_rejected`: the
    * collector rejected every event as invalid, so all are `rejected` (dropped, never resent).
    */
-  | { readonly kind: 'accepted'; readonly rejected: readonly number[]; readonly unconfirmed: boolean }
+  | {
+      readonly kind: 'accepted';
+      readonly rejected: readonly number[];
+      readonly unconfirmed: boolean;
+      /** The collector's advised sample rate (`sample_rate`), when the answer carried one. */
+      readonly advice: number | undefined;
+    }
   /** 429: `throttled` are resent after the wait, `rejected` dropped, the rest were taken. */
   | {
       readonly kind: 'throttled';
       readonly rejected: readonly number[];
       readonly throttled: readonly number[];
       readonly retryAfterMs: number | undefined;
+      readonly advice: number | undefined;
     }
   /** Network error, timeout, 408 or 5xx: the whole batch is resent after the wait. */
   | { readonly kind: 'retryable'; readonly retryAfterMs: number | undefined }
@@ -41,12 +48,13 @@ export function classify(response: TransportResponse | undefined, size: number, 
       kind: 'accepted',
       rejected: rejectedIndices(body, size),
       unconfirmed: response.unconfirmed === true,
+      advice: adviceOf(body),
     };
   }
   if (status === 422 && body.error === 'events_rejected') {
     const all: number[] = [];
     for (let i = 0; i < size; i++) all.push(i);
-    return { kind: 'accepted', rejected: all, unconfirmed: false };
+    return { kind: 'accepted', rejected: all, unconfirmed: false, advice: adviceOf(body) };
   }
   if (status === 429) {
     const rejected = rejectedIndices(body, size);
@@ -58,7 +66,7 @@ export function classify(response: TransportResponse | undefined, size: number, 
       throttled = [];
       for (let i = 0; i < size; i++) if (!gone.has(i)) throttled.push(i);
     }
-    return { kind: 'throttled', rejected, throttled, retryAfterMs };
+    return { kind: 'throttled', rejected, throttled, retryAfterMs, advice: adviceOf(body) };
   }
   if (status === 408 || status >= 500 || status < 200 || (status >= 300 && status < 400)) {
     return { kind: 'retryable', retryAfterMs };
@@ -114,6 +122,12 @@ export function retryDelay(
   random: () => number,
 ): number {
   return Math.max(retryAfterMs ?? 0, backoffDelay(attempt, options, random));
+}
+
+/** An answer's `sample_rate`, when it is a share in (0, 1]; anything else is no advice. */
+function adviceOf(body: Record<string, unknown>): number | undefined {
+  const rate = body.sample_rate;
+  return typeof rate === 'number' && rate > 0 && rate <= 1 ? rate : undefined;
 }
 
 function rejectedIndices(body: Record<string, unknown>, size: number): number[] {

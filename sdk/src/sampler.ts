@@ -1,59 +1,85 @@
 /**
- * Dynamic sampling driven by HTTP 429 only (docs/ARCHITECTURE.md, first line of defence).
+ * Dynamic sampling: the share of non-error events the SDK keeps, set by the collector's answers
+ * (docs/sdk.md, "Sampling"). Errors are never sampled out dynamically; the client applies only the
+ * static rate to them. The dynamic rate multiplies the static `sampleRate` of the config.
  *
- * Our reading of "1.0 normally; first 429 → 0.5; 429 again while at 0.5 →
- * 0.1; after 10 consecutive successes → 0.5; after 30 consecutive successes
- * → 1.0", which the unit tests pin down transition by transition:
- *
- * - the rate is one of three levels: 1.0, 0.5, 0.1;
- * - a 429 steps down one level (1.0 → 0.5, 0.5 → 0.1; at 0.1 it stays) and
- *   resets the success streak to 0;
- * - a success (any 2xx answer) adds one to the streak. At 0.1 a streak of
- *   10 steps up to 0.5; at 0.5 a streak of 30 steps up to 1.0. A step up
- *   resets the streak, so from 0.1 back to 1.0 takes 10 + 30 = 40
- *   consecutive successes, and from 0.5 (one 429) 30;
- * - any other outcome (network error, 5xx, 4xx other than 429) is not a
- *   success: it breaks the streak (resets it to 0) but leaves the level —
- *   only a 429 means "send less".
- *
- * The rate multiplies the static sample rate of the config; errors are never
- * sampled out dynamically (the client applies only the static rate to them).
+ * - **Advice.** A collector that knows what it can take says so in its answers (`sample_rate`:
+ *   the share of the events this app captures that it can take now). The SDK follows it: the
+ *   effective rate becomes the advised share (the dynamic rate is advice ÷ static rate, at most 1),
+ *   and every answer that carries advice sets it again, up or down.
+ * - **Without advice** (a 429 from a proxy, a collector that does not advise), 429s alone drive
+ *   it, stepping between the seed's levels 1 → 0.5 → 0.1:
+ *   - a 429 that took nothing steps down a level (above 0.5 → 0.5, else 0.1) and resets the
+ *     success streak;
+ *   - a 429 that took part of the batch lowers the rate in proportion to what it refused (× the
+ *     share taken), never below 0.1: the collector took what its budget allowed, which is not the
+ *     same as "429 again";
+ *   - a success (any 2xx) adds one to the streak: below 0.5, a streak of 10 raises it to 0.5; below
+ *     1, a streak of 30 raises it to 1. A step up resets the streak, so from 0.1 back to 1 takes
+ *     10 + 30 consecutive successes;
+ *   - any other outcome (network error, 5xx, 4xx other than 429) breaks the streak but leaves the
+ *     rate: only a 429 means "send less".
  */
 
-/** The levels of the dynamic rate, highest first. */
+/** The levels the rate steps between without advice, highest first. */
 export const RATE_LEVELS = [1, 0.5, 0.1] as const;
-export type RateLevel = (typeof RATE_LEVELS)[number];
 
-/** Consecutive successes needed to step up from each level. */
-const STEP_UP_AFTER: Readonly<Record<RateLevel, number>> = { 1: Infinity, 0.5: 30, 0.1: 10 };
+/** Consecutive successes (without advice) to step up to 0.5 from below it, and to 1 from below it. */
+const STEPS_UP = [
+  { below: 0.5, after: 10, to: 0.5 },
+  { below: 1, after: 30, to: 1 },
+] as const;
+
+/** The lowest dynamic rate an advice can set: a collector advising less still gets one event in 1,000. */
+const MIN_ADVISED = 0.001;
 
 export class DynamicSampler {
-  private level = 0;
+  private current = 1;
   private successes = 0;
 
-  /** The current dynamic rate: 1, 0.5 or 0.1. */
-  get rate(): RateLevel {
-    return RATE_LEVELS[this.level]!;
+  /** The static `sampleRate` of the config, which advice is a share of. */
+  constructor(private readonly staticRate: number) {}
+
+  /** The current dynamic rate, in (0, 1]. */
+  get rate(): number {
+    return this.current;
   }
 
-  /** Consecutive successes since the last 429, failure or level change. */
+  /** Consecutive successes (without advice) since the last 429, failure or change of rate. */
   get streak(): number {
     return this.successes;
   }
 
-  /** A 2xx answer. */
+  /** The collector advised keeping `share` of what the app captures (an answer's `sample_rate`). */
+  onAdvice(share: number): void {
+    this.successes = 0;
+    if (this.staticRate <= 0) return;
+    this.current = Math.min(1, Math.max(MIN_ADVISED, share / this.staticRate));
+  }
+
+  /** A 2xx answer without advice. */
   onSuccess(): void {
     this.successes++;
-    if (this.successes >= STEP_UP_AFTER[this.rate]) {
-      this.level--;
-      this.successes = 0;
+    for (const step of STEPS_UP) {
+      if (this.current < step.below) {
+        if (this.successes >= step.after) {
+          this.current = step.to;
+          this.successes = 0;
+        }
+        return;
+      }
     }
   }
 
-  /** A 429 answer. */
-  onThrottled(): void {
-    this.level = Math.min(this.level + 1, RATE_LEVELS.length - 1);
+  /** A 429 answer without advice; `takenShare`: the share of the batch's valid events it took, 0..1. */
+  onThrottled(takenShare: number): void {
     this.successes = 0;
+    const floor = RATE_LEVELS[RATE_LEVELS.length - 1] as number;
+    if (!(takenShare > 0)) {
+      this.current = this.current > 0.5 ? 0.5 : floor;
+      return;
+    }
+    this.current = Math.max(Math.min(floor, this.current), this.current * Math.min(1, takenShare));
   }
 
   /** Any other outcome: a network error, 5xx, or a 4xx other than 429. */

@@ -26,7 +26,7 @@ export const DROP_REASONS: readonly DropReason[] = [
 
 /** A snapshot of the client's state, for dashboards and tests. */
 export interface ClientStats {
-  /** Dynamic sampling rate: 1, 0.5 or 0.1 (lowered by 429s, restored by successes). */
+  /** Dynamic sampling rate, in (0, 1]: the collector's advice, or without it 1, 0.5 or 0.1 (lowered by 429s, restored by successes). */
   readonly dynamicRate: number;
   /** Share of non-error events kept: static `sampleRate` × `dynamicRate`. Errors keep the static rate. */
   readonly effectiveRate: number;
