@@ -17,18 +17,12 @@ import { generateKey } from '../../src/auth/api-keys';
 import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { getJson, waitFor } from '../support/http';
+import { installPackedSdk, ok, type PackedSdk } from '../support/packed-sdk';
 import { runCommand, type CommandRun } from '../support/run-command';
 
 const REPO = path.resolve(__dirname, '../..');
-const SDK_FOLDER = path.join(REPO, 'sdk');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 const APP = `sdk-app-${process.pid}`;
-
-async function ok(command: string, args: readonly string[], cwd: string): Promise<string> {
-  const r = await runCommand(command, args, cwd);
-  if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
 
 /** What both Node scripts do with the client `create` makes: three events tagged with `runtime`. */
 const CAPTURE = `
@@ -103,7 +97,7 @@ async function startPageServer(bundlePath: () => string): Promise<{ url: string;
 
 let dir: string;
 let appDir: string;
-let tarball: { filename: string; files: string[] };
+let tarball: PackedSdk;
 let collector: CollectorProcess;
 let page: { url: string; server: http.Server };
 let browser: Browser;
@@ -149,17 +143,7 @@ function sendFromNode(script: string, runtime: string, key: string, batch = 100)
 }
 
 async function packAndInstall(): Promise<void> {
-  const packed = JSON.parse(
-    await ok('npm', ['pack', '--json', '--pack-destination', dir], SDK_FOLDER),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = { filename: packed[0]!.filename, files: packed[0]!.files.map((f) => f.path).sort() };
-  await writeFile(path.join(appDir, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true }));
-  for (const [name, text] of Object.entries(SCRIPTS)) await writeFile(path.join(appDir, name), text);
-  await ok(
-    'npm',
-    ['install', '--offline', '--no-audit', '--no-fund', path.join(dir, tarball.filename)],
-    appDir,
-  );
+  tarball = await installPackedSdk(dir, appDir, SCRIPTS);
 }
 
 beforeAll(async () => {
