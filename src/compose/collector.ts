@@ -37,6 +37,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
+import { startLine } from './start-line';
 import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
@@ -341,6 +342,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metrics,
     intakeMetrics: limitsAndKeys.metrics,
     keyRing: limitsAndKeys.keyRing,
+    loopbackReadersOnly: limitsAndKeys.keyRing === null && config.protectedMode === 'on',
     corsOrigins: config.corsOrigins ?? [],
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -397,16 +399,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     exit,
   });
-  logger.info(
-    {
-      url,
-      otlp: otlp?.url ?? 'off',
-      storage: storage.kind,
-      ack: config.ack,
-      mode: config.mode,
-    },
-    'sluice listening',
-  );
+  const line = startLine(config, {
+    url,
+    port,
+    otlpPort: otlp?.port ?? null,
+    keys: limitsAndKeys.keyRing !== null,
+  });
+  logger.info(line.fields, line.message);
   return {
     url,
     port,

@@ -1,4 +1,4 @@
-import { accepting, duration, integer, nonEmpty } from './parsers';
+import { accepting, duration, integer, nonEmpty, oneOf } from './parsers';
 import { setting } from './setting';
 
 /** `redis://` or `rediss://` URL. */
@@ -108,6 +108,12 @@ export const INTAKE_SETTINGS = {
     env: 'SLUICE_AUTH_KEYS_FILE',
     doc: 'JSON file of hashed ingest keys and read tokens; set to turn auth on (see docs/operations.md, "API keys").',
     parse: nonEmpty(),
+  }),
+  protectedMode: setting({
+    env: 'SLUICE_PROTECTED_MODE',
+    default: 'on',
+    doc: 'With no API keys (`SLUICE_AUTH_KEYS_FILE` unset): `on` answers the read API, the console and `GET /pipeline` to loopback clients only (`403 protected_mode` to others; a request a proxy forwarded for another address is not loopback), while writes stay open to every client; `off` opens them to every client that can reach the port. No effect when keys are set: read tokens guard them (docs/operations.md, "Protected mode").',
+    parse: oneOf(['on', 'off'] as const),
   }),
   corsOrigins: setting({
     env: 'SLUICE_CORS_ORIGINS',
