@@ -15,6 +15,7 @@ import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
+import { AppBound } from '../intake/app-bound';
 import { compactFromScan } from '../queue/compact-from-scan';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
@@ -316,8 +317,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);
   sampler.start();
   const consoleFiles = config.console === 'on' ? openConsole(logger) : { files: [] };
+  const apps = new AppBound(config.maxAppsPerMinute);
+  metrics.onCollect(() => limitsAndKeys.metrics.appsTaken.set(apps.takenIn(clock.now())));
   const ingest = new IntakeService({
     limits: eventLimits(config),
+    apps,
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
     rateLimiter: limitsAndKeys.rateLimiter,
@@ -351,7 +355,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
-    ...(recorder === null ? {} : { takeReport: reportTaker(recorder, limits.maxSourceLength, logger) }),
+    ...(recorder === null
+      ? {}
+      : { takeReport: reportTaker(recorder, limits.maxSourceLength, logger, { bound: apps, clock }) }),
     acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:

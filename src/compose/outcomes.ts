@@ -10,7 +10,8 @@ import type { Logger } from '../log/logger';
 import { createOutcomeMetrics } from '../metrics/outcome-instruments';
 import { presentedSecret } from '../http/authenticate';
 import { parseClientReport } from '../outcomes/client-report';
-import { minuteOf, type OutcomeOrigin } from '../outcomes/outcome';
+import { minuteOf, type ClientReport, type OutcomeOrigin } from '../outcomes/outcome';
+import type { AppBound } from '../intake/app-bound';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
 
@@ -43,18 +44,30 @@ export function reportTaker(
   recorder: OutcomeRecorder,
   maxAppLength: number,
   logger: Logger,
+  apps?: { readonly bound: Pick<AppBound, 'takes'>; readonly clock: Clock },
 ): (raw: unknown, principal: Principal | null) => OutcomeOrigin {
   return (raw, principal) => {
     if (raw === undefined) return 'direct';
     const onlyApp = principal?.kind === 'ingest' ? principal.app : null;
-    const report = parseClientReport(raw, { maxAppLength }, onlyApp);
-    if (report === null) return 'sdk';
-    if ('refused' in report) {
-      logger.debug({ field: report.refused }, 'client report not valid; ignored');
+    const parsed = parseClientReport(raw, { maxAppLength }, onlyApp);
+    if (parsed === null) return 'sdk';
+    if ('refused' in parsed) {
+      logger.debug({ field: parsed.refused }, 'client report not valid; ignored');
       return 'direct';
     }
-    recorder.report(report);
+    recorder.report(apps === undefined ? parsed : withinAppBound(parsed, apps.bound, apps.clock.now()));
     return 'sdk';
+  };
+}
+
+/**
+ * A report's rows of apps the bound on distinct apps refuses, counted under app `''` as their
+ * events are: a report naming invented apps must not add a count per name either.
+ */
+function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'takes'>, now: number): ClientReport {
+  return {
+    id: report.id,
+    counts: report.counts.map((c) => (bound.takes(c.app, now) ? c : { ...c, app: '' })),
   };
 }
 

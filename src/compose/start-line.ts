@@ -54,6 +54,9 @@ export function startLine(
   const overrides = (config.rateLimitOverrides?.size ?? 0) + (config.rateLimitOverridesFile === null ? 0 : 1);
   const limits = [
     `${perSecond(config.rateLimit)}${overrides > 0 ? ' (with per-app overrides)' : ''}${config.redisUrl === null ? '' : ', counted in Redis'}`,
+    config.maxAppsPerMinute === 0
+      ? 'no bound on distinct apps'
+      : `${config.maxAppsPerMinute} distinct apps a minute`,
     `${config.maxEventsPerRequest} events and ${config.maxBodyBytes} bytes per request`,
   ];
   const opening = facts.keys
@@ -84,6 +87,7 @@ export function startLine(
       writes: access.writes,
       reads: access.reads,
       rateLimitPerSecond: config.rateLimit,
+      maxAppsPerMinute: config.maxAppsPerMinute,
     },
   };
 }
