@@ -40,7 +40,13 @@ export interface AppDeps {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   readonly storage: Pick<
     Storage,
-    'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors' | 'queryOutcomes'
+    | 'queryEvents'
+    | 'queryMetrics'
+    | 'queryApps'
+    | 'queryMetricNames'
+    | 'queryMetricName'
+    | 'scanErrors'
+    | 'queryOutcomes'
   >;
   /** The default end of a read's window. */
   readonly clock: Clock;
