@@ -13,7 +13,7 @@ describe('the start line', () => {
     expect(text).toContain(
       'auth off: writes open to every client; reads, console and /pipeline loopback clients only (protected mode',
     );
-    expect(text).toContain('limits: 100 events/s per app');
+    expect(text).toContain('limits: 100 events/s per app; 1000 distinct apps a minute');
   });
 
   it('names the tier and hides the database password', () => {
@@ -29,5 +29,6 @@ describe('the start line', () => {
     expect(line({}, true)).toContain('auth on: writes ingest keys; reads, console and /pipeline read tokens');
     expect(line({ SLUICE_PROTECTED_MODE: 'off' })).toContain('anyone who reaches the port reads every event');
     expect(line({ SLUICE_RATE_LIMIT: '0' })).toContain('no rate limit');
+    expect(line({ SLUICE_MAX_APPS_PER_MINUTE: '0' })).toContain('no bound on distinct apps');
   });
 });
