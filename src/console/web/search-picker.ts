@@ -3,6 +3,8 @@ import { h, replace } from './dom';
 
 /** Options a picker shows at once: the first page of its list, or of a search. */
 const SHOWN = 50;
+/** Most pages one search reads to fill its options. */
+const MAX_PAGES = 4;
 /** Pause after a keystroke before the search runs (milliseconds). */
 const TYPING_PAUSE_MS = 150;
 
@@ -44,21 +46,30 @@ export async function searchPicker<Row>(o: SearchPickerOptions<Row>): Promise<HT
   let asked = 0;
   const fill = async (prefix: string): Promise<void> => {
     const mine = ++asked;
-    const answer = await getJson<Record<string, unknown>>(o.path, {
-      ...o.query,
-      prefix: prefix === '' ? undefined : prefix,
-      limit: SHOWN,
-    });
+    const rows: Row[] = [];
+    let cursor: string | null = null;
+    // A page may hold fewer names than asked (names without data in the window are skipped, and the
+    // API reads a bounded number per page): a few more pages fill the list.
+    for (let pages = 0; pages < MAX_PAGES && rows.length < SHOWN; pages++) {
+      const answer: Record<string, unknown> = await getJson<Record<string, unknown>>(o.path, {
+        ...o.query,
+        prefix: prefix === '' ? undefined : prefix,
+        limit: SHOWN - rows.length,
+        cursor: cursor ?? undefined,
+      });
+      rows.push(...o.rows(answer));
+      cursor = typeof answer.next_cursor === 'string' ? answer.next_cursor : null;
+      if (cursor === null) break;
+    }
     // A later search answered first: its options stay.
     if (mine !== asked) return;
-    const rows = o.rows(answer);
     replace(options, ...rows.map((r) => h('option', { attrs: { value: o.value(r) } }, o.describe(r))));
     note.textContent =
-      answer.next_cursor === null
+      cursor === null
         ? rows.length === 0 && prefix !== ''
           ? `none starts with “${prefix}”`
           : ''
-        : `the first ${rows.length}: type to search`;
+        : `${rows.length} shown, more exist: type to search`;
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   field.addEventListener('input', (e) => {
