@@ -47,8 +47,15 @@ describeWithOtherHost('protected mode, from another host', () => {
 
   async function collector(env: Record<string, string>): Promise<{ c: CollectorProcess; remote: string }> {
     const c = await startCollectorProcess(
-      // As `npm start` listens: every interface. Info level, for the start line.
-      { SLUICE_HOST: '0.0.0.0', SLUICE_LOG_LEVEL: 'info', SLUICE_SQLITE_PATH: tempSqlitePath('pm'), ...env },
+      // As `npm start` listens: every interface. Info level, for the start line; no drain delay at
+      // stop (no load balancer watches these).
+      {
+        SLUICE_HOST: '0.0.0.0',
+        SLUICE_LOG_LEVEL: 'info',
+        SLUICE_DRAIN_DELAY_MS: '0',
+        SLUICE_SQLITE_PATH: tempSqlitePath('pm'),
+        ...env,
+      },
       { defaults: 'user' },
     );
     started.push(c);
