@@ -14,7 +14,7 @@ export interface OtherHost {
   readonly name: string;
   /** This host's address as the other host reaches it. */
   readonly hostAddress: string;
-  /** `fetch` run inside the namespace (a `node` child there): status, body and nothing else. */
+  /** An HTTP request made inside the namespace (by curl there): status, body and nothing else. */
   fetch(
     url: string,
     init?: { method?: string; headers?: Record<string, string>; body?: string },
@@ -25,10 +25,14 @@ export interface OtherHost {
   remove(): Promise<void>;
 }
 
-/** Why a namespace cannot be made here (not root, no iproute2, a sandbox without the capability), or null. */
+/**
+ * Why a namespace cannot be made here (not root, no iproute2 or curl, a sandbox without the
+ * capability), or null.
+ */
 export function namespacesUnavailable(): string | null {
   const probe = `sluice-probe-${process.pid}`;
   try {
+    execFileSync('curl', ['--version'], { stdio: 'pipe' });
     execFileSync('ip', ['netns', 'add', probe], { stdio: 'pipe' });
     execFileSync('ip', ['netns', 'del', probe], { stdio: 'pipe' });
     return null;
@@ -64,15 +68,17 @@ export async function makeOtherHost(label: string): Promise<OtherHost> {
     await ip('link', 'del', hostIf).catch(() => undefined);
     throw err;
   }
-  const script = `const [url, init] = JSON.parse(process.argv[1]);
-fetch(url, init).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })),
-  (e) => { console.error(String(e.cause ?? e)); process.exit(3); });`;
   return {
     name,
     hostAddress,
     async fetch(url, init = {}) {
-      const { stdout } = await inNs(process.execPath, '-e', script, JSON.stringify([url, init]));
-      return JSON.parse(stdout) as { status: number; body: string };
+      // curl starts in milliseconds, a node child in hundreds of them on a busy box.
+      const args = ['-sS', '-o', '-', '-w', '\n%{http_code}', '-X', init.method ?? 'GET'];
+      for (const [k, v] of Object.entries(init.headers ?? {})) args.push('-H', `${k}: ${v}`);
+      if (init.body !== undefined) args.push('--data-binary', init.body);
+      const { stdout } = await inNs('curl', ...args, url);
+      const cut = stdout.lastIndexOf('\n');
+      return { status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) };
     },
     async remove() {
       // Deleting the namespace deletes its end of the pair, and with it this end.
