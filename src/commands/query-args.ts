@@ -25,14 +25,14 @@ Runs the read API (docs/http-api.md) and prints the answer as a table, or as the
                                         --limit --cursor; --attr KEY=VALUE (repeatable)
   metrics        GET /v1/metrics        --name (required) --app --from --to --resolution raw|1m|1h
                                         --limit --cursor
-  apps           GET /v1/apps           --from --to
-  metric-names   GET /v1/metrics/names  --app --from --to
+  apps           GET /v1/apps           --prefix --from --to --limit --cursor
+  metric-names   GET /v1/metrics/names  --app --prefix --from --to --limit --cursor
   error-groups   GET /v1/error-groups   --app --env --version --from --to
 Each --parameter is the route's query parameter of that name; times are milliseconds since the
 epoch or ISO 8601 (2026-12-02, 2026-12-02T12:00:00Z). The collector checks them and names a bad
 one.
 
-  --all                follow next_cursor until the last page (events, metrics)
+  --all                follow next_cursor until the last page (events, metrics, apps, metric-names)
   --json               print the answer as JSON (with --all: the rows of every page)
 ${READ_TARGET_FLAGS_HELP}
 

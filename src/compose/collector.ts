@@ -16,6 +16,7 @@ import { TurnQueue } from '../intake/turn-queue';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
 import { SamplingAdvisor } from '../intake/sampling-advice';
+import { AppBound } from '../intake/app-bound';
 import { compactFromScan } from '../queue/compact-from-scan';
 import { LaneSink } from '../pipeline/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
@@ -38,6 +39,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
+import { startLine } from './start-line';
 import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../outcomes/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
@@ -316,8 +318,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);
   sampler.start();
   const consoleFiles = config.console === 'on' ? openConsole(logger) : { files: [] };
+  const apps = new AppBound(config.maxAppsPerMinute);
+  metrics.onCollect(() => limitsAndKeys.metrics.appsTaken.set(apps.takenIn(clock.now())));
   const ingest = new IntakeService({
     limits: eventLimits(config),
+    apps,
     maxEventsPerRequest: config.maxEventsPerRequest,
     sink: intake.sink,
     rateLimiter: limitsAndKeys.rateLimiter,
@@ -348,6 +353,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     metrics,
     intakeMetrics: limitsAndKeys.metrics,
     keyRing: limitsAndKeys.keyRing,
+    loopbackReadersOnly: limitsAndKeys.keyRing === null && config.protectedMode === 'on',
     corsOrigins: config.corsOrigins ?? [],
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -356,7 +362,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
-    takeReport: reportTaker(recorder, limits.maxSourceLength, logger),
+    takeReport: reportTaker(recorder, limits.maxSourceLength, logger, { bound: apps, clock }),
     acknowledgedSettled: intake.acknowledgedSettled,
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
@@ -404,16 +410,13 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     logger,
     exit,
   });
-  logger.info(
-    {
-      url,
-      otlp: otlp?.url ?? 'off',
-      storage: storage.kind,
-      ack: config.ack,
-      mode: config.mode,
-    },
-    'sluice listening',
-  );
+  const line = startLine(config, {
+    url,
+    port,
+    otlpPort: otlp?.port ?? null,
+    keys: limitsAndKeys.keyRing !== null,
+  });
+  logger.info(line.fields, line.message);
   return {
     url,
     port,

@@ -12,6 +12,7 @@ import { presentedSecret } from '../http/authenticate';
 import { parseClientReport } from '../outcomes/client-report';
 import type { ReportReading } from '../intake/intake-service';
 import { minuteOf, type ClientReport } from '../outcomes/outcome';
+import type { AppBound } from '../intake/app-bound';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
 
@@ -45,16 +46,18 @@ export function reportTaker(
   recorder: OutcomeRecorder | null,
   maxAppLength: number,
   logger: Logger,
+  apps?: { readonly bound: Pick<AppBound, 'takes'>; readonly clock: Clock },
 ): (raw: unknown, principal: Principal | null) => ReportReading {
   return (raw, principal) => {
     if (raw === undefined) return DIRECT;
     const onlyApp = principal?.kind === 'ingest' ? principal.app : null;
-    const report = parseClientReport(raw, { maxAppLength }, onlyApp);
-    if (report === null) return { origin: 'sdk', captured: NOTHING_CAPTURED };
-    if ('refused' in report) {
-      logger.debug({ field: report.refused }, 'client report not valid; ignored');
+    const parsed = parseClientReport(raw, { maxAppLength }, onlyApp);
+    if (parsed === null) return { origin: 'sdk', captured: NOTHING_CAPTURED };
+    if ('refused' in parsed) {
+      logger.debug({ field: parsed.refused }, 'client report not valid; ignored');
       return DIRECT;
     }
+    const report = apps === undefined ? parsed : withinAppBound(parsed, apps.bound, apps.clock.now());
     recorder?.report(report);
     return { origin: 'sdk', captured: capturedByApp(report) };
   };
@@ -71,6 +74,17 @@ function capturedByApp(report: ClientReport): ReadonlyMap<string, number> {
       captured.set(c.app, (captured.get(c.app) ?? 0) + c.count);
   }
   return captured;
+}
+
+/**
+ * A report's rows of apps the bound on distinct apps refuses, counted under app `''` as their
+ * events are: a report naming invented apps must not add a count per name either.
+ */
+function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'takes'>, now: number): ClientReport {
+  return {
+    id: report.id,
+    counts: report.counts.map((c) => (bound.takes(c.app, now) ? c : { ...c, app: '' })),
+  };
 }
 
 /**

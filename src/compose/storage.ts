@@ -61,6 +61,7 @@ export function eventLimits(config: Config): EventLimits {
     maxSourceLength: 128,
     maxAgeMs: config.retentionRawMs,
     maxFutureMs: config.maxFutureMs,
+    maxAppsPerMinute: config.maxAppsPerMinute,
   };
 }
 

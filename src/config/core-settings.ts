@@ -9,7 +9,12 @@ const MiB = 1024 * 1024;
  * the order `--help` lists them. All defaults live in the settings files. Units: `_MS` milliseconds, `_BYTES` bytes.
  */
 export const CORE_SETTINGS = {
-  host: setting({ env: 'SLUICE_HOST', default: '0.0.0.0', doc: 'Address to listen on.', parse: nonEmpty() }),
+  host: setting({
+    env: 'SLUICE_HOST',
+    default: '0.0.0.0',
+    doc: 'Address to listen on; the default is every interface, so that apps on other hosts can send. Without API keys, reads, the console and `GET /pipeline` answer loopback clients only (`SLUICE_PROTECTED_MODE`).',
+    parse: nonEmpty(),
+  }),
   port: setting({ env: 'SLUICE_PORT', default: '8080', doc: 'HTTP port.', parse: integer(0, 65535) }),
   /** Whether the collector serves its read-only web console at `/` (on | off, default on). */
   console: setting({

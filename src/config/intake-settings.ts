@@ -1,4 +1,4 @@
-import { accepting, duration, integer, nonEmpty, wholeSeconds } from './parsers';
+import { accepting, duration, integer, nonEmpty, oneOf, wholeSeconds } from './parsers';
 import { setting } from './setting';
 
 /** `redis://` or `rediss://` URL. */
@@ -81,6 +81,12 @@ export const INTAKE_SETTINGS = {
     doc: 'JSON file {"app": events_per_second, …}; read and validated at start.',
     parse: nonEmpty(),
   }),
+  maxAppsPerMinute: setting({
+    env: 'SLUICE_MAX_APPS_PER_MINUTE',
+    default: '1000',
+    doc: "Most distinct apps (`source.app`) a collector takes events from in a minute. An app taken in a minute is taken in the next; a new one only while the apps of the two minutes are fewer than this. Events of others are rejected (`too_many_apps`) and counted in the loss map under app `''` (`app=`), never one count per refused name. Without keys any client names any app: this bounds what invented names cost storage, its lists and its jobs. 0: no bound.",
+    parse: integer(0, 10_000_000),
+  }),
   redisUrl: setting({
     env: 'SLUICE_REDIS_URL',
     doc: 'Redis for cluster-wide rate limits. Unset: limits are counted in this process.',
@@ -114,6 +120,12 @@ export const INTAKE_SETTINGS = {
     env: 'SLUICE_AUTH_KEYS_FILE',
     doc: 'JSON file of hashed ingest keys and read tokens; set to turn auth on (see docs/operations.md, "API keys").',
     parse: nonEmpty(),
+  }),
+  protectedMode: setting({
+    env: 'SLUICE_PROTECTED_MODE',
+    default: 'on',
+    doc: 'With no API keys (`SLUICE_AUTH_KEYS_FILE` unset): `on` answers the read API, the console and `GET /pipeline` to loopback clients only (`403 protected_mode` to others; a request a proxy forwarded for another address is not loopback), while writes stay open to every client; `off` opens them to every client that can reach the port. No effect when keys are set: read tokens guard them (docs/operations.md, "Protected mode").',
+    parse: oneOf(['on', 'off'] as const),
   }),
   corsOrigins: setting({
     env: 'SLUICE_CORS_ORIGINS',

@@ -14,6 +14,11 @@ export const ERROR_CATALOGUE = {
   malformed_request: { status: 400, message: 'The request is not valid HTTP/1.1.' },
   invalid_parameter: { status: 400, message: 'A query parameter is not valid.' },
   unauthorized: { status: 401, message: 'API key missing or not valid.' },
+  protected_mode: {
+    status: 403,
+    message:
+      'Protected mode: with no API keys configured, the read API, the console and /pipeline answer loopback clients only. Set SLUICE_AUTH_KEYS_FILE to read with a read token, or SLUICE_PROTECTED_MODE=off to open them to every client.',
+  },
   not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'The path does not answer this method; see the Allow header.' },
   request_timeout: {

@@ -16,4 +16,9 @@ export interface EventLimits {
   readonly maxAgeMs: number;
   /** Furthest accepted ts ahead of the collector clock (milliseconds). Default 5 minutes. */
   readonly maxFutureMs: number;
+  /**
+   * Most distinct apps a collector takes events from in a minute (`intake/app-bound.ts`; 0: no
+   * bound), for the hint of `too_many_apps`. Default 1000; absent: not said.
+   */
+  readonly maxAppsPerMinute?: number;
 }

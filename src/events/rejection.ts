@@ -39,6 +39,8 @@ export const REJECTION_REASONS = {
   attribute_key_invalid: (l) =>
     `attribute keys must be 1 to ${l.maxAttributeKeyLength} characters and not __proto__, constructor or prototype`,
   app_mismatch: () => 'source.app must be the app this API key was made for',
+  too_many_apps: (l) =>
+    `this collector takes events from at most ${l.maxAppsPerMinute ?? 'a bounded number of'} distinct apps a minute (SLUICE_MAX_APPS_PER_MINUTE) and had that many: an app it took keeps being taken, a new one is taken once fewer apps send`,
   attribute_value_invalid: (l) =>
     `attribute values must be strings of at most ${l.maxStringLength} characters, finite numbers or booleans`,
 } as const satisfies Record<string, (limits: EventLimits) => string>;

@@ -24,6 +24,7 @@ import { getMetricNames } from './routes/get-metric-names';
 import { getMetrics } from './routes/get-metrics';
 import { getPipeline } from './routes/get-pipeline';
 import { livez, metricsText, readyz } from './routes/operations';
+import { loopbackOnly } from './protected-mode';
 import { eventsHandler, postEvents } from './routes/post-events';
 import { getOutcomes } from './routes/get-outcomes';
 import type { Principal } from '../auth/api-keys';
@@ -38,7 +39,13 @@ export interface AppDeps {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
   readonly storage: Pick<
     Storage,
-    'queryEvents' | 'queryMetrics' | 'queryApps' | 'queryMetricSeries' | 'scanErrors' | 'queryOutcomes'
+    | 'queryEvents'
+    | 'queryMetrics'
+    | 'queryApps'
+    | 'queryMetricNames'
+    | 'queryMetricName'
+    | 'scanErrors'
+    | 'queryOutcomes'
   >;
   /** The default end of a read's window. */
   readonly clock: Clock;
@@ -54,8 +61,14 @@ export interface AppDeps {
   readonly metrics: Metrics;
   readonly intakeMetrics: IntakeMetrics;
   readonly logger: Logger;
-  /** API keys; null: auth off (anyone may write and read). */
+  /** API keys; null: auth off (anyone may write; who may read is `loopbackReadersOnly`). */
   readonly keyRing: ApiKeyRing | null;
+  /**
+   * Protected mode (`protected-mode.ts`): the read API, the console and `/pipeline` answer loopback
+   * clients only (`403 protected_mode` to others). Set by compose/ when no keys are configured and
+   * `SLUICE_PROTECTED_MODE` is on. Default false.
+   */
+  readonly loopbackReadersOnly?: boolean;
   /** Origins allowed to call the API from a browser (`*` for any); empty: no CORS. */
   readonly corsOrigins: readonly string[];
   /** Largest body after decompression (bytes). */
@@ -132,7 +145,12 @@ function expressApp(
   };
 
   const write = authenticate(deps.keyRing, 'ingest', deps.intakeMetrics);
-  const read = authenticate(deps.keyRing, 'read', deps.intakeMetrics);
+  // What shows stored data: the read API, /pipeline and the console (protected mode first).
+  const read: RequestHandler[] = [
+    ...(deps.loopbackReadersOnly === true ? [loopbackOnly()] : []),
+    authenticate(deps.keyRing, 'read', deps.intakeMetrics),
+  ];
+  const guardFiles = deps.loopbackReadersOnly === true ? [loopbackOnly()] : [];
   if (deps.corsOrigins.length > 0) {
     const allowCors = cors(deps.corsOrigins);
     route('OPTIONS', PATHS.events, allowCors);
@@ -159,15 +177,16 @@ function expressApp(
       : [readBarrier({ settled: deps.acknowledgedSettled, timeoutMs: READ_LIMITS.barrierTimeoutMs })];
   for (const [path, corsHandlers, handler] of reads) {
     if (corsHandlers.length > 0 && path !== PATHS.events) route('OPTIONS', path, ...corsHandlers);
-    route('GET', path, ...corsHandlers, read, ...barrier, handler);
+    route('GET', path, ...corsHandlers, ...read, ...barrier, handler);
   }
   // Per process, like /metrics, but it names apps: a read key when auth is on.
-  route('GET', PATHS.pipeline, read, getPipeline(deps.pipeline));
-  // Static files, no data: the console asks for a read key when the API answers 401.
-  for (const f of deps.consoleFiles) route('GET', f.path, consoleFile(f));
+  route('GET', PATHS.pipeline, ...read, getPipeline(deps.pipeline));
+  // Static files, no data: the console asks for a read key when the API answers 401. In protected
+  // mode the console is refused as a whole to other hosts, with the setting that opens it.
+  for (const f of deps.consoleFiles) route('GET', f.path, ...guardFiles, consoleFile(f));
   if (deps.consoleMissing !== undefined) {
     const message = deps.consoleMissing;
-    route('GET', PATHS.console, () => {
+    route('GET', PATHS.console, ...guardFiles, () => {
       throw new SluiceError('not_found', message);
     });
   }

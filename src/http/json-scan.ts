@@ -70,3 +70,44 @@ function afterString(text: Uint8Array, start: number): number {
     from = quote + 1;
   }
 }
+
+/**
+ * The first member name the top-level object of a JSON text gives twice, or null. `JSON.parse`
+ * keeps the last value of a repeated member and drops the others without a word, so a body of
+ * `{"events": [A], "events": [B]}` would lose A unseen: the caller refuses it instead. Names are
+ * compared as `JSON.parse` reads them (`"\u0065vents"` is `events`). One pass, like `scanJson`; on
+ * invalid JSON the answer is meaningless, and `JSON.parse` refuses the text anyway.
+ */
+export function repeatedTopLevelMember(text: Uint8Array): string | null {
+  const end = text.length;
+  const names = new Set<string>();
+  let depth = 0;
+  // Inside the top-level object, a string right after `{` or `,` is a member name.
+  let expectName = false;
+  let i = 0;
+  while (i < end) {
+    const c = text[i] as number;
+    if (c === QUOTE) {
+      const close = afterString(text, i + 1);
+      if (depth === 1 && expectName) {
+        const raw = Buffer.from(text.buffer, text.byteOffset + i, close - i).toString('utf8');
+        const name = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        if (names.has(name)) return name;
+        names.add(name);
+      }
+      expectName = false;
+      i = close;
+      continue;
+    }
+    if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      depth++;
+      expectName = depth === 1 && c === OPEN_OBJECT;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--;
+    } else if (c === COMMA) {
+      expectName = depth === 1;
+    }
+    i++;
+  }
+  return null;
+}

@@ -15,6 +15,7 @@ import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
 import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './intake-bounds';
 import type { AppActivity } from '../metrics/app-activity';
+import type { AppBound } from './app-bound';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
 import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 import type { SamplingAdvisor } from './sampling-advice';
@@ -38,6 +39,8 @@ export interface IntakeServiceOptions {
   readonly outcomes?: CountSink;
   /** The sample rate advised to each app in the answer (sampling-advice.ts); none when absent. */
   readonly advisor?: SamplingAdvisor;
+  /** The bound on distinct apps per minute (`app-bound.ts`); none when absent. */
+  readonly apps?: Pick<AppBound, 'takes'>;
   /**
    * Writes an event the single pass validated as its storage row (`Storage.rowFromScan`, or the
    * queue's message row). Absent: every request takes the typed path (`JSON.parse`, validate).
@@ -328,6 +331,12 @@ export class IntakeService {
     if (principal?.kind === 'ingest' && c.app !== principal.app) {
       this.reject(request, c.index, 'app_mismatch', 'source.app', c.type);
       this.countOutcome(request, [c], 'rejected', 'app_mismatch');
+      return;
+    }
+    if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
+      this.reject(request, c.index, 'too_many_apps', 'source.app', c.type);
+      // Under no app: a count per refused name would be what the bound is there to prevent.
+      this.countOutcome(request, [{ app: '', ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
       return;
     }
     request.received[c.type]++;

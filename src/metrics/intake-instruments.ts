@@ -38,6 +38,11 @@ export function createIntakeMetrics(registry: Registry) {
       'Lease tokens by fate: "leased" (taken from Redis ahead of requests), "returned" (given back to Redis), "expired" (dropped unused after one window).',
       ['fate'],
     ),
+    appsTaken: gauge(
+      registry,
+      'sluice_apps_taken',
+      'Distinct apps (source.app) this collector took events from in the current minute, against SLUICE_MAX_APPS_PER_MINUTE (past it, events of new apps are rejected: too_many_apps).',
+    ),
     authFailures: counter(
       registry,
       'sluice_auth_failures_total',

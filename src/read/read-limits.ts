@@ -19,11 +19,21 @@ export const READ_LIMITS = {
   defaultMetricPoints: 1000,
   /** `GET /v1/apps`, `GET /v1/metrics/names`, `GET /v1/errors/groups`: window when `from` is absent (ms). */
   defaultWindowMs: 24 * 3_600_000,
-  /** `GET /v1/apps`: most apps listed, and most non-metric events counted per app. */
-  maxApps: 1000,
+  /** `GET /v1/apps`, `GET /v1/metrics/names`: largest page, and the page when `limit` is absent. */
+  maxListPage: 1000,
+  defaultListPage: 100,
+  /**
+   * `GET /v1/apps`, `GET /v1/metrics/names`: most distinct names each source's index is read for in
+   * one page, as a multiple of the page's `limit` (names without data in the window are skipped;
+   * past it the page ends early, its cursor after the last name read).
+   */
+  listScanPerName: 4,
+  /** `GET /v1/apps`: most non-metric events counted per app, and most 1h rollup rows summed per app. */
   appEventCountLimit: 10_000,
-  /** `GET /v1/metrics/names`: most (name, app) series read. */
-  maxMetricSeries: 5000,
+  appSampleRowsLimit: 10_000,
+  /** `GET /v1/metrics/names`: most apps listed per name, and most rollup rows read to find them. */
+  appsPerName: 100,
+  rowsPerName: 1000,
   /** `GET /v1/errors/groups`: most error events read (the newest). */
   errorScanRows: 20_000,
   /** `GET /v1/outcomes`: window when `from` is absent, and the widest window (ms). */

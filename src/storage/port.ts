@@ -109,14 +109,34 @@ export interface MetricPage {
   readonly next: MetricPosition | null;
 }
 
-/** Filters of `GET /v1/apps`. */
-export interface AppsQuery {
+/**
+ * A page of a list of names (apps, metric names), in the database's order of names, found by a
+ * skip scan of an index per source: `after` continues from a cursor, `prefix` searches.
+ */
+export interface NameListQuery {
+  /** Window [from, to) in which a name must have data to be listed. */
   readonly from: number;
   readonly to: number;
+  /** Only names after this one (a page's `next`). */
+  readonly after?: string;
+  /** Only names that start with this. */
+  readonly prefix?: string;
+  /** Most names in the page. */
+  readonly limit: number;
+  /**
+   * Most distinct names each index path visits for one page: names without data in the window
+   * are skipped, and a page that reached this holds those found so far, its `next` continuing
+   * after the last name visited (it may hold fewer than `limit`, or none).
+   */
+  readonly scanLimit: number;
+}
+
+/** Filters of `GET /v1/apps`. */
+export interface AppsQuery extends NameListQuery {
   /** Most non-metric events counted per app; a count that reaches it is reported as capped. */
   readonly countLimit: number;
-  /** Most apps returned (in app order). */
-  readonly maxApps: number;
+  /** Most 1h rollup rows summed per app for its samples; more is reported as capped. */
+  readonly sampleRowsLimit: number;
 }
 
 /** What storage knows of one app's activity in a window. */
@@ -131,23 +151,49 @@ export interface AppActivityRow {
   readonly lastMetricMinute: number | null;
   /** Metric samples (a summary counts as its count) in the 1h rollups of the hours the window touches. */
   readonly metricSamples: number;
+  /** True when the app had more than `sampleRowsLimit` rollup rows: `metricSamples` counts the first. */
+  readonly metricSamplesCapped: boolean;
 }
 
-/** Filters of `GET /v1/metrics/names`. */
-export interface MetricSeriesQuery {
+/** A page of apps; `next` is set when more may follow. */
+export interface AppsPage {
+  readonly apps: AppActivityRow[];
+  readonly next: string | null;
+}
+
+/** Filters of `GET /v1/metrics/names`: stored names (a series of summaries is `<name>_summary`). */
+export interface MetricNamesQuery extends NameListQuery {
+  readonly app?: string;
+  /** Most apps listed per name (without `app`), and most rollup rows read to find them. */
+  readonly appsPerName: number;
+  readonly rowsPerName: number;
+}
+
+/** One stored metric name with data in a window. */
+export interface StoredMetricName {
+  readonly name: string;
+  /** Shape of the first raw row of its newest bucket; null when no raw row is left (purged). */
+  readonly kind: 'sample' | 'summary' | null;
+  /** Apps that wrote it in the window (the query's app only, when it has one), in order. */
+  readonly apps: string[];
+  /** True when more apps may have written it than `apps` lists. */
+  readonly appsCapped: boolean;
+}
+
+/** A page of stored metric names; `next` is set when more may follow. */
+export interface MetricNamesPage {
+  readonly names: StoredMetricName[];
+  readonly next: string | null;
+}
+
+/** Filters of a probe of one stored metric name (`Storage.queryMetricName`). */
+export interface MetricNameQuery {
+  readonly name: string;
   readonly app?: string;
   readonly from: number;
   readonly to: number;
-  /** Most series returned (in name order). */
-  readonly maxSeries: number;
-}
-
-/** One stored (name, app) series seen in a window, with the shape of its newest rows. */
-export interface MetricSeriesRow {
-  readonly name: string;
-  readonly app: string;
-  /** Shape of the first row of its newest bucket; null when no raw row is left (purged). */
-  readonly kind: 'sample' | 'summary' | null;
+  readonly appsPerName: number;
+  readonly rowsPerName: number;
 }
 
 /** Filters of `GET /v1/errors/groups`. */
@@ -242,10 +288,15 @@ export interface Storage {
   queryEvents(query: EventQuery): Promise<EventPage>;
   /** Rejects as `queryEvents` does; so do the reads below. */
   queryMetrics(query: MetricQuery): Promise<MetricPage>;
-  /** Apps seen in a window: events indexed by app, metrics through the rollups and the invalidation log. */
-  queryApps(query: AppsQuery): Promise<AppActivityRow[]>;
-  /** Metric series seen in a window (rollups and the invalidation log), in (name, app) order. */
-  queryMetricSeries(query: MetricSeriesQuery): Promise<MetricSeriesRow[]>;
+  /**
+   * A page of the apps seen in a window: events indexed by app, metrics through the rollups and the
+   * invalidation log (layout/apps-page-sql.ts).
+   */
+  queryApps(query: AppsQuery): Promise<AppsPage>;
+  /** A page of the stored metric names seen in a window, of one app or all (layout/metric-names-sql.ts). */
+  queryMetricNames(query: MetricNamesQuery): Promise<MetricNamesPage>;
+  /** One stored metric name in a window, or null when it has no data there (the names' summaries). */
+  queryMetricName(query: MetricNameQuery): Promise<StoredMetricName | null>;
   /** The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message. */
   scanErrors(query: ErrorScanQuery): Promise<ErrorScan>;
   /**

@@ -14,6 +14,7 @@ import { BenchDatabases } from './pg-bench-db';
 import { writeReport } from './results-file';
 import { runClusterBench } from './cluster';
 import { runConsoleBench } from './suites/console';
+import { runListsBench } from './suites/lists';
 import { runQueueBench } from './queue';
 import { runRateLimitBench } from './suites/ratelimit';
 import { runSdkBench } from './sdk';
@@ -107,6 +108,8 @@ async function main(): Promise<number> {
     rows.push(...((await step('sdk', () => runSdkBench())) ?? []));
     progress('console');
     rows.push(...((await step('console', () => runConsoleBench(ctx))) ?? []));
+    progress('lists');
+    rows.push(...((await step('lists', () => runListsBench(ctx))) ?? []));
   } finally {
     await databases.dropAll().catch((err: unknown) => {
       failures.push({ suite: 'cleanup', error: String(err) });

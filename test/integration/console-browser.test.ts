@@ -316,10 +316,11 @@ describe.each([
       ['http.latency_ms', ['sample']],
       ['render.frame_drop', ['summary']],
     ]);
-    const options = await page.$$eval('select[name="name"] option', (o) =>
-      o.map((x) => (x as HTMLOptionElement).value),
+    // Offered by the metric picker (a search over the same list).
+    const options = await page.$eval('input[name="name"]', (i) =>
+      [...((i as HTMLInputElement).list?.options ?? [])].map((o) => o.value),
     );
-    expect(options).toEqual(['', 'http.latency_ms', 'render.frame_drop']);
+    expect(options).toEqual(['http.latency_ms', 'render.frame_drop']);
   });
 
   it('draws the loss map of an app as a flow from generated to stored, as GET /v1/outcomes answers it', async () => {
@@ -362,5 +363,26 @@ describe.each([
       for (const [reason, n] of Object.entries(reasons)) expect(drawn[`lost:${stage}:${reason}`]).toBe(n);
     expect(await page.getAttribute('[data-identity]', 'data-identity')).toBe('holds');
     await screenshot('loss-map');
+  });
+
+  it('picks an app by search: the picker asks GET /v1/apps for the names that start with what is typed', async () => {
+    await open('#/loss', 'input[name="app"]');
+    const offered = () =>
+      page.$eval('input[name="app"]', (i) =>
+        [...((i as HTMLInputElement).list?.options ?? [])].map((o) => o.value),
+      );
+    const listed = (await api('/v1/apps')).apps.map((a: any) => a.app);
+    expect(await offered()).toEqual(listed);
+    const asked = apiRequests.length;
+    await page.fill('input[name="app"]', 'web');
+    await waitFor(
+      'the apps that start with "web"',
+      async () => JSON.stringify(await offered()) === '["web-shop"]',
+    );
+    expect(apiRequests.slice(asked).some((r) => r.url().includes('/v1/apps?prefix=web'))).toBe(true);
+    await page.fill('input[name="app"]', 'web-shop');
+    await page.press('input[name="app"]', 'Enter');
+    await page.waitForFunction(() => location.hash.includes('app=web-shop'));
+    await page.waitForSelector('[data-identity]');
   });
 });

@@ -14,6 +14,7 @@ import { waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { openPostgresStorage, writeEvents } from '../support/storage';
 import { telemetryEvent } from '../support/telemetry-events';
+import { minuteOf } from '../../src/outcomes/outcome';
 
 const JOBS = [
   downsampleJob({ retention1mMs: 86_400_000 }).name,
@@ -35,10 +36,25 @@ describe('deleting an app while a job that rewrites its rows holds its lock (pos
     await fold.connect();
     try {
       await storage.migrate();
-      await writeEvents(storage, [
+      const events = [
         telemetryEvent('metric', { app: 'gone', name: 'm', value: 1 }),
         telemetryEvent('log', { app: 'gone', message: 'x' }),
-      ]);
+      ];
+      await writeEvents(storage, events);
+      // Their intake's counts, as a collector's recorder writes them: nothing is pending.
+      await storage.writeOutcomes({
+        counts: events.map((e) => ({
+          app: 'gone',
+          minute: minuteOf(e.ts),
+          type: e.type,
+          outcome: 'accepted' as const,
+          reason: '',
+          origin: 'direct' as const,
+          count: 1,
+        })),
+        reports: [],
+        now: Date.now(),
+      });
       // The lock the scheduler takes for the job it runs under this name.
       expect(job === 'downsample' || job === 'compact_outcomes').toBe(true);
       await fold.query('BEGIN');
@@ -46,9 +62,10 @@ describe('deleting an app while a job that rewrites its rows holds its lock (pos
         JOB_LOCK_KEYS[job as 'downsample' | 'compact_outcomes'].toString(),
       ]);
       if (job === 'compact_outcomes') {
-        // The compaction has folded the app's loss-map rows: removed, and their sums written anew.
+        // The compaction has folded the app's loss-map rows (stored and accepted, per event):
+        // removed, and their sums written anew.
         const folded = await compactOutcomeMinute(fold, 0, Date.now() + 3_600_000);
-        expect(folded).toMatchObject({ folded: 2, written: 2 });
+        expect(folded).toMatchObject({ folded: 4, written: 4 });
       }
 
       let settled = false;

@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { EventQuery, MetricQuery } from '../../src/storage/port';
 import { queryEventsWith } from '../../src/storage/layout/events-sql';
-import { queryMetricSeriesWith } from '../../src/storage/layout/activity-sql';
+import { queryMetricNamesWith } from '../../src/storage/layout/activity-sql';
 import type { ReadRunner } from '../../src/storage/layout/read-runner';
 import { MIGRATIONS } from '../../src/storage/postgres/migrations';
 import { PG_ACTIVITY_DIALECT } from '../../src/storage/postgres/activity-dialect';
@@ -174,14 +174,21 @@ describe('metric samples as blocks: reads bounded by bucket', () => {
     expect(blocksRead).toBeLessThan(120);
   });
 
-  it("a series' kind reads the first blocks of its newest bucket", async () => {
-    const series = await queryMetricSeriesWith(
+  it("a metric name's kind reads the first blocks of its newest bucket", async () => {
+    const page = await queryMetricNamesWith(
       run,
-      { from: T0 + DAYS * DAY - DAY, to: T0 + DAYS * DAY, maxSeries: 10 },
+      {
+        from: T0 + DAYS * DAY - DAY,
+        to: T0 + DAYS * DAY,
+        limit: 10,
+        scanLimit: 40,
+        appsPerName: 10,
+        rowsPerName: 100,
+      },
       PG_ACTIVITY_DIALECT,
     );
-    expect(series).toHaveLength(APPS.length * NAMES.length);
-    expect(series.every((s) => s.kind !== null)).toBe(true);
+    expect(page.names).toHaveLength(NAMES.length);
+    expect(page.names.every((s) => s.kind !== null && s.apps.length === APPS.length)).toBe(true);
     expect(blocksRead).toBeLessThan(40);
   });
 });

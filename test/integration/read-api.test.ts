@@ -174,6 +174,7 @@ describe.each(['sqlite', 'postgres'] as const)('read API (%s)', (kind) => {
       events: 2,
       events_capped: false,
       metric_samples: 0,
+      metric_samples_capped: false,
     });
     // Metrics are found through the invalidation log to the minute, and counted once rolled up.
     expect(listed.m).toMatchObject({
@@ -200,8 +201,8 @@ describe.each(['sqlite', 'postgres'] as const)('read API (%s)', (kind) => {
       return r.body.names.length === 2 && r.body.names[1].kinds.length === 2 ? r.body.names : null;
     });
     expect(names).toEqual([
-      { name: 'cpu.load', kinds: ['sample'], apps: [nApp] },
-      { name: 'render.frame_drop', kinds: ['sample', 'summary'], apps: [nApp] },
+      { name: 'cpu.load', kinds: ['sample'], apps: [nApp], apps_capped: false },
+      { name: 'render.frame_drop', kinds: ['sample', 'summary'], apps: [nApp], apps_capped: false },
     ]);
   });
 

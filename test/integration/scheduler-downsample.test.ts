@@ -296,9 +296,10 @@ describe.each([
     ]);
     // Found through the invalidation log before any run, with each series' kind.
     const window = { from: minute - HOUR, to: T0 };
-    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toEqual([
-      { name: 'fps', app: 'merge-app', kind: 'sample' },
-      { name: 'fps_summary', app: 'merge-app', kind: 'summary' },
+    const list = { ...window, app: 'merge-app', limit: 10, scanLimit: 40, appsPerName: 10, rowsPerName: 100 };
+    expect((await h.storage.queryMetricNames(list)).names).toEqual([
+      { name: 'fps', kind: 'sample', apps: ['merge-app'], appsCapped: false },
+      { name: 'fps_summary', kind: 'summary', apps: ['merge-app'], appsCapped: false },
     ]);
     // A window of the job no other test claimed.
     expect((await h.attempt(downsampleJob({ retention1mMs: RETENTION_1M }), T0 + 20 * MIN)).kind).toBe('ran');
@@ -329,15 +330,22 @@ describe.each([
       },
     ]);
     // Still listed once folded (the log is empty now), with its samples counted from the 1h rollups.
-    expect(await h.storage.queryMetricSeries({ ...window, app: 'merge-app', maxSeries: 10 })).toHaveLength(2);
-    const apps = await h.storage.queryApps({ ...window, countLimit: 10, maxApps: 100 });
-    expect(apps.find((a) => a.app === 'merge-app')).toEqual({
+    expect((await h.storage.queryMetricNames(list)).names).toHaveLength(2);
+    const apps = await h.storage.queryApps({
+      ...window,
+      countLimit: 10,
+      sampleRowsLimit: 100,
+      limit: 100,
+      scanLimit: 400,
+    });
+    expect(apps.apps.find((a) => a.app === 'merge-app')).toEqual({
       app: 'merge-app',
       lastEventTs: null,
       events: 0,
       eventsCapped: false,
       lastMetricMinute: minute + MIN,
       metricSamples: 5,
+      metricSamplesCapped: false,
     });
   });
 

@@ -115,10 +115,19 @@ export interface AppsAnswer {
   readonly from: number;
   readonly to: number;
   readonly apps: AppRow[];
+  readonly next_cursor: string | null;
+}
+
+export interface MetricNameRow {
+  readonly name: string;
+  readonly kinds: string[];
+  readonly apps: string[];
+  readonly apps_capped: boolean;
 }
 
 export interface MetricNamesAnswer {
-  readonly names: Array<{ name: string; kinds: string[]; apps: string[] }>;
+  readonly names: MetricNameRow[];
+  readonly next_cursor: string | null;
 }
 
 export interface ErrorGroupsAnswer {

@@ -1,27 +1,29 @@
-import { getJson, type AppsAnswer } from './api';
-import { h } from './dom';
+import type { AppRow } from './api';
 import { ago, num } from './format';
+import { searchPicker } from './search-picker';
 
-/** The app picker: the apps of the last 24 hours (GET /v1/apps), with their activity. */
-export async function appSelect(
+/**
+ * The app picker: a search over GET /v1/apps (the apps of the last 24 hours), each with its
+ * activity. An empty field means `emptyMeans` (all apps, or none chosen yet).
+ */
+export function appPicker(
   selected: string | undefined,
-  allLabel: string | null,
+  emptyMeans: string,
+  onPick?: (app: string) => void,
 ): Promise<HTMLLabelElement> {
-  const answer = await getJson<AppsAnswer>('/v1/apps');
-  const s = h('select', { attrs: { name: 'app' } });
-  if (allLabel !== null) s.appendChild(h('option', { attrs: { value: '' } }, allLabel));
-  const names = answer.apps.map((a) => a.app);
-  // An app given in the URL stays selectable even when it was not seen in the last 24 hours.
-  if (selected !== undefined && selected !== '' && !names.includes(selected)) {
-    s.appendChild(h('option', { attrs: { value: selected } }, `${selected} (not seen in 24 h)`));
-  }
-  for (const a of answer.apps) {
-    const events = `${num(a.events, 0)}${a.events_capped ? '+' : ''} events`;
-    const samples = a.metric_samples > 0 ? `, ${num(a.metric_samples, 0)} samples` : '';
-    s.appendChild(
-      h('option', { attrs: { value: a.app } }, `${a.app} — ${events}${samples}, ${ago(a.last_seen)}`),
-    );
-  }
-  if (selected !== undefined) s.value = selected;
-  return h('label', null, h('span', null, 'App'), s);
+  return searchPicker<AppRow>({
+    name: 'app',
+    label: 'App',
+    placeholder: `${emptyMeans} (type to search)`,
+    selected,
+    path: '/v1/apps',
+    rows: (answer) => answer.apps as AppRow[],
+    value: (a) => a.app,
+    describe: (a) => {
+      const events = `${num(a.events, 0)}${a.events_capped ? '+' : ''} events`;
+      const samples = a.metric_samples > 0 ? `, ${num(a.metric_samples, 0)} samples` : '';
+      return `${events}${samples}, ${ago(a.last_seen)}`;
+    },
+    ...(onPick === undefined ? {} : { onPick }),
+  });
 }

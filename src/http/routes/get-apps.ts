@@ -2,28 +2,32 @@ import type { Request, Response } from 'express';
 import type { Clock } from '../../clock';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
+import { LIST_PARAMETERS, listPage } from '../list-page';
+import { encodeNameCursor } from '../name-cursor';
 import { QueryParams } from '../query-params';
 import { readWindow } from '../read-window';
 
 /**
- * `GET /v1/apps`: the apps seen in a window (default the last 24 hours), in app order: the newest
- * event (exact for errors, logs and lifecycle events; to the minute for metrics), non-metric events
- * counted up to a cap, and metric samples from the 1h rollups.
+ * `GET /v1/apps`: a page of the apps seen in a window (default the last 24 hours), in the
+ * database's order of names, `prefix` to search, `cursor` for the next page: the newest event
+ * (exact for errors, logs and lifecycle events; to the minute for metrics), non-metric events
+ * counted up to a cap, and metric samples from the 1h rollups (up to a cap of rows).
  */
 export function getApps(storage: Pick<Storage, 'queryApps'>, clock: Clock) {
   return async (req: Request, res: Response): Promise<void> => {
-    const q = new QueryParams(req.query as Record<string, unknown>, ['from', 'to']);
+    const q = new QueryParams(req.query as Record<string, unknown>, ['from', 'to', ...LIST_PARAMETERS]);
     const { from, to } = readWindow(q, clock);
-    const rows = await storage.queryApps({
+    const page = await storage.queryApps({
       from,
       to,
+      ...listPage(q),
       countLimit: READ_LIMITS.appEventCountLimit,
-      maxApps: READ_LIMITS.maxApps,
+      sampleRowsLimit: READ_LIMITS.appSampleRowsLimit,
     });
     res.json({
       from,
       to,
-      apps: rows.map((r) => ({
+      apps: page.apps.map((r) => ({
         app: r.app,
         last_seen: Math.max(r.lastEventTs ?? 0, r.lastMetricMinute ?? 0),
         last_event_ts: r.lastEventTs,
@@ -31,7 +35,9 @@ export function getApps(storage: Pick<Storage, 'queryApps'>, clock: Clock) {
         events: r.events,
         events_capped: r.eventsCapped,
         metric_samples: r.metricSamples,
+        metric_samples_capped: r.metricSamplesCapped,
       })),
+      next_cursor: page.next === null ? null : encodeNameCursor(page.next),
     });
   };
 }

@@ -4,6 +4,7 @@ import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { encodeCursor } from '../event-cursor';
 import { QueryParams } from '../query-params';
+import { givenWindow } from '../read-window';
 import { toWire } from '../wire';
 
 const ATTRIBUTE_PREFIX = 'attr.';
@@ -21,6 +22,7 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
       [ATTRIBUTE_PREFIX],
     );
     const L = READ_LIMITS;
+    const { from, to } = givenWindow(q);
     const page = await storage.queryEvents({
       app: q.string('app', L.maxTextLength),
       type: q.oneOf('type', EVENT_TYPES),
@@ -29,8 +31,8 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
       version: q.string('version', L.maxTextLength),
       attributes: q.prefixed(ATTRIBUTE_PREFIX, L.maxAttributeFilters, L.maxAttributeKeyLength),
       text: q.string('text', L.maxSearchLength),
-      from: q.time('from'),
-      to: q.time('to'),
+      from,
+      to,
       limit: q.integer('limit', 1, L.maxEventsPage) ?? L.defaultEventsPage,
       before: q.cursor('cursor'),
       scanLimit: L.eventsScanRows,

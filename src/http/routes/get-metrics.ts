@@ -5,6 +5,7 @@ import { READ_LIMITS } from '../../read/read-limits';
 import type { MetricResolution, Storage } from '../../storage/port';
 import { decodeMetricCursor, encodeMetricCursor } from '../metric-cursor';
 import { QueryParams, invalid } from '../query-params';
+import { givenWindow } from '../read-window';
 
 const RESOLUTIONS: readonly MetricResolution[] = ['raw', '1m', '1h'];
 
@@ -35,11 +36,12 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
     const after = cursor === undefined ? undefined : decodeMetricCursor(resolution, cursor);
     if (after === null)
       throw invalid('cursor', `is not a cursor this API returned for resolution ${resolution}`);
+    const { from, to } = givenWindow(q);
     const page = await storage.queryMetrics({
       names: storedNames(name),
       app: q.string('app', READ_LIMITS.maxTextLength),
-      from: q.time('from'),
-      to: q.time('to'),
+      from,
+      to,
       resolution,
       limit: q.integer('limit', 1, READ_LIMITS.maxMetricPoints) ?? READ_LIMITS.defaultMetricPoints,
       after,

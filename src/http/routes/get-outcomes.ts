@@ -5,6 +5,7 @@ import { MINUTE_MS, minuteOf } from '../../outcomes/outcome';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { QueryParams, invalid } from '../query-params';
+import { checkWindow, givenWindow } from '../read-window';
 
 /**
  * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
@@ -19,10 +20,12 @@ export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Cloc
     // events rejected without a readable `source.app`.
     const app = q.requiredStringOrEmpty('app', READ_LIMITS.maxTextLength);
     const by = q.oneOf('by', ['minute'] as const);
-    const toMs = q.time('to') ?? clock.now();
+    // The window as given is checked before it is widened to whole minutes.
+    const given = givenWindow(q);
+    const toMs = given.to ?? clock.now();
     const to = minuteOf(toMs) === toMs ? toMs : minuteOf(toMs) + MINUTE_MS;
-    const from = minuteOf(q.time('from') ?? Math.max(0, to - READ_LIMITS.defaultOutcomeWindowMs));
-    if (from >= to) throw invalid('from', 'must be before "to"');
+    const from = minuteOf(given.from ?? Math.max(0, to - READ_LIMITS.defaultOutcomeWindowMs));
+    checkWindow(from, to);
     if (to - from > READ_LIMITS.maxOutcomeWindowMs)
       throw invalid(
         'from',

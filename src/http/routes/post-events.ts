@@ -8,7 +8,7 @@ import type { AppAdvice, IntakeOutcome } from '../../intake/intake-outcome';
 import type { Metrics } from '../../metrics/instruments';
 import { SCANNED_BODY_SHAPE } from '../../events/scan/scan-request';
 import { wireShapeBudget } from '../../events/wire-shape';
-import { scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-scan';
+import { repeatedTopLevelMember, scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
 import type { TurnQueue } from '../../intake/turn-queue';
@@ -182,13 +182,26 @@ function shapeCheckCanWaitUpTo(shape: JsonShapeLimits, maxEvents: number): numbe
   return fits ? 2 * shape.maxSeparators : -1;
 }
 
-/** The body's `events` array and `report` member, parsed whole (the typed path). */
+/**
+ * The body's `events` array and `report` member, parsed whole (the typed path). A body that gives a
+ * member twice is refused: `JSON.parse` would keep the last and drop the events of the others
+ * without counting them. (The single pass reads only `{"events": [...], "report": …}` with each
+ * member once, and hands every other body here.)
+ */
 function parseEvents(body: Buffer): { events: unknown[]; report: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw new SluiceError('invalid_json');
+  }
+  const repeated = repeatedTopLevelMember(body);
+  if (repeated !== null) {
+    const name = JSON.stringify(repeated.slice(0, 64));
+    throw new SluiceError(
+      'invalid_body',
+      `Body gives the member ${name} more than once; send {"events": [...]} (and "report") once each.`,
+    );
   }
   const { events, report } = (parsed ?? {}) as { events?: unknown; report?: unknown };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(events)) {

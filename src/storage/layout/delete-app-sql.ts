@@ -3,7 +3,11 @@ import { floorTo, ROLLUP_TABLE, ROLLUP_WIDTH_MS } from './rollups';
 
 /*
  * The statements of `Storage.deleteAppData`, the same on both adapters but for how metric samples
- * are stored (`SampleDeletes`); each runs them in order in one transaction. Placeholders are
+ * are stored (`SampleDeletes`); each runs them in order in one transaction, on one snapshot of the
+ * database (PostgreSQL: REPEATABLE READ), then the loss map's part (delete-outcomes.ts). One
+ * snapshot matters: a write committed between two statements of READ COMMITTED would keep its
+ * samples (deleted by an earlier snapshot) and lose its invalidation log rows (deleted by a later
+ * one), and those minutes would never be folded. Placeholders are
  * numbered (`$1` on PostgreSQL, `$p1` on SQLite), given by the dialect; a statement's `params` are
  * its parameters 1, 2, … in order.
  */
@@ -85,8 +89,7 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
       { sql: `DELETE FROM ${m1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1m' },
       { sql: `DELETE FROM ${h1} WHERE app = ${p(1)}`, params: [d.app], counts: 'rollups1h' },
       { sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)}`, params: [d.app] },
-      // The loss map goes with the data it describes (docs/ARCHITECTURE.md, "The loss map").
-      { sql: `DELETE FROM event_outcomes WHERE app = ${p(1)}`, params: [d.app] },
+      // The loss map goes with the data it describes: delete-outcomes.ts, run after these.
     ];
   }
   if (d.scope === 'before') {
@@ -124,11 +127,7 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
         sql: `DELETE FROM metric_rollup_invalidations WHERE app = ${p(1)} AND bucket < ${p(2)}`,
         params: [d.app, minute],
       },
-      // The loss map of the minutes wholly before `before`; the minute holding it keeps its counts.
-      {
-        sql: `DELETE FROM event_outcomes WHERE app = ${p(1)} AND minute < ${p(2)}`,
-        params: [d.app, minute],
-      },
+      // The loss map of the minutes wholly before `before`: delete-outcomes.ts, run after these.
     ];
   }
   // One event id: its samples' buckets are refolded from the samples left. The loss map keeps

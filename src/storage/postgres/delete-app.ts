@@ -5,7 +5,10 @@ import type { AppDataDeletion, DeletedRows } from '../port';
 import { jobLockName } from '../lock-keys';
 import { lockInTransaction } from './advisory-lock';
 import { BLOCK_SAMPLES } from './delete-metric-blocks';
-import { withTransaction } from './pool';
+import { outcomeDeletion, pendingCarriedOver } from '../layout/delete-outcomes';
+import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
+import { insertCounts } from './outcomes';
+import { withClient } from './pool';
 
 /**
  * The invalidation log has no key on PostgreSQL (see migrations/003): a repeated row is folded
@@ -41,22 +44,45 @@ const ROLLUP_FOLD_LOCK = jobLockName('downsample');
  */
 const OUTCOME_COMPACTION_LOCK = jobLockName('compact_outcomes');
 
+/** SQLSTATE of a REPEATABLE READ transaction that met a row changed after its snapshot. */
+const SERIALIZATION_FAILURE = '40001';
+/** Attempts at the deletion when it meets such a row (a job that held the lock it waited for). */
+const MAX_ATTEMPTS = 5;
+
 /**
- * `Storage.deleteAppData` on the writer's pool, in one transaction, serialised with the rollup fold
- * and the loss-map compaction.
+ * `Storage.deleteAppData` on the writer's pool, in one REPEATABLE READ transaction (every
+ * statement on one snapshot: see layout/delete-app-sql.ts), serialised with the rollup fold and
+ * the loss-map compaction. The snapshot is taken by the first statement, the lock's, before it
+ * waits: a job that held the lock has changed rows since, and the statement that meets one fails
+ * with a serialization failure; the deletion then starts again on a new snapshot, after the job.
  */
-export function deleteAppData(
+export async function deleteAppData(
   pool: pg.Pool,
   logger: Logger,
   deletion: AppDataDeletion,
 ): Promise<DeletedRows> {
   const statements = deleteStatements(deletion, PG_DELETE_DIALECT);
-  return withTransaction(pool, logger, async (client) => {
-    await lockInTransaction(client, ROLLUP_FOLD_LOCK);
-    await lockInTransaction(client, OUTCOME_COMPACTION_LOCK);
-    await client.query(LOCK_TABLES);
-    const counts: number[] = [];
-    for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
-    return tallyDeleted(statements, counts);
-  });
+  const outcomes = outcomeDeletion(deletion, PG_DELETE_DIALECT.param);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withClient(pool, logger, async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        await lockInTransaction(client, ROLLUP_FOLD_LOCK);
+        await lockInTransaction(client, OUTCOME_COMPACTION_LOCK);
+        await client.query(LOCK_TABLES);
+        const counts: number[] = [];
+        for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
+        if (outcomes !== null) {
+          const sums = await client.query<OutcomeSumRow>(outcomes.sumsSql, [...outcomes.params]);
+          await client.query(outcomes.deleteSql, [...outcomes.params]);
+          await insertCounts(client, pendingCarriedOver(deletion.app, sums.rows.map(outcomeRowOf)));
+        }
+        await client.query('COMMIT');
+        return tallyDeleted(statements, counts);
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code !== SERIALIZATION_FAILURE || attempt === MAX_ATTEMPTS) throw err;
+      logger.info({ attempt }, 'app deletion met rows a job changed meanwhile; starting again');
+    }
+  }
 }

@@ -10,7 +10,7 @@ import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
 import { createReadPool } from './read-pool';
-import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { queryAppsWith, queryMetricNameWith, queryMetricNamesWith } from '../layout/activity-sql';
 import { PG_ACTIVITY_DIALECT } from './activity-dialect';
 import { scanErrorsWith } from '../layout/error-scan-sql';
 import { queryEventsWith } from '../layout/events-sql';
@@ -132,7 +132,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),
     queryMetrics: (query) => queryMetrics(reads.query, query),
     queryApps: (query) => queryAppsWith(run, query),
-    queryMetricSeries: (query) => queryMetricSeriesWith(run, query, PG_ACTIVITY_DIALECT),
+    queryMetricNames: (query) => queryMetricNamesWith(run, query, PG_ACTIVITY_DIALECT),
+    queryMetricName: (query) => queryMetricNameWith(run, query, PG_ACTIVITY_DIALECT),
     scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
     queryOutcomes: (query) => queryOutcomes(reads.query, query),

@@ -32,6 +32,11 @@ function columns(counts: readonly OutcomeCount[]): unknown[][] {
   ];
 }
 
+/** Appends `counts` on the caller's transaction. */
+export async function insertCounts(client: pg.ClientBase, counts: readonly OutcomeCount[]): Promise<void> {
+  if (counts.length > 0) await client.query(INSERT_COUNTS, columns(counts));
+}
+
 /** One transaction: the counts, and each report's counts unless its id was stored before. */
 export async function writeOutcomes(client: pg.ClientBase, batch: OutcomeBatch): Promise<void> {
   if (batch.counts.length === 0 && batch.reports.length === 0) return;

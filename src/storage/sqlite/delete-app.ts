@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import { deleteStatements, tallyDeleted, type DeleteDialect } from '../layout/delete-app-sql';
 import type { AppDataDeletion, DeletedRows } from '../port';
+import { outcomeDeletion, pendingCarriedOver } from '../layout/delete-outcomes';
+import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
+import { insertCounts } from './outcomes';
 
 const SQLITE_DELETE_DIALECT: DeleteDialect = {
   param: (n) => `$p${n}`,
@@ -14,11 +17,18 @@ export function deleteAppData(
   deletion: AppDataDeletion,
 ): DeletedRows {
   const statements = deleteStatements(deletion, SQLITE_DELETE_DIALECT);
-  const counts = db.transaction(() =>
-    statements.map((s) => {
-      const named = Object.fromEntries(s.params.map((v, i) => [`p${i + 1}`, v]));
-      return prepare(s.sql).run(named).changes;
-    }),
-  )();
+  const outcomes = outcomeDeletion(deletion, SQLITE_DELETE_DIALECT.param);
+  const named = (params: readonly (string | number)[]) =>
+    Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
+  // One write transaction: SQLite's writers take turns, so its statements see one state.
+  const counts = db.transaction(() => {
+    const changes = statements.map((s) => prepare(s.sql).run(named(s.params)).changes);
+    if (outcomes !== null) {
+      const sums = prepare(outcomes.sumsSql).all(named(outcomes.params)) as OutcomeSumRow[];
+      prepare(outcomes.deleteSql).run(named(outcomes.params));
+      insertCounts(prepare, pendingCarriedOver(deletion.app, sums.map(outcomeRowOf)));
+    }
+    return changes;
+  })();
   return tallyDeleted(statements, counts);
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../../log/logger';
 import type { Storage, StorageRow } from '../port';
 import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
-import { queryAppsWith, queryMetricSeriesWith } from '../layout/activity-sql';
+import { queryAppsWith, queryMetricNameWith, queryMetricNamesWith } from '../layout/activity-sql';
 import { scanErrorsWith } from '../layout/error-scan-sql';
 import { queryEventsWith } from '../layout/events-sql';
 import { SQLITE_ERROR_SCAN_DIALECT } from './query-errors';
@@ -74,7 +74,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),
     queryMetrics: (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
     queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
-    queryMetricSeries: (query) => readOrUnavailable(() => queryMetricSeriesWith(run, query)),
+    queryMetricNames: (query) => readOrUnavailable(() => queryMetricNamesWith(run, query)),
+    queryMetricName: (query) => readOrUnavailable(() => queryMetricNameWith(run, query)),
     scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
     writeOutcomes: async (batch) => writeOutcomeBatch(batch),
     queryOutcomes: (query) => readOrUnavailable(() => queryOutcomes(prepare, query)),

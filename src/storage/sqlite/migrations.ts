@@ -162,4 +162,13 @@ ALTER TABLE event_outcomes ADD COLUMN folded INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX event_outcomes_unfolded ON event_outcomes (minute) WHERE folded = 0;
 `,
   },
+  {
+    // The lists' indexes by app, as in postgres/migrations/010_rollup_app_indexes.ts.
+    version: 7,
+    sql: `
+CREATE INDEX metric_rollups_1h_app_bucket ON metric_rollups_1h (app, bucket);
+CREATE INDEX metric_rollups_1h_app_name_bucket ON metric_rollups_1h (app, name, bucket);
+CREATE INDEX metric_rollups_1m_app_bucket ON metric_rollups_1m (app, bucket);
+`,
+  },
 ];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { wireShapeBudget } from '../../../src/events/wire-shape';
-import { scanJson, type JsonShapeLimits } from '../../../src/http/json-scan';
+import { repeatedTopLevelMember, scanJson, type JsonShapeLimits } from '../../../src/http/json-scan';
 
 const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
 const UNBOUNDED = { maxContainers: Infinity, maxSeparators: Infinity };
@@ -109,5 +109,40 @@ describe('wireShapeBudget', () => {
 
     expect(scanJson(bytes(`{"events":[],"x":[${'1,'.repeat(500_000)}0]}`), budget)).toBe('too_many_values');
     expect(scanJson(bytes(`{"events":[],"x":[${'{},'.repeat(300_000)}0]}`), budget)).toBe('too_many_values');
+  });
+});
+
+describe('repeatedTopLevelMember (raw bytes)', () => {
+  const repeated = (text: string): string | null => repeatedTopLevelMember(bytes(text));
+
+  it('finds a member the top-level object gives twice, as JSON.parse names it', () => {
+    expect(repeated('{"events":[1],"events":[2]}')).toBe('events');
+    expect(repeated('{"events":[],"report":{},"report":null}')).toBe('report');
+    expect(repeated('{"events":[], "\\u0065vents":[]}')).toBe('events');
+    expect(repeated(' { "a" : 1 , "b" : "a" , "a" : 2 } ')).toBe('a');
+  });
+
+  it('ignores names repeated in nested objects, and strings that only look like names', () => {
+    expect(repeated('{"events":[{"id":1,"id":2}],"report":{"a":1,"a":2}}')).toBeNull();
+    expect(repeated('{"a":"b","b":["a","a"],"c":{"a":{"b":1}}}')).toBeNull();
+    expect(repeated('{"a\\"":1,"a":2}')).toBeNull();
+    expect(repeated('[{"a":1},{"a":1}]')).toBeNull();
+  });
+
+  it('agrees with JSON.parse on generated objects', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('events', 'report', 'x', 'é', 'a"b'), fc.jsonValue()), {
+          maxLength: 6,
+        }),
+        (members) => {
+          const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+          const names = members.map(([k]) => k);
+          const twice = names.find((k, i) => names.indexOf(k) !== i) ?? null;
+          // The first name seen a second time.
+          expect(repeated(text)).toBe(twice);
+        },
+      ),
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { metricNames, storedNames, writtenName } from '../../../src/read/metric-names';
+import { storedNames, writtenName, writtenNames } from '../../../src/read/metric-names';
+import type { StoredMetricName } from '../../../src/storage/port';
 
 describe('metric names', () => {
   it('reads a metric with its SDK summaries', () => {
@@ -13,17 +14,41 @@ describe('metric names', () => {
     expect(writtenName({ name: 'x_summary', kind: null })).toBe('x_summary');
   });
 
-  it('merges series by written name, with kinds and apps sorted', () => {
-    expect(
-      metricNames([
-        { name: 'render.frame_drop_summary', app: 'web', kind: 'summary' },
-        { name: 'render.frame_drop', app: 'ios', kind: 'sample' },
-        { name: 'cpu', app: 'web', kind: null },
-        { name: 'render.frame_drop', app: 'web', kind: 'sample' },
-      ]),
-    ).toEqual([
-      { name: 'cpu', kinds: [], apps: ['web'] },
-      { name: 'render.frame_drop', kinds: ['sample', 'summary'], apps: ['ios', 'web'] },
+  it('merges a page of stored names by written name, with kinds and apps sorted', async () => {
+    const stored = (name: string, kind: StoredMetricName['kind'], apps: string[]): StoredMetricName => ({
+      name,
+      kind,
+      apps,
+      appsCapped: false,
+    });
+    const inWindow = new Map([
+      ['render.frame_drop', stored('render.frame_drop', 'sample', ['web', 'ios'])],
+      ['render.frame_drop_summary', stored('render.frame_drop_summary', 'summary', ['web'])],
+      ['queue_summary_summary', stored('queue_summary_summary', 'summary', ['ios'])],
     ]);
+    const probed: string[] = [];
+    const page = await writtenNames(
+      [
+        stored('cpu', null, ['web']),
+        stored('render.frame_drop', 'sample', ['web', 'ios']),
+        // Listed with render.frame_drop (an earlier entry), not again.
+        stored('render.frame_drop_summary', 'summary', ['web']),
+        // Summaries whose base name has no data in the window: listed under the base name.
+        stored('lonely_summary', 'summary', ['web']),
+        // A metric named x_summary with values keeps its name, and its own summaries join it.
+        stored('queue_summary', 'sample', ['ios']),
+      ],
+      async (name) => {
+        probed.push(name);
+        return inWindow.get(name) ?? null;
+      },
+    );
+    expect(page).toEqual([
+      { name: 'cpu', kinds: [], apps: ['web'], appsCapped: false },
+      { name: 'render.frame_drop', kinds: ['sample', 'summary'], apps: ['ios', 'web'], appsCapped: false },
+      { name: 'lonely', kinds: ['summary'], apps: ['web'], appsCapped: false },
+      { name: 'queue_summary', kinds: ['sample', 'summary'], apps: ['ios'], appsCapped: false },
+    ]);
+    expect(probed).toContain('render.frame_drop');
   });
 });

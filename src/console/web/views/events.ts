@@ -1,5 +1,5 @@
 import { getJson, type ErrorGroupsAnswer, type EventsAnswer, type Query, type WireEvent } from '../api';
-import { appSelect } from '../apps';
+import { appPicker } from '../apps';
 import { h, input, replace, select } from '../dom';
 import { ago, fromLocalInput, isoTime, localTime, num, toLocalInput } from '../format';
 import { failureNotice, paramsOf, type View } from '../view';
@@ -126,7 +126,7 @@ export const eventsView: View = {
       const from = params.get('from');
       const to = params.get('to');
       form.append(
-        await appSelect(params.get('app') ?? undefined, 'all apps').catch(() =>
+        await appPicker(params.get('app') ?? undefined, 'all apps').catch(() =>
           input('app', params.get('app') ?? undefined, 'App'),
         ),
         select('type', TYPES, params.get('type') ?? '', 'Type'),

@@ -1,6 +1,6 @@
 import type { LossMap, LossStage } from '../../../outcomes/loss-map';
 import { getJson } from '../api';
-import { appSelect } from '../apps';
+import { appPicker } from '../apps';
 import { bar, h, replace, select } from '../dom';
 import { num } from '../format';
 import { failureNotice, paramsOf, type View } from '../view';
@@ -100,7 +100,7 @@ export const lossMapView: View = {
     void (async () => {
       try {
         form.append(
-          await appSelect(app, 'choose an app'),
+          await appPicker(app, 'choose an app', go),
           select(
             'range',
             RANGES.map(([v, l]) => [v, l] as const),

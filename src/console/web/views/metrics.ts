@@ -1,6 +1,7 @@
 import type uPlot from 'uplot';
-import { getJson, type MetricNamesAnswer, type MetricPoint, type MetricsAnswer } from '../api';
-import { appSelect } from '../apps';
+import { getJson, type MetricNameRow, type MetricPoint, type MetricsAnswer } from '../api';
+import { appPicker } from '../apps';
+import { searchPicker } from '../search-picker';
 import { PALETTE, timeChart } from '../chart';
 import { h, replace, select } from '../dom';
 import { isoTime, localTime, num } from '../format';
@@ -62,15 +63,26 @@ export const metricsView: View = {
 
     void (async () => {
       try {
-        const names = await getJson<MetricNamesAnswer>('/v1/metrics/names', { app }, signal);
-        const options = names.names.map(
-          (n) => [n.name, `${n.name} (${n.kinds.join(', ') || 'no raw rows'})`] as const,
-        );
-        if (name !== undefined && !options.some(([v]) => v === name))
-          options.unshift([name, `${name} (not seen in 24 h)`]);
+        // The names depend on the app: a new app starts without a metric.
+        const pickApp = (): void => {
+          const n = form.querySelector<HTMLInputElement>('input[name="name"]');
+          if (n !== null) n.value = '';
+          go();
+        };
         form.append(
-          await appSelect(app, 'all apps'),
-          select('name', [['', 'choose a metric'], ...options], name ?? '', 'Metric'),
+          await appPicker(app, 'all apps', pickApp),
+          await searchPicker<MetricNameRow>({
+            name: 'name',
+            label: 'Metric',
+            placeholder: 'choose a metric (type to search)',
+            selected: name,
+            path: '/v1/metrics/names',
+            query: { app },
+            rows: (answer) => answer.names as MetricNameRow[],
+            value: (n) => n.name,
+            describe: (n) => n.kinds.join(', ') || 'no raw rows',
+            onPick: go,
+          }),
           select('resolution', RESOLUTIONS, resolution, 'Resolution'),
           select(
             'stat',
@@ -85,13 +97,7 @@ export const metricsView: View = {
             'Range',
           ),
         );
-        // The names depend on the app: a new app starts without a metric.
-        form.querySelector('select[name="app"]')?.addEventListener('change', () => {
-          const n = form.querySelector<HTMLSelectElement>('select[name="name"]');
-          if (n !== null) n.value = '';
-          go();
-        });
-        for (const s of form.querySelectorAll('select:not([name="app"])')) s.addEventListener('change', go);
+        for (const s of form.querySelectorAll('select')) s.addEventListener('change', go);
       } catch (err) {
         replace(notice, failureNotice(err));
       }

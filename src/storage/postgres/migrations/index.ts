@@ -7,6 +7,7 @@ import { sql as oneMetricTrigger006 } from './006_one_metric_trigger';
 import { sql as outcomeCompaction007 } from './007_outcome_compaction';
 import { sql as writerRecords008 } from './008_writer_records';
 import { sql as metricBlocks009 } from './009_metric_blocks';
+import { sql as rollupAppIndexes010 } from './010_rollup_app_indexes';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'outcome_compaction', sql: outcomeCompaction007 },
   { version: 8, name: 'writer_records', sql: writerRecords008 },
   { version: 9, name: 'metric_blocks', sql: metricBlocks009 },
+  { version: 10, name: 'rollup_app_indexes', sql: rollupAppIndexes010 },
 ];
