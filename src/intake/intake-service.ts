@@ -468,7 +468,10 @@ export class IntakeService {
     const advice: AppAdvice[] = [];
     for (const app of apps) {
       const sampleRate = advisor.advice(subjectOf(request, app), request.now);
-      if (sampleRate < 1 || request.origin === 'sdk') advice.push({ app, sampleRate });
+      if (sampleRate < 1 || request.origin === 'sdk') {
+        advice.push({ app, sampleRate });
+        this.o.intakeMetrics.advice.observe(sampleRate);
+      }
     }
     return advice;
   }

@@ -1,5 +1,5 @@
 import { type Registry } from 'prom-client';
-import { counter, gauge } from './define';
+import { counter, gauge, histogram } from './define';
 
 /** Instruments of intake: rate-limit decisions and authentication. */
 export function createIntakeMetrics(registry: Registry) {
@@ -37,6 +37,13 @@ export function createIntakeMetrics(registry: Registry) {
       'sluice_ratelimit_lease_tokens_total',
       'Lease tokens by fate: "leased" (taken from Redis ahead of requests), "returned" (given back to Redis), "expired" (dropped unused after one window).',
       ['fate'],
+    ),
+    advice: histogram(
+      registry,
+      'sluice_sampling_advice',
+      'Sample rates advised in answers, one per app of each answer that carries advice (docs/http-api.md, "Sampling advice"): below 1 while an app is over its limit or the collector overloaded.',
+      [],
+      [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.99, 1],
     ),
     appsTaken: gauge(
       registry,
