@@ -14,6 +14,7 @@ import { BenchDatabases } from './pg-bench-db';
 import { writeReport } from './results-file';
 import { runClusterBench } from './cluster';
 import { runConsoleBench } from './suites/console';
+import { runGoodputBench } from './suites/goodput';
 import { runListsBench } from './suites/lists';
 import { runQueueBench } from './queue';
 import { runRateLimitBench } from './suites/ratelimit';
@@ -108,6 +109,8 @@ async function main(): Promise<number> {
     rows.push(...((await step('sdk', () => runSdkBench())) ?? []));
     progress('console');
     rows.push(...((await step('console', () => runConsoleBench(ctx))) ?? []));
+    progress('goodput');
+    rows.push(...((await step('goodput', () => runGoodputBench(ctx))) ?? []));
     progress('lists');
     rows.push(...((await step('lists', () => runListsBench(ctx))) ?? []));
   } finally {
