@@ -12,6 +12,7 @@
  */
 import { ConfigError, loadConfig, type Config } from './config/load';
 import { generateKey } from './auth/api-keys';
+import { endQuietlyWhenReaderLeaves } from './commands/closed-pipe';
 import { UsageError } from './commands/flags';
 import { COMMANDS, commandHelp, generalHelp, isCommand, type CommandName } from './commands/help';
 import { closestName } from './config/unknown-variables';
@@ -84,6 +85,7 @@ function unknownCommand(command: string): never {
 
 /** Runs a command that is no long-lived process; a `UsageError` prints the command's help. */
 async function runTool(command: CommandName, run: () => Promise<void>): Promise<void> {
+  endQuietlyWhenReaderLeaves(process.stdout, (code) => process.exit(code));
   try {
     await run();
   } catch (err) {

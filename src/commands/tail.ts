@@ -3,6 +3,8 @@
  * from `lateness` before the newest one shown (or from `--since` at first), pages through them
  * with the cursor, and prints those not shown yet, oldest first. An event is known by its
  * `(id, ts)`; the set of those shown is kept for the lateness window only, so memory stays bounded.
+ * The floor never moves back: the set has forgotten what lies below it, so a read from further back
+ * would print those events again.
  */
 import { eventLine } from './event-line';
 import { readApi } from './read-target';
@@ -20,6 +22,7 @@ export async function runTail(
 ): Promise<void> {
   const start = now() - a.sinceMs;
   let floor = start;
+  let newestShown = -Infinity;
   const shown = new Map<string, number>();
   while (!signal.aborted) {
     const fresh: WireEvent[] = [];
@@ -43,8 +46,8 @@ export async function runTail(
       shown.set(`${e.id}@${e.ts}`, e.ts);
       write(a.json ? JSON.stringify(e) : eventLine(e));
     }
-    const newest = Math.max(floor, ...fresh.map((e) => e.ts));
-    floor = Math.max(start, newest - a.latenessMs);
+    for (const e of fresh) newestShown = Math.max(newestShown, e.ts);
+    floor = Math.max(floor, newestShown - a.latenessMs);
     for (const [key, ts] of shown) if (ts < floor) shown.delete(key);
     await sleep(a.intervalMs, signal);
   }

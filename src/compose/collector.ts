@@ -374,7 +374,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     rejected: metrics.requestsRejected,
     ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
-  const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port);
+  const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port, {
+    variable: 'SLUICE_PORT',
+  });
   const otlp = await startOtlpReceiver({
     config,
     ingest,

@@ -119,7 +119,9 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   app.get('/livez', livez());
   app.get('/readyz', readyz(readiness));
   app.get('/metrics', metricsText(metrics.registry));
-  const { server, port, url } = await listen(app, config, config.workerPort);
+  const { server, port, url } = await listen(app, config, config.workerPort, {
+    variable: 'SLUICE_WORKER_PORT',
+  });
 
   const shutdown = new Shutdown({
     readiness,

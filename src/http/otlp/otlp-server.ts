@@ -73,6 +73,7 @@ export async function startOtlpServer(deps: OtlpServerDeps): Promise<RunningOtlp
     withOtlpOverloadGate(listener, deps.shed, otlpMetrics),
     config,
     config.otlpPort,
+    { variable: 'SLUICE_OTLP_PORT', zeroTo: 'turn the OTLP receiver off' },
   );
   let closing: Promise<void> | null = null;
   return {
