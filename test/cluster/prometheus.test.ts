@@ -30,6 +30,8 @@ beforeAll(async () => {
     env: {
       // The limit a user gets: the burst below is rate limited.
       SLUICE_RATE_LIMIT: '100',
+      // A burst of one second of the limit, so that the traffic below is throttled in part.
+      SLUICE_RATE_LIMIT_BURST: '1s',
       // Every job runs within the test, so each has a last success and runs to count.
       SLUICE_JOB_DOWNSAMPLE_INTERVAL_MS: '1000',
       SLUICE_JOB_PURGE_INTERVAL_MS: '2000',

@@ -118,6 +118,8 @@ describe('OTLP under the rate limit', () => {
     ({ c, otlpUrl } = await startWithOtlp({
       SLUICE_SQLITE_PATH: tempSqlitePath('otlp-limit'),
       SLUICE_RATE_LIMIT: '10',
+      // A burst of one second of the limit: the budgets below are per second.
+      SLUICE_RATE_LIMIT_BURST: '1s',
       SLUICE_FLUSH_INTERVAL_MS: '5',
     }));
   });
