@@ -286,7 +286,7 @@ export class Delivery {
         this.draining || this.waiters.length > 0 || this.buffer.size >= this.o.batchSize
           ? now
           : this.pendingSince + this.o.flushIntervalMs;
-      at = Math.max(due, this.blockedUntil, this.pace.nextAt());
+      at = Math.max(due, this.blockedUntil, this.pacedUntil());
     }
     for (const w of this.waiters) if (w.deadline < at) at = w.deadline;
     // An earlier timer of the same kind fires first and re-evaluates; one of the other kind is
@@ -300,10 +300,15 @@ export class Delivery {
     this.timer = this.o.clock.setTimeout(this.wake, Math.max(0, at - now), { keepAlive });
   }
 
+  /** A flush() or close() waiting sends at once: only Retry-After holds it, never the pace. */
+  private pacedUntil(): number {
+    return this.waiters.length > 0 ? -Infinity : this.pace.nextAt();
+  }
+
   private trySend(now: number): void {
     if (this.sending || !this.ready || this.stopped || this.buffer.size === 0 || now < this.blockedUntil)
       return;
-    if (now < this.pace.nextAt()) return;
+    if (now < this.pacedUntil()) return;
     const due =
       this.draining ||
       this.waiters.length > 0 ||

@@ -129,6 +129,8 @@ describe('loss map end to end beyond one collector (defaults)', () => {
       SLUICE_REDIS_URL: redisUrl(),
       SLUICE_REDIS_KEY_PREFIX: uniquePrefix('lossmap'),
       SLUICE_EXPECTED_INSTANCES: '3',
+      // A burst of one second of the limit (default 10 s), so that the SDKs' load is throttled in part.
+      SLUICE_RATE_LIMIT_BURST: '1s',
     };
     const collectors = [await startCollectorProcess(env, { defaults: 'user' })];
     collectors.push(

@@ -73,6 +73,8 @@ beforeAll(async () => {
   collector = await startCollectorProcess({
     SLUICE_SQLITE_PATH: path.join(dir, 'sluice.db'),
     SLUICE_RATE_LIMIT: String(RATE_LIMIT),
+    // A burst of one second of the limit: the scripts below meet a 429 to wait out.
+    SLUICE_RATE_LIMIT_BURST: '1s',
   });
 });
 
