@@ -105,8 +105,9 @@ describe('cost of a hostile body against a normal one of the same size', () => {
     }
     // The normal body is read, parsed and (up to the default rate limit) taken; the others are
     // refused on their raw bytes (too_deep, too_many_values).
+    const normalStatuses = [...(statuses.get('normal') ?? [])];
+    statuses.delete('normal');
     expect(Object.fromEntries([...statuses].map(([n, s]) => [n, [...s]]))).toEqual({
-      normal: [expect.any(Number)],
       'unterminated [': [400],
       'nested arrays': [400],
       'nested objects': [400],
@@ -114,7 +115,9 @@ describe('cost of a hostile body against a normal one of the same size', () => {
       'wide objects': [413],
       numbers: [413],
     });
-    expect([202, 429]).toContain([...(statuses.get('normal') ?? [])][0]);
+    // Taken while the app's burst lasts, then throttled: 202 and 429 only.
+    expect(normalStatuses.length).toBeGreaterThan(0);
+    expect(normalStatuses.filter((status) => status !== 202 && status !== 429)).toEqual([]);
 
     const normal = median(times.get('normal') ?? []);
     const ratios = Object.fromEntries(
