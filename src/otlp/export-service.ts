@@ -4,6 +4,7 @@ import type { EventLimits } from '../events/limits';
 import type { IntakeService } from '../intake/intake-service';
 import { clampRetryAfter } from '../intake/retry-after';
 import type { OtlpMetrics } from '../metrics/otlp-instruments';
+import { otlpRejectionHints } from './rejection-hints';
 import type { SignalSpec } from './signals';
 
 export interface OtlpExportServiceOptions {
@@ -43,7 +44,11 @@ export type ExportOutcome =
  * exporter resends, because their ids are deterministic.
  */
 export class OtlpExportService {
-  constructor(private readonly o: OtlpExportServiceOptions) {}
+  private readonly hints: ReadonlyMap<string, string>;
+
+  constructor(private readonly o: OtlpExportServiceOptions) {
+    this.hints = otlpRejectionHints(o.limits);
+  }
 
   async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportOutcome> {
     const { o } = this;
@@ -89,10 +94,14 @@ export class OtlpExportService {
     }
     if (rejected === 0) return { kind: 'taken', rejected: 0, message: '' };
     const detail = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ');
+    const hints = [...reasons.keys()].flatMap((reason) => {
+      const hint = this.hints.get(reason);
+      return hint === undefined ? [] : [` ${reason}: ${hint}.`];
+    });
     return {
       kind: 'taken',
       rejected,
-      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.`,
+      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.${hints.join('')}`,
     };
   }
 }
