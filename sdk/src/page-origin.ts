@@ -1,9 +1,9 @@
 /**
- * The origin of the page the SDK runs in (`https://shop.example.com`), or `undefined` outside a
- * browser document (Node, a worker without `location`, an opaque `null` origin).
+ * The origin of the page (or worker) the SDK runs in (`https://shop.example.com`), or `undefined`
+ * outside a browser (Node has no `location`) and for an opaque `null` origin.
  */
 export function pageOrigin(): string | undefined {
-  if (typeof document === 'undefined' || typeof location === 'undefined') return undefined;
+  if (typeof location === 'undefined' || location === null) return undefined;
   const origin = location.origin;
   return typeof origin === 'string' && origin !== 'null' ? origin : undefined;
 }
