@@ -4,6 +4,7 @@ import type { EventLimits } from '../events/limits';
 import type { IntakeService } from '../intake/intake-service';
 import { clampRetryAfter } from '../intake/retry-after';
 import type { OtlpMetrics } from '../metrics/otlp-instruments';
+import { otlpRejectionHints } from './rejection-hints';
 import type { SignalSpec } from './signals';
 
 export interface OtlpExportServiceOptions {
@@ -46,7 +47,11 @@ export type ExportOutcome =
  * the exporter resends, because their ids are deterministic.
  */
 export class OtlpExportService {
-  constructor(private readonly o: OtlpExportServiceOptions) {}
+  private readonly hints: ReadonlyMap<string, string>;
+
+  constructor(private readonly o: OtlpExportServiceOptions) {
+    this.hints = otlpRejectionHints(o.limits);
+  }
 
   async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportOutcome> {
     const { o } = this;
@@ -99,6 +104,10 @@ export class OtlpExportService {
     }
     if (rejected === 0) return { kind: 'taken', rejected: 0, message: '' };
     const detail = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ');
+    const hints = [...reasons.keys()].flatMap((reason) => {
+      const hint = this.hints.get(reason);
+      return hint === undefined ? [] : [` ${reason}: ${hint}.`];
+    });
     const limited =
       overLimit.size === 0
         ? ''
@@ -106,7 +115,7 @@ export class OtlpExportService {
     return {
       kind: 'taken',
       rejected,
-      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.${limited}`,
+      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.${hints.join('')}${limited}`,
     };
   }
 }
