@@ -59,8 +59,8 @@ export const NO_APP = '';
 export interface OutcomeCount {
   readonly app: string;
   /**
-   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable,
-   * and for a shed request.
+   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was not an integer
+   * within the window the collector takes (`events/ts-window.ts`), and for a shed request.
    */
   readonly minute: number;
   /** `error | lifecycle | metric | log`, `unknown` for an unreadable one, `''` for a shed request (never read). */
