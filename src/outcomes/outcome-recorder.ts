@@ -29,12 +29,12 @@ export interface OutcomeRecorderOptions {
 }
 
 const STOP_DEADLINE_MS = 5000;
+const STOP_RETRY_MS = 250;
 /** Refused keys (and report ids) one log line names; the others are counted. */
 const LOGGED_KEYS = 5;
 /** An app or a reason in a log line is cut to this many characters. */
 const LOGGED_TEXT_LENGTH = 128;
 const NEVER = (): boolean => false;
-const STOP_RETRY_MS = 250;
 
 /**
  * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
@@ -130,7 +130,8 @@ export class OutcomeRecorder {
         err: refusal,
         counts: refused.counts.length,
         events,
-        reports: refused.reports.map((r) => r.id).slice(0, LOGGED_KEYS),
+        reports: refused.reports.length,
+        reportIds: refused.reports.slice(0, LOGGED_KEYS).map((r) => r.id),
         keys: refused.counts.slice(0, LOGGED_KEYS).map(({ app, minute, type, outcome, reason, count }) => ({
           app: cutText(app, LOGGED_TEXT_LENGTH),
           minute,
