@@ -18,8 +18,8 @@ import type { AppBound } from './app-bound';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
 import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 import type { SamplingAdvisor } from './sampling-advice';
-import { countEvents, rawSubject, type CountSink } from '../outcomes/event-outcomes';
-import type { OutcomeOrigin } from '../outcomes/outcome';
+import { countEvents, rawSubject, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
+import { NO_APP, type OutcomeOrigin } from '../outcomes/outcome';
 
 export interface IntakeServiceOptions {
   readonly limits: EventLimits;
@@ -167,7 +167,7 @@ export class IntakeService {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
         this.countOutcome(
           request,
-          [rawSubject(rawEvents[index], request.now)],
+          [rawSubject(rawEvents[index], request.now, this.o.limits)],
           'rejected',
           v.rejection.reason,
         );
@@ -177,7 +177,7 @@ export class IntakeService {
     }
     this.countOutcome(
       request,
-      request.shed.map((i) => rawSubject(rawEvents[i], request.now)),
+      request.shed.map((i) => rawSubject(rawEvents[i], request.now, this.o.limits)),
       'throttled',
       'queue_full',
     );
@@ -249,7 +249,12 @@ export class IntakeService {
       const v = validateEvent(entry.raw, this.o.limits, now);
       if (!v.ok) {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(entry.raw));
-        this.countOutcome(request, [rawSubject(entry.raw, now)], 'rejected', v.rejection.reason);
+        this.countOutcome(
+          request,
+          [rawSubject(entry.raw, now, this.o.limits)],
+          'rejected',
+          v.rejection.reason,
+        );
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
@@ -258,7 +263,7 @@ export class IntakeService {
       request,
       request.shed.map((i) => {
         const e = entries[i] as ScannedEntry;
-        return e instanceof SlowEvent ? rawSubject(e.raw, now) : e;
+        return e instanceof SlowEvent ? rawSubject(e.raw, now, this.o.limits) : e;
       }),
       'throttled',
       'queue_full',
@@ -342,7 +347,7 @@ export class IntakeService {
     if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
       this.reject(request, c.index, 'too_many_apps', 'source.app', c.type);
       // Under no app: a count per refused name would be what the bound is there to prevent.
-      this.countOutcome(request, [{ app: '', ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
+      this.countOutcome(request, [{ app: NO_APP, ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
       return;
     }
     request.received[c.type]++;
@@ -503,16 +508,37 @@ export class IntakeService {
     return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
   }
 
-  /** Counts a decision about `subjects` for the loss map (docs/ARCHITECTURE.md, "The loss map"). */
+  /**
+   * Counts a refusal of events no admission step vouched for (rejected, or throttled unread) for
+   * the loss map (docs/ARCHITECTURE.md, "The loss map"), each under `refusedApp`.
+   */
   private countOutcome(
     request: OpenRequest,
-    subjects: readonly { app: string; ts: number; type: string }[],
-    outcome: 'accepted' | 'rejected' | 'throttled',
+    subjects: readonly OutcomeSubject[],
+    outcome: 'rejected' | 'throttled',
     reason: string,
   ): void {
     const sink = this.o.outcomes;
-    if (sink !== undefined && subjects.length > 0)
-      countEvents(sink, subjects, (e) => e, outcome, reason, request.origin);
+    if (sink !== undefined && subjects.length > 0) {
+      const subject = (s: OutcomeSubject): OutcomeSubject => {
+        const app = this.refusedApp(request, s.app);
+        return app === s.app ? s : { app, ts: s.ts, type: s.type };
+      };
+      countEvents(sink, subjects, subject, outcome, reason, request.origin);
+    }
+  }
+
+  /**
+   * The app a refused event is counted under: the app of the request's ingest key (auth fixes the
+   * app, so a key never writes counts of another app); else its own app when it passed the
+   * app-name rule (`rawSubject`) and the bound on distinct apps takes it, else `NO_APP`: no name a
+   * client invents becomes a key of the loss map the bound would have refused.
+   */
+  private refusedApp(request: OpenRequest, app: string): string {
+    const { principal } = request;
+    if (principal?.kind === 'ingest') return principal.app;
+    if (app === NO_APP || this.o.apps === undefined) return app;
+    return this.o.apps.takes(app, request.now) ? app : NO_APP;
   }
 
   private countCandidates(
