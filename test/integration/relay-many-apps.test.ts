@@ -135,8 +135,12 @@ describe('an OTLP export from a relay of many services (defaults)', () => {
     expect(storedByApp(path).get(greedy)).toBe(2000);
     // The loss map counts what the relay brought, per app.
     const at = { kind: 'sqlite', path } as const;
-    const greedyMap = await settledLossMap(c.url, greedy, at);
-    // Refused in a partial success, they are lost for good (exporters do not resend them).
+    // Refused in a partial success, they are lost for good (exporters do not resend them). The
+    // counts are written once a second: the map settles on all three exports.
+    const greedyMap = await waitFor('the greedy app’s refusals in its loss map', async () => {
+      const m = await settledLossMap(c.url, greedy, at);
+      return m.generated === 2002 ? m : null;
+    });
     expect(greedyMap).toMatchObject({ generated: 2002, stored: 2000, lost: 2 });
     expect(greedyMap.losses.collector).toEqual({ rate_limited: 2 });
     const quietMap = await settledLossMap(c.url, quiet[0] as string, at);
