@@ -67,6 +67,18 @@ export class ApiKeyRing {
     return new ApiKeyRing(keys);
   }
 
+  /**
+   * The ingest key whose id is `keyId`, or null: a Sentry DSN's public key (docs/sentry.md). An id
+   * is not a secret (a browser's DSN shows it), so it names an app the way Sentry's public keys
+   * do; what it may send is bounded by that app's limits.
+   */
+  ingestKeyById(keyId: string): Extract<Principal, { kind: 'ingest' }> | null {
+    for (const k of this.keys) {
+      if (k.principal.kind === 'ingest' && k.principal.keyId === keyId) return k.principal;
+    }
+    return null;
+  }
+
   /** The principal a secret belongs to, or null. Time does not depend on which key (if any) matches. */
   authenticate(secret: string): Principal | null {
     const presented = sha256(secret);

@@ -39,6 +39,7 @@ import { startJobs } from './scheduler';
 import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
+import { sentryFront } from './sentry-front';
 import { startLine } from './start-line';
 import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../outcomes/event-outcomes';
@@ -364,6 +365,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     refusals,
     takeReport: reportTaker(recorder, limits.maxSourceLength, logger, { bound: apps, clock }),
     acknowledgedSettled: intake.acknowledgedSettled,
+    sentry: sentryFront(config, ingest, recorder, apps, metrics.registry, clock),
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.
     metricResolutions:
       config.databaseUrl !== null || config.scheduler === 'on' ? ['raw', '1m', '1h'] : ['raw'],

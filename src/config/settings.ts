@@ -3,6 +3,7 @@ import { CORE_SETTINGS } from './core-settings';
 import { OTLP_SETTINGS } from './otlp-settings';
 import { QUEUE_SETTINGS } from './queue-settings';
 import { SCHEDULER_SETTINGS } from './scheduler-settings';
+import { SENTRY_SETTINGS } from './sentry-settings';
 import type { Setting } from './setting';
 
 /**
@@ -13,6 +14,7 @@ export const SETTINGS = {
   ...CORE_SETTINGS,
   ...INTAKE_SETTINGS,
   ...OTLP_SETTINGS,
+  ...SENTRY_SETTINGS,
   ...QUEUE_SETTINGS,
   ...SCHEDULER_SETTINGS,
 } as const;

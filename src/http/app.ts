@@ -34,6 +34,9 @@ import { AllowedMethods } from './allowed-methods';
 import { READ_LIMITS } from '../read/read-limits';
 import { sendError } from './send-error';
 import type { TurnQueue } from '../intake/turn-queue';
+import type { SentryMetrics } from '../metrics/sentry-instruments';
+import type { SentryIntake } from '../sentry/sentry-intake';
+import { postSentry, RATE_LIMITS_HEADER, SENTRY_PATHS } from './sentry/post-sentry';
 
 export interface AppDeps {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
@@ -92,6 +95,13 @@ export interface AppDeps {
    * mode, where this process holds no events).
    */
   readonly acknowledgedSettled?: () => Promise<void> | null;
+  /** The Sentry endpoints (`POST /api/<project_id>/envelope/`, `/store/`; docs/sentry.md); absent: not served. */
+  readonly sentry?: {
+    readonly intake: Pick<SentryIntake, 'take'>;
+    /** Auth off: the app of each Sentry project id (`SLUICE_SENTRY_PROJECTS`). */
+    readonly projects: ReadonlyMap<string, string>;
+    readonly metrics: SentryMetrics;
+  };
 }
 
 /**
@@ -157,6 +167,31 @@ function expressApp(
     route('POST', PATHS.events, allowCors, write, postEvents(handle));
   } else {
     route('POST', PATHS.events, write, postEvents(handle));
+  }
+  if (deps.sentry !== undefined) {
+    const sentryDeps = {
+      intake: deps.sentry.intake,
+      keyRing: deps.keyRing,
+      projects: deps.sentry.projects,
+      maxBodyBytes: deps.maxBodyBytes,
+      turns: deps.turns,
+      intakeMetrics: deps.intakeMetrics,
+      sentryMetrics: deps.sentry.metrics,
+    };
+    // Browser SDKs read the rate limits from the answer, and may send the key in X-Sentry-Auth.
+    const sentryCors =
+      deps.corsOrigins.length > 0
+        ? [
+            cors(deps.corsOrigins, CORS_METHODS.sentry, {
+              expose: RATE_LIMITS_HEADER,
+              allow: 'X-Sentry-Auth',
+            }),
+          ]
+        : [];
+    for (const endpoint of ['envelope', 'store'] as const) {
+      if (sentryCors.length > 0) route('OPTIONS', SENTRY_PATHS[endpoint], ...sentryCors);
+      route('POST', SENTRY_PATHS[endpoint], ...sentryCors, postSentry(endpoint, sentryDeps));
+    }
   }
   // The read API: CORS for the same origins as ingest (GET from dashboards on other origins).
   const readCors =

@@ -19,18 +19,22 @@ export const CORS_METHODS = {
   events: 'GET, POST, OPTIONS',
   /** The other read routes. */
   read: 'GET, OPTIONS',
+  /** The Sentry endpoints: browser SDKs write. */
+  sentry: 'POST, OPTIONS',
 } as const;
 
 /**
  * CORS for browsers on other origins (SDKs writing `POST /v1/events`, dashboards reading the read
  * API): answers preflights and marks answers for allowed origins. `origins` is a list of exact
- * origins or `*`; `methods` is what a preflight allows. An origin that is not allowed gets no CORS
+ * origins or `*`; `methods` is what a preflight allows; `headers` names the headers a front adds
+ * to the ones every answer exposes and a preflight allows (the Sentry endpoints'). An origin that is not allowed gets no CORS
  * headers (the browser blocks it). Every answer varies by `Origin`. The header sets are built once
  * (the allowed origins are a fixed list), so an answer costs no allocation.
  */
 export function corsPolicy(
   origins: readonly string[],
   methods: string = CORS_METHODS.events,
+  headers: { readonly expose: string; readonly allow: string } = { expose: '', allow: '' },
 ): (origin: unknown, method: string | undefined) => CorsAnswer {
   const any = origins.includes('*');
   const vary: HeaderPairs = ['Vary', 'Origin'];
@@ -40,7 +44,7 @@ export function corsPolicy(
       'Access-Control-Allow-Origin',
       allowOrigin,
       'Access-Control-Expose-Headers',
-      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}`,
+      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}${headers.expose && `, ${headers.expose}`}`,
     ];
     return {
       actual: { headers: actual, preflight: false },
@@ -51,7 +55,7 @@ export function corsPolicy(
           'Access-Control-Allow-Methods',
           methods,
           'Access-Control-Allow-Headers',
-          'Content-Type, Content-Encoding, X-Api-Key, Authorization',
+          `Content-Type, Content-Encoding, X-Api-Key, Authorization${headers.allow && `, ${headers.allow}`}`,
           'Access-Control-Max-Age',
           String(PREFLIGHT_MAX_AGE_S),
         ],
@@ -76,8 +80,12 @@ export function setHeaders(res: Response, headers: HeaderPairs): void {
 }
 
 /** Express middleware for `corsPolicy`: a preflight is answered 204 here; other requests go on. */
-export function cors(origins: readonly string[], methods: string = CORS_METHODS.events) {
-  const policy = corsPolicy(origins, methods);
+export function cors(
+  origins: readonly string[],
+  methods: string = CORS_METHODS.events,
+  headers?: Parameters<typeof corsPolicy>[2],
+) {
+  const policy = corsPolicy(origins, methods, headers);
   return (req: Request, res: Response, next: NextFunction): void => {
     const answer = policy(req.headers.origin, req.method);
     setHeaders(res, answer.headers);

@@ -1,19 +1,20 @@
 import type { IncomingMessage } from 'node:http';
-import { gunzip } from 'node:zlib';
+import { gunzip, inflate } from 'node:zlib';
 import { SluiceError } from '../errors/catalogue';
 import { cutText } from '../events/cut-text';
 
 /**
- * Reads a request body of at most `maxBytes`, inflating gzip with the output
- * capped at `maxBytes` too: a gzip bomb stops at the cap instead of filling
- * memory. Rejects with a `SluiceError` (413 / 400 / 415).
+ * Reads a request body of at most `maxBytes`, inflating gzip (and, with `deflate` set, zlib's
+ * deflate) with the output capped at `maxBytes` too: a gzip bomb stops at the cap instead of
+ * filling memory. Rejects with a `SluiceError` (413 / 400 / 415). `deflate`: whether
+ * `Content-Encoding: deflate` is taken (the Sentry endpoints; default false).
  */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, maxBytes: number, deflate = false): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip') {
+  if (encoding !== 'identity' && encoding !== 'gzip' && !(deflate && encoding === 'deflate')) {
     throw new SluiceError(
       'unsupported_encoding',
-      `Content-Encoding ${JSON.stringify(cutText(encoding, 64))} is not supported; use gzip or identity.`,
+      `Content-Encoding ${JSON.stringify(cutText(encoding, 64))} is not supported; use ${deflate ? 'gzip, deflate' : 'gzip'} or identity.`,
     );
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -22,12 +23,18 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   const raw = await readRaw(req, maxBytes);
   if (encoding === 'identity') return raw;
   return new Promise<Buffer>((resolve, reject) => {
-    gunzip(raw, { maxOutputLength: maxBytes }, (err, out) => {
+    const inflater = encoding === 'gzip' ? gunzip : inflate;
+    inflater(raw, { maxOutputLength: maxBytes }, (err, out) => {
       if (!err) return resolve(out);
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
         return reject(tooLarge(maxBytes));
       }
-      reject(new SluiceError('invalid_gzip'));
+      reject(
+        new SluiceError(
+          'invalid_gzip',
+          encoding === 'deflate' ? 'Body is not valid deflate (zlib).' : undefined,
+        ),
+      );
     });
   });
 }

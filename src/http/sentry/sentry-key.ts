@@ -1,0 +1,31 @@
+import type { IncomingMessage } from 'node:http';
+
+/** Longest key read from a request (a longer one is no key: key ids have at most 64 characters). */
+const MAX_KEY_LENGTH = 256;
+
+/**
+ * The DSN public key a Sentry SDK presents: `sentry_key` in `X-Sentry-Auth`
+ * (`Sentry sentry_version=7, sentry_key=…, sentry_client=…`), else in the query string
+ * (the JavaScript SDKs). Undefined when neither is there.
+ */
+export function sentryKeyOf(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-sentry-auth'];
+  if (typeof header === 'string') {
+    const fields = header.replace(/^\s*Sentry\s+/i, '');
+    for (const field of fields.split(',')) {
+      const eq = field.indexOf('=');
+      if (eq > 0 && field.slice(0, eq).trim() === 'sentry_key') return bounded(field.slice(eq + 1).trim());
+    }
+  }
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q >= 0) {
+    const key = new URLSearchParams(url.slice(q + 1)).get('sentry_key');
+    if (key !== null) return bounded(key);
+  }
+  return undefined;
+}
+
+function bounded(key: string): string | undefined {
+  return key.length > 0 && key.length <= MAX_KEY_LENGTH ? key : undefined;
+}

@@ -1,0 +1,189 @@
+import type { Principal } from '../auth/api-keys';
+import type { Clock } from '../clock';
+import type { EventLimits } from '../events/limits';
+import type { EventType, TelemetryEvent } from '../events/types';
+import type { IntakeService } from '../intake/intake-service';
+import { clampRetryAfter } from '../intake/retry-after';
+import type { SentryMetrics } from '../metrics/sentry-instruments';
+import type { OutcomeCount } from '../outcomes/outcome';
+import { clientReportCounts } from './client-report';
+import { EnvelopeError, parseEnvelope, type EnvelopeItem } from './envelope';
+import { mapSentryEvent, type SentryMappingContext } from './map-event';
+import { mapSentryLogs } from './map-logs';
+import { rateLimitsHeader } from './rate-limits';
+
+/** Item types counted under their own name in `sluice_sentry_items_total` (others: `other`). */
+const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'event',
+  'log',
+  'client_report',
+  'transaction',
+  'span',
+  'session',
+  'sessions',
+  'attachment',
+  'profile',
+  'profile_chunk',
+  'replay_event',
+  'replay_recording',
+  'replay_video',
+  'check_in',
+  'user_report',
+  'feedback',
+  'statsd',
+]);
+
+export interface SentryIntakeOptions {
+  /** The intake `POST /v1/events` uses, for events built typed. */
+  readonly ingest: Pick<IntakeService, 'ingestValidated'>;
+  /** The intake's event limits, which mapping keeps every event within. */
+  readonly limits: EventLimits;
+  /** Most items in one envelope, and events handed to the intake in one call (`SLUICE_MAX_EVENTS_PER_REQUEST`). */
+  readonly maxEventsPerCall: number;
+  /** Longest `Retry-After` of a refusal (seconds). */
+  readonly retryAfterMaxSeconds: number;
+  /** Where a client report's counts go (the loss map); none when absent. */
+  readonly report?: (counts: readonly OutcomeCount[], payload: unknown) => void;
+  readonly clock: Clock;
+  readonly metrics: SentryMetrics;
+}
+
+/** One request of a Sentry SDK, below HTTP: the app its DSN names, and its body. */
+export interface SentryRequest {
+  readonly endpoint: 'envelope' | 'store';
+  readonly app: string;
+  readonly principal: Principal | null;
+  readonly body: Buffer;
+}
+
+/** What a request came to; the HTTP front only encodes it. */
+export type SentryOutcome =
+  | {
+      /** 200 `{"id": …}`; `rateLimits` set when some items were refused (a partial take). */
+      readonly kind: 'taken';
+      readonly eventId: string | null;
+      readonly rateLimits: string | null;
+    }
+  | {
+      /** Nothing of what could be stored was taken: the SDK backs off for `Retry-After`. */
+      readonly kind: 'refused';
+      readonly status: 429 | 503;
+      readonly reason: 'rate_limited' | 'queue_full' | 'storage_unavailable';
+      readonly retryAfterSeconds: number;
+      readonly rateLimits: string;
+    }
+  | {
+      /** Not an envelope (or not a JSON event for `/store/`): 400, which SDKs do not retry. */
+      readonly kind: 'malformed';
+      readonly message: string;
+    };
+
+/**
+ * A Sentry SDK's envelope or store request, end to end below HTTP: read it, map its events and
+ * logs typed (map-event.ts, map-logs.ts), feed its client reports to the loss map, hand the
+ * events to the intake whole per app (Sentry SDKs never resend a refused event), and reduce the
+ * intake's outcome to Sentry's answer: refused events become `X-Sentry-Rate-Limits` categories,
+ * never a silent loss. Items Sluice does not store (sessions, transactions, attachments, …) are
+ * taken and counted, never refused: a 4xx would make an SDK report a failure.
+ */
+export class SentryIntake {
+  constructor(private readonly o: SentryIntakeOptions) {}
+
+  async take(request: SentryRequest): Promise<SentryOutcome> {
+    const { o } = this;
+    const now = o.clock.now();
+    const ctx: SentryMappingContext = { limits: o.limits, app: request.app, now };
+    let items: readonly EnvelopeItem[];
+    let eventId: string | null = null;
+    if (request.endpoint === 'store') {
+      items = [{ type: 'event', payload: request.body }];
+    } else {
+      try {
+        const envelope = parseEnvelope(request.body, o.maxEventsPerCall);
+        items = envelope.items;
+        if (typeof envelope.header.event_id === 'string') eventId = envelope.header.event_id;
+      } catch (err) {
+        if (err instanceof EnvelopeError) return { kind: 'malformed', message: err.message };
+        throw err;
+      }
+    }
+
+    const events: TelemetryEvent[] = [];
+    let dropped = 0;
+    for (const item of items) {
+      const label = KNOWN_ITEM_TYPES.has(item.type) ? item.type : 'other';
+      if (item.type !== 'event' && item.type !== 'log' && item.type !== 'client_report') {
+        o.metrics.items.inc({ type: label, outcome: 'not_stored' });
+        continue;
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(item.payload.toString('utf8'));
+      } catch {
+        if (request.endpoint === 'store')
+          return { kind: 'malformed', message: 'The body is not a JSON event.' };
+        o.metrics.items.inc({ type: label, outcome: 'unmapped' });
+        continue;
+      }
+      if (item.type === 'client_report') {
+        o.report?.(clientReportCounts(payload, request.app, now), payload);
+        o.metrics.items.inc({ type: label, outcome: 'report' });
+      } else if (item.type === 'log') {
+        const mapped = mapSentryLogs(payload, ctx);
+        events.push(...mapped.events);
+        dropped += mapped.droppedAttributes;
+        o.metrics.items.inc({ type: label, outcome: mapped.unmapped > 0 ? 'unmapped' : 'event' });
+      } else {
+        const mapped = mapSentryEvent(payload, ctx);
+        if ('unmapped' in mapped) {
+          o.metrics.items.inc({ type: label, outcome: 'unmapped' });
+          continue;
+        }
+        events.push(mapped.event);
+        dropped += mapped.droppedAttributes;
+        eventId ??= mapped.event.id.replaceAll('-', '');
+        o.metrics.items.inc({ type: label, outcome: 'event' });
+      }
+    }
+    if (dropped > 0) o.metrics.attributesDropped.inc(dropped);
+    return this.admit(events, request.principal, eventId);
+  }
+
+  private async admit(
+    events: readonly TelemetryEvent[],
+    principal: Principal | null,
+    eventId: string | null,
+  ): Promise<SentryOutcome> {
+    const { o } = this;
+    const refusedTypes = new Set<EventType>();
+    let taken = 0;
+    let reason: 'rate_limited' | 'queue_full' | null = null;
+    let retryAfter = 0;
+    for (let start = 0; start < events.length; start += o.maxEventsPerCall) {
+      const part = events.slice(start, start + o.maxEventsPerCall);
+      const outcome = await o.ingest.ingestValidated(part, principal, { whole: true });
+      if (outcome.kind === 'unavailable') {
+        const retryAfterSeconds = clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds);
+        return {
+          kind: 'refused',
+          status: 503,
+          reason: 'storage_unavailable',
+          retryAfterSeconds,
+          rateLimits: rateLimitsHeader(retryAfterSeconds, new Set(['error']), 'storage_unavailable'),
+        };
+      }
+      taken += outcome.accepted;
+      if (outcome.kind === 'throttled') {
+        for (const i of outcome.throttled) refusedTypes.add((part[i] as TelemetryEvent).type);
+        // A full lane outranks an app's limit: it says more about what the SDK should hold back.
+        if (reason !== 'queue_full') reason = outcome.reason;
+        retryAfter = Math.max(retryAfter, outcome.retryAfterSeconds);
+      }
+    }
+    if (reason === null) return { kind: 'taken', eventId, rateLimits: null };
+    const retryAfterSeconds = clampRetryAfter(retryAfter, o.retryAfterMaxSeconds);
+    const rateLimits = rateLimitsHeader(retryAfterSeconds, refusedTypes, reason);
+    if (taken > 0) return { kind: 'taken', eventId, rateLimits };
+    return { kind: 'refused', status: 429, reason, retryAfterSeconds, rateLimits };
+  }
+}
