@@ -13,7 +13,7 @@ function tool(name: string, installed: () => boolean): SystemTool {
 }
 
 describe('system tools before npm test', () => {
-  it('lists haproxy, prometheus, promtool, chromium, nats-server and docker-compose with their Debian packages', () => {
+  it('lists haproxy, prometheus, promtool, chromium, nats-server, docker-compose and the Sentry Python SDK with their Debian packages', () => {
     expect(REQUIRED_TOOLS.map((t) => [t.name, t.debianPackage])).toEqual([
       ['haproxy', 'haproxy'],
       ['prometheus', 'prometheus'],
@@ -21,6 +21,7 @@ describe('system tools before npm test', () => {
       ['chromium', 'chromium'],
       ['nats-server', 'nats-server'],
       ['docker-compose', 'docker-compose'],
+      ['python3-sentry-sdk', 'python3-sentry-sdk'],
     ]);
   });
 

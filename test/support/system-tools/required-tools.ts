@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { findProgram, searchFolders } from '../../../src/cluster/executables';
 
 /** A program some tests run for real, and the Debian package that installs it. */
@@ -11,6 +12,11 @@ export interface SystemTool {
   /** Full path of the installed program, or null. */
   locate(envPath: string | undefined): string | null;
 }
+
+/** Debian's Python, which the Sentry Python SDK tests run. */
+export const PYTHON = '/usr/bin/python3';
+/** Where `python3-sentry-sdk` installs the module. */
+const PYTHON_SENTRY_SDK = '/usr/lib/python3/dist-packages/sentry_sdk/__init__.py';
 
 function onPath(name: string): (envPath: string | undefined) => string | null {
   return (envPath) => findProgram(name, searchFolders(envPath));
@@ -58,6 +64,13 @@ export const REQUIRED_TOOLS: readonly SystemTool[] = [
     debianPackage: 'docker-compose',
     neededBy: 'test validating docker-compose.yml (docker-compose config)',
     locate: onPath('docker-compose'),
+  },
+  {
+    name: 'python3-sentry-sdk',
+    debianPackage: 'python3-sentry-sdk',
+    neededBy: "Sentry endpoint tests with Sentry's Python SDK (Debian's /usr/bin/python3)",
+    // Debian's Python and the package's module, not a virtualenv's or pyenv's python3 on PATH.
+    locate: () => (existsSync(PYTHON_SENTRY_SDK) ? PYTHON : null),
   },
 ];
 
