@@ -11,6 +11,7 @@ import { createSentryMetrics } from '../metrics/sentry-instruments';
 import type { Registry } from 'prom-client';
 import { deterministicId } from '../otlp/event-id';
 import { NO_APP } from '../outcomes/outcome';
+import { countEvents } from '../outcomes/event-outcomes';
 import type { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import { SentryIntake } from '../sentry/sentry-intake';
 import type { AppDeps } from '../http/app';
@@ -20,7 +21,7 @@ import { eventLimits } from './storage';
 export function sentryFront(
   config: Config,
   ingest: Pick<IntakeService, 'ingestValidated'>,
-  recorder: Pick<OutcomeRecorder, 'report'> | null,
+  recorder: Pick<OutcomeRecorder, 'report' | 'count'> | null,
   apps: Pick<AppBound, 'takes'>,
   registry: Registry,
   clock: Clock,
@@ -34,6 +35,15 @@ export function sentryFront(
     clock,
     metrics,
     ...(recorder !== null && {
+      countLost: (subjects, reason) =>
+        countEvents(
+          (c) => recorder.count(c),
+          subjects,
+          (s) => s,
+          'rejected',
+          reason,
+          'direct',
+        ),
       // A Sentry client report has no id: one digested from its app and content, so a report is
       // counted once. Rows of apps the bound on distinct apps refuses count under app '', as
       // their events do.

@@ -5,6 +5,7 @@ import type { EventType, TelemetryEvent } from '../events/types';
 import type { IntakeService } from '../intake/intake-service';
 import { clampRetryAfter } from '../intake/retry-after';
 import type { SentryMetrics } from '../metrics/sentry-instruments';
+import type { OutcomeSubject } from '../outcomes/event-outcomes';
 import type { OutcomeCount } from '../outcomes/outcome';
 import { clientReportCounts } from './client-report';
 import { EnvelopeError, parseEnvelope, type EnvelopeItem } from './envelope';
@@ -44,6 +45,12 @@ export interface SentryIntakeOptions {
   readonly retryAfterMaxSeconds: number;
   /** Where a client report's counts go (the loss map); none when absent. */
   readonly report?: (counts: readonly OutcomeCount[], payload: unknown) => void;
+  /**
+   * Where events lost at the collector are counted in the loss map (`rejected` by reason, origin
+   * `direct`): those that could not be mapped, and those the intake refused, which a Sentry SDK
+   * never sends again (the intake counts a refusal as `throttled`, not final). None when absent.
+   */
+  readonly countLost?: (subjects: readonly OutcomeSubject[], reason: string) => void;
   readonly clock: Clock;
   readonly metrics: SentryMetrics;
 }
@@ -133,10 +140,19 @@ export class SentryIntake {
         events.push(...mapped.events);
         dropped += mapped.droppedAttributes;
         o.metrics.items.inc({ type: label, outcome: mapped.unmapped > 0 ? 'unmapped' : 'event' });
+        if (mapped.unmapped > 0) {
+          const lost = Array.from({ length: mapped.unmapped }, () => ({
+            app: request.app,
+            ts: now,
+            type: 'log',
+          }));
+          o.countLost?.(lost, 'ts_out_of_range');
+        }
       } else {
         const mapped = mapSentryEvent(payload, ctx);
         if ('unmapped' in mapped) {
           o.metrics.items.inc({ type: label, outcome: 'unmapped' });
+          o.countLost?.([{ app: request.app, ts: now, type: 'unknown' }], mapped.unmapped);
           continue;
         }
         events.push(mapped.event);
@@ -149,35 +165,45 @@ export class SentryIntake {
     return this.admit(events, request.principal, eventId);
   }
 
+  /**
+   * Errors first, in calls of their own: they take the fast lane and no app's limit applies to
+   * them, so an envelope that mixes errors and logs never has its errors refused with its logs.
+   */
   private async admit(
     events: readonly TelemetryEvent[],
     principal: Principal | null,
     eventId: string | null,
   ): Promise<SentryOutcome> {
     const { o } = this;
+    const errors = events.filter((e) => e.type === 'error');
+    const others = events.filter((e) => e.type !== 'error');
     const refusedTypes = new Set<EventType>();
     let taken = 0;
     let reason: 'rate_limited' | 'queue_full' | null = null;
     let retryAfter = 0;
-    for (let start = 0; start < events.length; start += o.maxEventsPerCall) {
-      const part = events.slice(start, start + o.maxEventsPerCall);
-      const outcome = await o.ingest.ingestValidated(part, principal, { whole: true });
-      if (outcome.kind === 'unavailable') {
-        const retryAfterSeconds = clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds);
-        return {
-          kind: 'refused',
-          status: 503,
-          reason: 'storage_unavailable',
-          retryAfterSeconds,
-          rateLimits: rateLimitsHeader(retryAfterSeconds, new Set(['error']), 'storage_unavailable'),
-        };
-      }
-      taken += outcome.accepted;
-      if (outcome.kind === 'throttled') {
-        for (const i of outcome.throttled) refusedTypes.add((part[i] as TelemetryEvent).type);
-        // A full lane outranks an app's limit: it says more about what the SDK should hold back.
-        if (reason !== 'queue_full') reason = outcome.reason;
-        retryAfter = Math.max(retryAfter, outcome.retryAfterSeconds);
+    for (const group of [errors, others]) {
+      for (let start = 0; start < group.length; start += o.maxEventsPerCall) {
+        const part = group.slice(start, start + o.maxEventsPerCall);
+        const outcome = await o.ingest.ingestValidated(part, principal, { whole: true });
+        if (outcome.kind === 'unavailable') {
+          const retryAfterSeconds = clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds);
+          return {
+            kind: 'refused',
+            status: 503,
+            reason: 'storage_unavailable',
+            retryAfterSeconds,
+            rateLimits: rateLimitsHeader(retryAfterSeconds, new Set(['error']), 'storage_unavailable'),
+          };
+        }
+        taken += outcome.accepted;
+        if (outcome.kind === 'throttled') {
+          const refused = outcome.throttled.map((i) => part[i] as TelemetryEvent);
+          for (const e of refused) refusedTypes.add(e.type);
+          o.countLost?.(refused, outcome.reason);
+          // A full lane outranks an app's limit: it says more about what the SDK should hold back.
+          if (reason !== 'queue_full') reason = outcome.reason;
+          retryAfter = Math.max(retryAfter, outcome.retryAfterSeconds);
+        }
       }
     }
     if (reason === null) return { kind: 'taken', eventId, rateLimits: null };
