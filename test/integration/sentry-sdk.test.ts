@@ -133,9 +133,9 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
 
     // Both copies were accepted (a `direct` sender's acceptances are what it generated) and
     // storage kept one: the second stays pending in the loss map, as a resend on any direct front.
-    const m = await waitFor('3 stored', async () => {
+    const m = await waitFor('4 accepted and 3 stored', async () => {
       const map = await lossMap(c.url, web);
-      return map.stored === 3 ? map : null;
+      return map.stored === 3 && map.generated === 4 ? map : null;
     });
     expect(m).toMatchObject({ generated: 4, stored: 3, lost: 0, pending: { sdk: 0, pipeline: 1 } });
   });
