@@ -76,7 +76,9 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
       message: 'cart updated',
       attributes: { 'sentry.level': 'info' },
     });
-    const logs = events.filter((e) => e.name === 'sentry.log').sort((a, b) => a.ts - b.ts);
+    const logs = events
+      .filter((e) => e.name === 'sentry.log')
+      .sort((a, b) => String(a.message).localeCompare(String(b.message)));
     expect(logs).toEqual([
       expect.objectContaining({
         type: 'log',

@@ -6,11 +6,13 @@ collector's Sentry endpoints. One scenario per run, given as JSON in argv[1]:
    "resend_id": "<32 hex>"}
 
 It captures an exception (ValueError from charge_card), an info message, and the event
-`resend_id` twice (a resend: the same event_id), flushes, and prints one line:
+`resend_id` twice (a resend: the same event_id and timestamp, a naive UTC time as this SDK writes
+them), flushes, and prints one line:
 {"event": "done", "exception_id": ..., "info_id": ..., "statuses": [...]}.
 """
 import json
 import sys
+from datetime import datetime
 
 import sentry_sdk
 from sentry_sdk.transport import HttpTransport
@@ -45,9 +47,13 @@ try:
 except ValueError:
     exception_id = sentry_sdk.capture_exception()
 info_id = sentry_sdk.capture_message("cart updated", level="info")
+resent = {
+    "event_id": scenario["resend_id"],
+    "timestamp": datetime.utcnow().isoformat(),
+    "message": "sent twice",
+    "level": "error",
+}
 for _ in range(2):
-    sentry_sdk.capture_event(
-        {"event_id": scenario["resend_id"], "message": "sent twice", "level": "error"}
-    )
+    sentry_sdk.capture_event(dict(resent))
 sentry_sdk.flush(timeout=10)
 print(json.dumps({"event": "done", "exception_id": exception_id, "info_id": info_id, "statuses": statuses}))
