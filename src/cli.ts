@@ -31,6 +31,15 @@ function printNewKey(args: readonly string[]): void {
     `secret (give to the client; not stored anywhere): ${secret}\n` +
       `keys-file entry (add to "keys" in SLUICE_AUTH_KEYS_FILE): ${JSON.stringify(entry)}\n`,
   );
+  if (kind === 'ingest') process.stdout.write(`${sentryDsnLine(id)}\n`);
+}
+
+/** The Sentry DSN of an ingest key (docs/sentry.md): its id is the DSN's public key. */
+function sentryDsnLine(id: string): string {
+  // Sentry SDKs parse a DSN's key as \w+: an id with '.' or '-' cannot be one.
+  return /^\w+$/.test(id)
+    ? `Sentry DSN (set your collector's address): http://${id}@localhost:8080/1`
+    : `no Sentry DSN: Sentry SDKs take only letters, digits and _ in a DSN key; make a key whose id is such to send from one`;
 }
 
 function loadConfigOrExit(args: readonly string[]): Config {

@@ -140,7 +140,8 @@ ${settingsHelp(STORAGE_SETTINGS)}
 
 Makes an API key: prints a new secret (give it to the client; it is stored nowhere) and the entry
 to add to "keys" in SLUICE_AUTH_KEYS_FILE. An ingest key sends events as <app>; a read key reads
-(docs/operations.md, "API keys").
+(docs/operations.md, "API keys"). For an ingest key whose <id> is letters, digits and _, it also
+prints the Sentry DSN of the key (docs/sentry.md).
 `;
     case 'help':
       return `Usage: sluice help [command]
