@@ -3,12 +3,13 @@
  * root (the CLI calls it; integration tests start collectors in-process with
  * it). Nothing else constructs components.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createRateLimitsAndKeys } from './rate-limits-and-keys';
 import { systemClock, type Clock } from '../clock';
 import type { Config } from '../config/load';
 import { createApp } from '../http/app';
-import { withOverloadGate } from '../http/overload-gate';
+import { isEventsIngest, withOverloadGate } from '../http/overload-gate';
+import { isSentryIngest } from '../http/sentry/post-sentry';
 import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
@@ -376,7 +377,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     rejected: metrics.requestsRejected,
     ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
-  const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port, {
+  // Sentry SDKs read a 429's Retry-After as "hold back everything for that long".
+  const isIngest = (req: IncomingMessage): boolean => isEventsIngest(req) || isSentryIngest(req);
+  const { server, port, url } = await listen(withOverloadGate(app, shed, isIngest), config, config.port, {
     variable: 'SLUICE_PORT',
   });
   const otlp = await startOtlpReceiver({

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiKeyRing, Principal } from '../../auth/api-keys';
 import { SluiceError } from '../../errors/catalogue';
@@ -20,6 +21,16 @@ export const SENTRY_PATHS = {
 export const RATE_LIMITS_HEADER = 'X-Sentry-Rate-Limits';
 
 const PROJECT_ID = /^[0-9]{1,20}$/;
+/** The paths of `SENTRY_PATHS` as the router matches them (exact, case-sensitive). */
+const SENTRY_PATH = /^\/api\/[^/?]+\/(?:envelope|store)\/$/;
+
+/** `POST` to a Sentry endpoint: the overload gate sheds it as it does `POST /v1/events`. */
+export function isSentryIngest(req: IncomingMessage): boolean {
+  if (req.method !== 'POST') return false;
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return SENTRY_PATH.test(q < 0 ? url : url.slice(0, q));
+}
 
 export interface SentryRouteDeps {
   readonly intake: Pick<SentryIntake, 'take'>;

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { isSentryIngest } from '../../../src/http/sentry/post-sentry';
 import { parseEnvelope, EnvelopeError } from '../../../src/sentry/envelope';
 import { mapSentryEvent } from '../../../src/sentry/map-event';
 import { mapSentryLogs } from '../../../src/sentry/map-logs';
@@ -219,5 +221,16 @@ describe('X-Sentry-Rate-Limits', () => {
       '6:default;log_item;transaction;span:key:rate_limited',
     );
     expect(rateLimitsHeader(2, new Set(['error', 'log']), 'queue_full')).toBe('2::organization:queue_full');
+  });
+});
+
+describe('the overload gate', () => {
+  it('sheds POSTs to the Sentry endpoints, as the router matches them', () => {
+    const req = (method: string, url: string) => ({ method, url }) as IncomingMessage;
+    expect(isSentryIngest(req('POST', '/api/1/envelope/?sentry_key=k'))).toBe(true);
+    expect(isSentryIngest(req('POST', '/api/1/store/'))).toBe(true);
+    expect(isSentryIngest(req('GET', '/api/1/store/'))).toBe(false);
+    expect(isSentryIngest(req('POST', '/api/1/envelope'))).toBe(false);
+    expect(isSentryIngest(req('POST', '/API/1/envelope/'))).toBe(false);
   });
 });
