@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateKey } from '../../src/auth/api-keys';
-import { waitFor } from '../support/http';
+import { getJson, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
 import { lossMap, settledLossMap } from '../support/loss-map';
 import { tempSqlitePath } from '../support/postgres';
@@ -97,6 +97,15 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
 
     const m = await settledLossMap(c.url, checkout, { kind: 'sqlite', path: sqlite });
     expect(m).toMatchObject({ generated: 5, stored: 5, lost: 0 });
+
+    // The console's error groups show them as any other error.
+    const groups = await getJson(`${c.url}/v1/error-groups?app=${checkout}`);
+    expect(groups.body.groups).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'TypeError', message: 'card declined for 42', count: 1 }),
+        expect.objectContaining({ kind: null, message: 'payment backend unreachable', count: 1 }),
+      ]),
+    );
   });
 
   it('python3-sentry-sdk: an exception and an info message arrive, and an event sent twice is stored once', async () => {
@@ -187,5 +196,20 @@ describe('Sentry SDKs, auth on: the DSN public key is an ingest key id and names
     });
     expect(events.map((e) => e.id)).toContain(uuidOf(run.exceptionId));
     expect(events).toHaveLength(5);
+  });
+
+  it('python3-sentry-sdk presents the key in X-Sentry-Auth', async () => {
+    const resendId = randomBytes(16).toString('hex');
+    const run = await runPythonSentry({ dsn: dsnOf(c.url, 'shop_dsn', 9), resend_id: resendId });
+    expect(run.statuses).toEqual([200, 200, 200, 200]);
+    const wrong = await runPythonSentry({ dsn: dsnOf(c.url, 'nokey', 9), resend_id: resendId });
+    // Its four events, and the client report of their loss it sends after them.
+    expect(wrong.statuses.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(wrong.statuses)).toEqual(new Set([401]));
+    await waitFor('the Python exception', async () => {
+      const res = await fetch(`${c.url}/v1/events?app=${app}&type=error`, { headers: readHeaders });
+      const body = (await res.json()) as { events: any[] };
+      return body.events.some((e) => e.id === uuidOf(run.exception_id));
+    });
   });
 });
