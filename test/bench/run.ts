@@ -24,6 +24,7 @@ import { runHeadline } from './suites/headline';
 import { runLayout } from './suites/layout';
 import { runOpenLoopSuite } from './suites/open-loop';
 import { runOtlpBench } from './suites/otlp';
+import { runSentryBench } from './suites/sentry';
 import { runOverload } from './suites/overload';
 import { runOutcomesBench } from './suites/outcomes';
 import { runWritePath } from './suites/write-path';
@@ -103,6 +104,7 @@ async function main(): Promise<number> {
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     rows.push(...((await step('relay-apps', () => runRelayAppsBench(ctx))) ?? []));
     rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
+    rows.push(...((await step('sentry', () => runSentryBench(ctx))) ?? []));
     progress('queue');
     rows.push(...((await step('queue', () => runQueueBench())) ?? []));
     progress('cluster');
