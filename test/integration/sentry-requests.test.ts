@@ -1,4 +1,8 @@
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
+import { generateKey } from '../../src/auth/api-keys';
 import { waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
 import { lossMap } from '../support/loss-map';
@@ -79,5 +83,32 @@ describe('Sentry endpoints, request by request', () => {
       return map.lost === 1 ? map : null;
     });
     expect(m).toMatchObject({ generated: 1, stored: 0, losses: { collector: { ts_out_of_range: 1 } } });
+  });
+});
+
+describe('Sentry endpoints with auth on, a key in the envelope header', () => {
+  let c: InProcessCollector;
+  const app = `tunnel-${process.pid}`;
+
+  beforeAll(async () => {
+    const keysFile = path.join(os.tmpdir(), `sentry-tunnel-keys-${process.pid}-${Date.now()}.json`);
+    writeFileSync(keysFile, JSON.stringify({ keys: [generateKey('ingest', 'tunnel_key', app).entry] }));
+    c = await startInProcess(
+      { SLUICE_SQLITE_PATH: tempSqlitePath('sentry-tunnel'), SLUICE_AUTH_KEYS_FILE: keysFile },
+      { defaults: 'user' },
+    );
+  });
+
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it("takes the key of the envelope header's dsn when the request carries none, and 401 without any", async () => {
+    const item = JSON.stringify({ exception: { values: [{ type: 'Boom', value: 'through a tunnel' }] } });
+    const body = (dsn: string) => `${JSON.stringify({ dsn })}\n{"type":"event"}\n${item}\n`;
+    const post = (b: string) => fetch(`${c.url}/api/1/envelope/`, { method: 'POST', body: b });
+    expect((await post(body('https://tunnel_key@sentry.example/1'))).status).toBe(200);
+    expect((await post(body('https://other_key@sentry.example/1'))).status).toBe(401);
+    expect((await post(`{}\n{"type":"event"}\n${item}\n`)).status).toBe(401);
   });
 });

@@ -9,7 +9,7 @@ import type { SentryIntake, SentryRequest } from '../../sentry/sentry-intake';
 import { readBody } from '../read-body';
 import { sendError } from '../send-error';
 import { sendJson } from '../send-json';
-import { sentryKeyOf } from './sentry-key';
+import { envelopeDsnKey, sentryKeyOf } from './sentry-key';
 
 /** The routes of the Sentry endpoints (Express paths; docs/sentry.md). */
 export const SENTRY_PATHS = {
@@ -71,9 +71,15 @@ async function handle(
     if (!PROJECT_ID.test(projectId)) {
       throw new SluiceError('not_found', 'A Sentry project id is a number: /api/<digits>/envelope/.');
     }
-    const principal = principalOf(req, deps);
+    const presented = sentryKeyOf(req);
+    // Auth on and no key in the request: an envelope may name its DSN in its header (a tunnel's
+    // requests), so its body is read before the key is known.
+    const early =
+      deps.keyRing === null || presented !== undefined ? null : await readBody(req, deps.maxBodyBytes, true);
+    const key = presented ?? (early !== null && endpoint === 'envelope' ? envelopeDsnKey(early) : undefined);
+    const principal = principalOf(key, req, deps);
     const app = principal?.app ?? deps.projects.get(projectId) ?? `sentry-${projectId}`;
-    const body = await readBody(req, deps.maxBodyBytes, true);
+    const body = early ?? (await readBody(req, deps.maxBodyBytes, true));
     await deps.turns.take();
     const outcome = await deps.intake.take({ endpoint, app, principal, body });
     if (outcome.kind === 'malformed') throw new SluiceError('invalid_body', outcome.message);
@@ -92,18 +98,21 @@ async function handle(
 }
 
 /**
- * Auth on: the ingest key the DSN's public key names (its id, or its secret), recorded on the
- * request; 401 without one. Auth off: null (the project id names the app).
+ * Auth on: the ingest key the DSN's public key `key` names (its id, or its secret), recorded on
+ * the request; 401 without one. Auth off: null (the project id names the app).
  */
-function principalOf(req: Request, deps: SentryRouteDeps): Extract<Principal, { kind: 'ingest' }> | null {
+function principalOf(
+  key: string | undefined,
+  req: Request,
+  deps: SentryRouteDeps,
+): Extract<Principal, { kind: 'ingest' }> | null {
   const ring = deps.keyRing;
   if (ring === null) return null;
-  const key = sentryKeyOf(req);
   if (key === undefined) {
     deps.intakeMetrics.authFailures.inc({ reason: 'missing' });
     throw new SluiceError(
       'unauthorized',
-      'DSN public key missing: the DSN is https://<ingest key id>@<collector>/<project id> (sentry_key in X-Sentry-Auth or the query).',
+      'DSN public key missing: the DSN is https://<ingest key id>@<collector>/<project id> (sentry_key in X-Sentry-Auth or the query, or the dsn of the envelope header).',
     );
   }
   const byId = ring.ingestKeyById(key);

@@ -6,7 +6,7 @@ const MAX_KEY_LENGTH = 256;
 /**
  * The DSN public key a Sentry SDK presents: `sentry_key` in `X-Sentry-Auth`
  * (`Sentry sentry_version=7, sentry_key=…, sentry_client=…`), else in the query string
- * (the JavaScript SDKs). Undefined when neither is there.
+ * (the JavaScript SDKs). Undefined when neither is there (then `envelopeDsnKey` may find one).
  */
 export function sentryKeyOf(req: IncomingMessage): string | undefined {
   const header = req.headers['x-sentry-auth'];
@@ -24,6 +24,27 @@ export function sentryKeyOf(req: IncomingMessage): string | undefined {
     if (key !== null) return bounded(key);
   }
   return undefined;
+}
+
+/**
+ * The public key of the DSN in an envelope's header (`{"dsn": "https://<key>@host/1", …}`), which
+ * SDKs behind a tunnel send instead of a key in the request; undefined when there is none.
+ */
+export function envelopeDsnKey(body: Buffer): string | undefined {
+  const end = body.indexOf(0x0a);
+  let header: unknown;
+  try {
+    header = JSON.parse(body.subarray(0, end < 0 ? body.length : end).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const dsn = (header as { dsn?: unknown } | null)?.dsn;
+  if (typeof dsn !== 'string') return undefined;
+  try {
+    return bounded(decodeURIComponent(new URL(dsn).username));
+  } catch {
+    return undefined;
+  }
 }
 
 function bounded(key: string): string | undefined {
