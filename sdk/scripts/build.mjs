@@ -55,7 +55,8 @@ if (
   existsSync(stampFile) &&
   readFileSync(stampFile, 'utf8') === fingerprint
 ) {
-  console.log('sdk: up to date');
+  // stderr: `npm pack --json` (which runs this as prepack) prints its JSON on stdout.
+  process.stderr.write('sdk: up to date\n');
   process.exit(0);
 }
 const { build } = await import('esbuild');

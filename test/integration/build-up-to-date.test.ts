@@ -16,11 +16,12 @@ describe('npm run build, run again with nothing changed', () => {
   });
 
   it.each([
-    ['the SDK', 'sdk/scripts/build.mjs', 'sdk: up to date'],
-    ['the console', 'dist/tools/build-console.js', 'console: up to date'],
-  ])('%s build skips', async (_what, script, line) => {
+    // The SDK's says so on stderr: `npm pack --json` runs it and prints its JSON on stdout.
+    ['the SDK', 'sdk/scripts/build.mjs', 'stderr', 'sdk: up to date'],
+    ['the console', 'dist/tools/build-console.js', 'stdout', 'console: up to date'],
+  ] as const)('%s build skips', async (_what, script, stream, line) => {
     const run = await runCommand(process.execPath, [script], REPO);
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toBe(line);
+    expect(run[stream].trim()).toBe(line);
   });
 });
