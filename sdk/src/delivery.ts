@@ -4,6 +4,7 @@ import type { TimerHandle } from './clock';
 import type { Diagnostics } from './diagnostics';
 import { canGzip, encodeBatch, gzip, GZIP_MIN_BYTES, utf8Length } from './encode';
 import type { ResolvedOptions } from './options';
+import { pageOrigin } from './page-origin';
 import { requestProblem } from './problems';
 import { classify, retryDelay, type Outcome } from './retry';
 import { Pace } from './pace';
@@ -385,6 +386,7 @@ export class Delivery {
       outcome,
       response,
       failure,
+      pageOrigin: pageOrigin(),
     });
     if (problem !== undefined) this.diagnostics.report(problem);
   }

@@ -1,5 +1,6 @@
 import { isRecord } from './json';
 import { CAPTURE_LIMITS } from './limits';
+import { originOf } from './page-origin';
 import type { Outcome } from './retry';
 import { SluiceSdkError, type RejectedEvent } from './sdk-error';
 import type { TransportResponse } from './transport';
@@ -17,6 +18,8 @@ export interface RequestResult {
   readonly response: TransportResponse | undefined;
   /** What the transport threw, when it threw. */
   readonly failure: unknown;
+  /** The origin of the page the SDK runs in; `undefined` outside a browser. */
+  readonly pageOrigin?: string | undefined;
 }
 
 /** Examples of rejected events a message names; the error's `rejected` holds them all. */
@@ -35,7 +38,7 @@ export function requestProblem(r: RequestResult): SluiceSdkError | undefined {
       if (status === undefined) {
         return new SluiceSdkError({
           code: 'unreachable',
-          message: `collector unreachable at ${r.endpoint}: ${describeFailure(r.failure)}; ${events(n)} kept, retried with backoff`,
+          message: `collector unreachable at ${r.endpoint}: ${describeFailure(r.failure)}; ${events(n)} kept, retried with backoff${corsHint(r)}`,
           events: n,
           retrying: true,
           cause: r.failure,
@@ -175,6 +178,26 @@ function refusalHint(status: number): string {
   if (status === 404 || status === 405) return `; is endpoint the collector's POST /v1/events URL?`;
   if (status === 413) return '; lower batchSize or maxBatchBytes to what the collector takes';
   return '';
+}
+
+/**
+ * A browser hides why a fetch to another origin failed: a collector that does not allow the page's
+ * origin (CORS) fails exactly as one that is down. Said only then; a timeout is not CORS.
+ */
+function corsHint(r: RequestResult): string {
+  if (r.pageOrigin === undefined || isAbort(r.failure)) return '';
+  const collector = originOf(r.endpoint, r.pageOrigin);
+  if (collector === undefined || collector === r.pageOrigin) return '';
+  return (
+    `; the page (${r.pageOrigin}) and the collector (${collector}) are on different origins, and a browser` +
+    ` reports a CORS refusal the same way: if the collector is up, set SLUICE_CORS_ORIGINS=${r.pageOrigin} on it`
+  );
+}
+
+function isAbort(failure: unknown): boolean {
+  return (
+    typeof failure === 'object' && failure !== null && (failure as { name?: unknown }).name === 'AbortError'
+  );
 }
 
 /** What a transport threw, with the cause Node's fetch hides behind "fetch failed". */

@@ -11,10 +11,11 @@ import { createOutcomeMetrics } from '../metrics/outcome-instruments';
 import { presentedSecret } from '../http/authenticate';
 import { parseClientReport } from '../outcomes/client-report';
 import type { ReportReading } from '../intake/intake-service';
-import { minuteOf, type ClientReport } from '../outcomes/outcome';
+import { minuteOf, NO_APP, type ClientReport } from '../outcomes/outcome';
 import type { AppBound } from '../intake/app-bound';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
+import { isPermanentWriteError } from '../storage/write-errors';
 
 /** The process's recorder, started; null when `SLUICE_OUTCOMES=off`. */
 export function startOutcomeRecorder(
@@ -29,6 +30,7 @@ export function startOutcomeRecorder(
   if (config.outcomes === 'off') return null;
   const recorder = new OutcomeRecorder({
     write: (batch) => storage.writeOutcomes(batch),
+    isRowFault: isPermanentWriteError,
     flushIntervalMs: config.outcomesFlushMs,
     clock,
     metrics: createOutcomeMetrics(registry),
@@ -89,7 +91,7 @@ function capturedByApp(report: ClientReport): ReadonlyMap<string, number> {
 function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'takes'>, now: number): ClientReport {
   return {
     id: report.id,
-    counts: report.counts.map((c) => (bound.takes(c.app, now) ? c : { ...c, app: '' })),
+    counts: report.counts.map((c) => (bound.takes(c.app, now) ? c : { ...c, app: NO_APP })),
   };
 }
 

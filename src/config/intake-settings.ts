@@ -83,8 +83,8 @@ export const INTAKE_SETTINGS = {
   }),
   maxAppsPerMinute: setting({
     env: 'SLUICE_MAX_APPS_PER_MINUTE',
-    default: '1000',
-    doc: "Most distinct apps (`source.app`) a collector takes events from in a minute. An app taken in a minute is taken in the next; a new one only while the apps of the two minutes are fewer than this. Events of others are rejected (`too_many_apps`) and counted in the loss map under app `''` (`app=`), never one count per refused name. Without keys any client names any app: this bounds what invented names cost storage, its lists and its jobs. 0: no bound.",
+    default: '10000',
+    doc: "Most distinct apps (`source.app`) a collector takes events from in a minute. An app taken in a minute is taken in the next; a new one only while the apps of the two minutes are fewer than this. Events of others are rejected (`too_many_apps`) and counted in the loss map under app `''` (`app=`), never one count per refused name. Without keys any client names any app: this bounds what invented names cost storage, its lists and its jobs. A relay (an OpenTelemetry Collector, a gateway) forwards the apps of all its senders: raise it above their number. 0: no bound.",
     parse: integer(0, 10_000_000),
   }),
   redisUrl: setting({

@@ -20,7 +20,7 @@ export const REJECTION_REASONS = {
   name_too_long: (l) => `name must be at most ${l.maxNameLength} characters`,
   ts_invalid: () => 'ts must be an integer: milliseconds since the Unix epoch, such as Date.now()',
   ts_out_of_range: (l) =>
-    `ts must be milliseconds since the epoch, within ${durationText(l.maxAgeMs)} back and ${durationText(l.maxFutureMs)} ahead of the collector's clock (seconds are 1000 times too small)`,
+    `ts must be milliseconds since the epoch, ${tsWindowText(l)} (seconds are 1000 times too small)`,
   source_invalid: (l) =>
     `source must be an object whose "app" is a non-empty string of at most ${l.maxSourceLength} characters`,
   source_field_invalid: (l) =>
@@ -60,6 +60,11 @@ export function rejectionHints(limits: EventLimits): Readonly<Record<RejectionRe
     hints[reason] = REJECTION_REASONS[reason](limits);
   }
   return Object.freeze(hints);
+}
+
+/** `within 7 days back and 5 minutes ahead of the collector's clock`: the ts window, for hints. */
+export function tsWindowText(l: EventLimits): string {
+  return `within ${durationText(l.maxAgeMs)} back and ${durationText(l.maxFutureMs)} ahead of the collector's clock`;
 }
 
 const UNITS: ReadonlyArray<readonly [string, number]> = [

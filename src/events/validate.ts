@@ -1,3 +1,4 @@
+import { isAppName } from './app-name';
 import { assignedEventId } from './assigned-id';
 import { isAttributeKey } from './attribute-key';
 import { cutText, isStorableText, TRUNCATED } from './cut-text';
@@ -135,9 +136,7 @@ function validateOrThrow(
   if (!isRecord(source) || typeof source.app !== 'string' || source.app.length === 0) {
     fail('source_invalid', 'source');
   }
-  if (source.app.length > limits.maxSourceLength || !isStorableText(source.app)) {
-    fail('source_invalid', 'source.app');
-  }
+  if (!isAppName(source.app, limits.maxSourceLength)) fail('source_invalid', 'source.app');
   const version = optionalString(
     source.version,
     limits.maxSourceLength,

@@ -39,6 +39,12 @@ export type IntakeOutcome =
       readonly rejected: readonly RejectedEntry[];
       readonly throttled: readonly number[];
       readonly reason: ThrottleReason;
+      /**
+       * Every throttled event was refused by its app's rate limit (none by a lane or storage): a
+       * `whole` request's refused apps, which a front without a per-record retry list reports as
+       * refused while the rest of the request is taken.
+       */
+      readonly limitedOnly: boolean;
       readonly retryAfterSeconds: number;
       readonly advice: readonly AppAdvice[];
     }

@@ -13,14 +13,13 @@ import type { IntakeMetrics } from '../metrics/intake-instruments';
 import type { Metrics } from '../metrics/instruments';
 import { UNAVAILABLE_RETRY_AFTER_S, retryAfterFromMs } from './retry-after';
 import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-limiter';
-import { MAX_LIMITED_SUBJECTS_PER_REQUEST } from './intake-bounds';
 import type { AppActivity } from '../metrics/app-activity';
 import type { AppBound } from './app-bound';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
 import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 import type { SamplingAdvisor } from './sampling-advice';
-import { countEvents, rawSubject, type CountSink } from '../outcomes/event-outcomes';
-import type { OutcomeOrigin } from '../outcomes/outcome';
+import { countEvents, rawSubject, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
+import { NO_APP, type OutcomeOrigin } from '../outcomes/outcome';
 
 export interface IntakeServiceOptions {
   readonly limits: EventLimits;
@@ -73,7 +72,10 @@ export interface ReportReading {
 
 /** Options of one `ingest` call. */
 export interface IngestOptions extends ReportReading {
-  /** Take the request whole or refuse it whole at the rate limit (default false: partial). */
+  /**
+   * Take each app's events whole or refuse them whole at the rate limit, and refuse the request
+   * whole when no app of it is within its limit (default false: partial, in request order).
+   */
   readonly whole?: boolean;
 }
 
@@ -112,6 +114,10 @@ interface Throttle {
   retryAfter: number;
   /** Set when the sink could not take events at all (storage or queue unreachable). */
   unavailable: boolean;
+  /** Set when a lane (or the shedding before it) refused events: not every refusal is an app's limit. */
+  laneRefused: boolean;
+  /** Events refused by their app's rate limit, counted in the loss map once the request's verdict is known. */
+  readonly overLimit: Candidate[];
 }
 
 /**
@@ -132,8 +138,8 @@ export class IntakeService {
   /**
    * Admits what it can of one request's events, as they came off the wire: each is validated
    * (events/validate.ts). `whole`: for fronts that have no per-record retry list (OTLP): the rate
-   * limit takes the request whole while the app's budget is positive (a debt later windows repay)
-   * or refuses all of it.
+   * limit takes an app's events whole while its budget is positive (a debt later windows repay)
+   * or refuses all of them; the request is refused whole only when every app of it is refused.
    */
   async ingest(
     rawEvents: readonly unknown[],
@@ -161,7 +167,7 @@ export class IntakeService {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(rawEvents[index]));
         this.countOutcome(
           request,
-          [rawSubject(rawEvents[index], request.now)],
+          [rawSubject(rawEvents[index], request.now, this.o.limits)],
           'rejected',
           v.rejection.reason,
         );
@@ -171,7 +177,7 @@ export class IntakeService {
     }
     this.countOutcome(
       request,
-      request.shed.map((i) => rawSubject(rawEvents[i], request.now)),
+      request.shed.map((i) => rawSubject(rawEvents[i], request.now, this.o.limits)),
       'throttled',
       'queue_full',
     );
@@ -243,7 +249,12 @@ export class IntakeService {
       const v = validateEvent(entry.raw, this.o.limits, now);
       if (!v.ok) {
         this.reject(request, index, v.rejection.reason, v.rejection.field, typeOf(entry.raw));
-        this.countOutcome(request, [rawSubject(entry.raw, now)], 'rejected', v.rejection.reason);
+        this.countOutcome(
+          request,
+          [rawSubject(entry.raw, now, this.o.limits)],
+          'rejected',
+          v.rejection.reason,
+        );
         continue;
       }
       this.sort(request, { ...typedItem(v.event, v.bytes), index });
@@ -252,7 +263,7 @@ export class IntakeService {
       request,
       request.shed.map((i) => {
         const e = entries[i] as ScannedEntry;
-        return e instanceof SlowEvent ? rawSubject(e.raw, now) : e;
+        return e instanceof SlowEvent ? rawSubject(e.raw, now, this.o.limits) : e;
       }),
       'throttled',
       'queue_full',
@@ -336,7 +347,7 @@ export class IntakeService {
     if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
       this.reject(request, c.index, 'too_many_apps', 'source.app', c.type);
       // Under no app: a count per refused name would be what the bound is there to prevent.
-      this.countOutcome(request, [{ app: '', ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
+      this.countOutcome(request, [{ app: NO_APP, ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
       return;
     }
     request.received[c.type]++;
@@ -352,48 +363,53 @@ export class IntakeService {
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
     this.recordDemand(request);
 
-    const throttle: Throttle = { indices: [], reason: null, retryAfter: 0, unavailable: false };
+    const throttle: Throttle = {
+      indices: [],
+      reason: null,
+      retryAfter: 0,
+      unavailable: false,
+      laneRefused: false,
+      overLimit: [],
+    };
     if (shedStandard !== null && shed.length > 0) {
       o.advisor?.overloaded(request.now);
       throttle.indices.push(...shed);
       throttle.reason = 'queue_full';
+      throttle.laneRefused = true;
       throttle.retryAfter = shedStandard.retryAfterSeconds;
       o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, shed.length);
     }
     const durable: DurableOffer[] = [];
     const whole = options.whole === true;
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
-    // its verdict: refused, none of it is taken.
+    // its verdict: when no app of it is within its limit, none of it is taken; else each app's
+    // events are taken or refused whole, and the refused apps are the answer's `throttled`.
     let errorsTaken =
       errors.length > 0 && !whole
         ? this.offer(request, 'error', errors, throttle, durable)
         : Promise.resolve(0);
     const limited = await this.applyRateLimits(request, throttle, whole ? 'whole' : 'partial');
-    if (whole && throttle.reason === 'rate_limited') {
-      for (const g of limited) {
-        o.rateLimiter?.refund(g.subject, g.candidates.length);
-        o.activity?.record(g.subject.app, 0, g.candidates.length);
-      }
+    if (whole && throttle.reason === 'rate_limited' && limited.length === 0) {
       for (const c of errors) o.activity?.record(c.app, 0, 1);
       const all = [...errors, ...[...byApp.values()].flat()].map((c) => c.index);
-      for (const [type, n] of countByType([...errors, ...limited.flatMap((g) => g.candidates)]))
+      for (const [type, n] of countByType(errors))
         o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
-      this.countCandidates(
-        request,
-        [...errors, ...limited.flatMap((g) => g.candidates)],
-        'throttled',
-        'rate_limited',
-      );
+      this.countCandidates(request, [...errors, ...throttle.overLimit], 'throttled', 'rate_limited');
       return {
         kind: 'throttled',
         accepted: 0,
         rejected,
         throttled: [...new Set([...throttle.indices, ...all])].sort((a, b) => a - b),
         reason: 'rate_limited',
+        limitedOnly: false,
         retryAfterSeconds: throttle.retryAfter,
         advice: this.adviceFor(request),
       };
     }
+    // A whole request's apps over their limit are refused for good (its front has no retry list
+    // for them); a partial request's are sent again by their sender.
+    if (whole) this.countOutcome(request, throttle.overLimit, 'rejected', 'rate_limited');
+    else this.countCandidates(request, throttle.overLimit, 'throttled', 'rate_limited');
     if (errors.length > 0 && whole) errorsTaken = this.offer(request, 'error', errors, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
     const errorsAccepted = await errorsTaken;
@@ -437,6 +453,7 @@ export class IntakeService {
         rejected,
         throttled: throttle.indices,
         reason: throttle.reason,
+        limitedOnly: throttle.reason === 'rate_limited' && !throttle.laneRefused && !throttle.unavailable,
         retryAfterSeconds: throttle.retryAfter,
         advice: this.adviceFor(request),
       };
@@ -491,16 +508,37 @@ export class IntakeService {
     return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
   }
 
-  /** Counts a decision about `subjects` for the loss map (docs/ARCHITECTURE.md, "The loss map"). */
+  /**
+   * Counts a refusal of events no admission step vouched for (rejected, or throttled unread) for
+   * the loss map (docs/ARCHITECTURE.md, "The loss map"), each under `refusedApp`.
+   */
   private countOutcome(
     request: OpenRequest,
-    subjects: readonly { app: string; ts: number; type: string }[],
-    outcome: 'accepted' | 'rejected' | 'throttled',
+    subjects: readonly OutcomeSubject[],
+    outcome: 'rejected' | 'throttled',
     reason: string,
   ): void {
     const sink = this.o.outcomes;
-    if (sink !== undefined && subjects.length > 0)
-      countEvents(sink, subjects, (e) => e, outcome, reason, request.origin);
+    if (sink !== undefined && subjects.length > 0) {
+      const subject = (s: OutcomeSubject): OutcomeSubject => {
+        const app = this.refusedApp(request, s.app);
+        return app === s.app ? s : { app, ts: s.ts, type: s.type };
+      };
+      countEvents(sink, subjects, subject, outcome, reason, request.origin);
+    }
+  }
+
+  /**
+   * The app a refused event is counted under: the app of the request's ingest key (auth fixes the
+   * app, so a key never writes counts of another app); else its own app when it passed the
+   * app-name rule (`rawSubject`) and the bound on distinct apps takes it, else `NO_APP`: no name a
+   * client invents becomes a key of the loss map the bound would have refused.
+   */
+  private refusedApp(request: OpenRequest, app: string): string {
+    const { principal } = request;
+    if (principal?.kind === 'ingest') return principal.app;
+    if (app === NO_APP || this.o.apps === undefined) return app;
+    return this.o.apps.takes(app, request.now) ? app : NO_APP;
   }
 
   private countCandidates(
@@ -550,18 +588,14 @@ export class IntakeService {
     }));
     const limiter = this.o.rateLimiter;
     if (limiter === null) return groups;
-    // Bounds the limiter's work per request, however many apps it names: the rest come back later.
-    const asked = groups.slice(0, MAX_LIMITED_SUBJECTS_PER_REQUEST);
-    for (const g of groups.slice(MAX_LIMITED_SUBJECTS_PER_REQUEST)) {
-      this.throttleLimited(request, g.candidates, throttle, 0);
-      this.o.advisor?.limited(g.subject, request.now);
-      this.o.activity?.record(g.subject.app, 0, g.candidates.length);
-    }
+    // Every app of the request is asked about, in one call: its work grows with the request's
+    // events, which SLUICE_MAX_EVENTS_PER_REQUEST bounds, so a relay's request of many apps makes
+    // progress for each of them at its limit.
     const grants = await limiter.take(
-      asked.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
+      groups.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
     );
     const passed: typeof groups = [];
-    asked.forEach((g, i) => {
+    groups.forEach((g, i) => {
       const grant = grants[i];
       const granted = grant === undefined ? 0 : Math.min(grant.granted, g.candidates.length);
       const result = granted === g.candidates.length ? 'allowed' : granted === 0 ? 'limited' : 'partial';
@@ -583,7 +617,7 @@ export class IntakeService {
     waitMs: number,
   ): void {
     for (const c of candidates) throttle.indices.push(c.index);
-    this.countCandidates(request, candidates, 'throttled', 'rate_limited');
+    throttle.overLimit.push(...candidates);
     for (const [type, n] of countByType(candidates)) {
       this.o.metrics.eventsThrottled.inc({ reason: 'rate_limited', type }, n);
     }
@@ -612,6 +646,7 @@ export class IntakeService {
     for (const c of candidates) throttle.indices.push(c.index);
     for (const [type, n] of countByType(candidates)) this.o.metrics.eventsThrottled.inc({ reason, type }, n);
     if (answer.reason === 'unavailable') throttle.unavailable = true;
+    throttle.laneRefused = true;
     throttle.reason ??= 'queue_full';
     throttle.retryAfter = Math.max(throttle.retryAfter, answer.retryAfterSeconds);
     return 0;

@@ -20,6 +20,12 @@ export function createOutcomeMetrics(registry: Registry) {
       'Periodic writes of loss-map counts and client reports, by result (written, failed: kept and retried).',
       ['result'],
     ),
+    refused: counter(
+      registry,
+      'sluice_outcomes_refused_total',
+      'Loss-map counts (events) or client reports (reports) storage refused for their own values, written apart from the rest of their batch and dropped alone.',
+      ['kind'],
+    ),
     discarded: counter(
       registry,
       'sluice_outcomes_discarded_total',

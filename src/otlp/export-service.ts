@@ -4,6 +4,7 @@ import type { EventLimits } from '../events/limits';
 import type { IntakeService } from '../intake/intake-service';
 import { clampRetryAfter } from '../intake/retry-after';
 import type { OtlpMetrics } from '../metrics/otlp-instruments';
+import { otlpRejectionHints } from './rejection-hints';
 import type { SignalSpec } from './signals';
 
 export interface OtlpExportServiceOptions {
@@ -37,13 +38,20 @@ export type ExportOutcome =
 
 /**
  * One OTLP export, end to end below HTTP: map the decoded request to typed events (built valid
- * with the rules of events/, so the intake does not validate them again), hand them to the intake, and reduce the intake's outcome to OTLP's all-or-nothing answer. OTLP has no
- * per-record retry list, so a request is taken or refused whole (`whole: true` asks the intake
- * for exactly that); records already taken when a later part is refused are stored once when the
- * exporter resends, because their ids are deterministic.
+ * with the rules of events/, so the intake does not validate them again), hand them to the intake, and reduce the intake's outcome to OTLP's answer. OTLP has no
+ * per-record retry list, so each app's records are taken or refused whole (`whole: true` asks
+ * the intake for exactly that): a relay's export whose apps are partly over their limits is
+ * taken for the others, and the refused ones are named in `partial_success` (which exporters do
+ * not resend); an export refused by a lane, by storage or with every app over its limit is
+ * refused whole, and records already taken when a later part is refused are stored once when
+ * the exporter resends, because their ids are deterministic.
  */
 export class OtlpExportService {
-  constructor(private readonly o: OtlpExportServiceOptions) {}
+  private readonly hints: ReadonlyMap<string, string>;
+
+  constructor(private readonly o: OtlpExportServiceOptions) {
+    this.hints = otlpRejectionHints(o.limits);
+  }
 
   async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportOutcome> {
     const { o } = this;
@@ -59,7 +67,9 @@ export class OtlpExportService {
     if (unmapped > 0) o.metrics.records.inc({ signal, outcome: 'unmapped' }, unmapped);
     if (mapped.droppedAttributes > 0) o.metrics.attributesDropped.inc({ signal }, mapped.droppedAttributes);
 
-    const reasons = new Map(mapped.unmapped);
+    const reasons = new Map<string, number>(mapped.unmapped);
+    const overLimit = new Set<string>();
+    let retryAfterSeconds = 0;
     for (let start = 0; start < mapped.events.length; start += o.maxEventsPerCall) {
       const part = mapped.events.slice(start, start + o.maxEventsPerCall);
       const outcome = await o.ingest.ingestValidated(part, principal, { whole: true });
@@ -71,7 +81,12 @@ export class OtlpExportService {
           retryAfterSeconds: clampRetryAfter(outcome.retryAfterSeconds, o.retryAfterMaxSeconds),
         };
       }
-      if (outcome.kind === 'throttled') {
+      if (outcome.kind === 'throttled' && outcome.limitedOnly && outcome.accepted > 0) {
+        // A relay's export: the apps within their limits are taken, the others refused by name.
+        reasons.set('rate_limited', (reasons.get('rate_limited') ?? 0) + outcome.throttled.length);
+        for (const index of outcome.throttled) overLimit.add(part[index]?.app ?? '');
+        retryAfterSeconds = Math.max(retryAfterSeconds, outcome.retryAfterSeconds);
+      } else if (outcome.kind === 'throttled') {
         return {
           kind: 'refused',
           status: 429,
@@ -89,10 +104,26 @@ export class OtlpExportService {
     }
     if (rejected === 0) return { kind: 'taken', rejected: 0, message: '' };
     const detail = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ');
+    const hints = [...reasons.keys()].flatMap((reason) => {
+      const hint = this.hints.get(reason);
+      return hint === undefined ? [] : [` ${reason}: ${hint}.`];
+    });
+    const limited =
+      overLimit.size === 0
+        ? ''
+        : ` Over their rate limit (resend their records after ${clampRetryAfter(retryAfterSeconds, o.retryAfterMaxSeconds)} s): ${namesOf(overLimit)}.`;
     return {
       kind: 'taken',
       rejected,
-      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.`,
+      message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.${hints.join('')}${limited}`,
     };
   }
+}
+
+/** Apps named in an answer: the first few, then how many more, so an answer stays small. */
+const NAMED_APPS = 10;
+
+function namesOf(apps: ReadonlySet<string>): string {
+  const names = [...apps].slice(0, NAMED_APPS).join(', ');
+  return apps.size > NAMED_APPS ? `${names} and ${apps.size - NAMED_APPS} more` : names;
 }

@@ -1,3 +1,4 @@
+import { isAppName } from '../events/app-name';
 import { REJECTION_REASONS } from '../events/rejection';
 import { EVENT_TYPES } from '../events/types';
 import { MINUTE_MS, type ClientReport, type OutcomeCount } from './outcome';
@@ -26,7 +27,7 @@ const DROP_REASONS = new Set(SDK_DROP_REASONS);
 const REJECT_REASONS = new Set(Object.keys(REJECTION_REASONS));
 
 export interface ReportLimits {
-  /** Longest `app` (the events' `source.app` limit). */
+  /** Longest `app` (the events' `source.app` limit): a row's app passes the app-name rule of events. */
   readonly maxAppLength: number;
 }
 
@@ -58,8 +59,7 @@ export function parseClientReport(
     if (typeof row !== 'object' || row === null) return { refused: 'report.rows' };
     const r = row as Record<string, unknown>;
     const { app, minute, type } = r;
-    if (typeof app !== 'string' || app.length === 0 || app.length > limits.maxAppLength)
-      return { refused: 'report.rows.app' };
+    if (!isAppName(app, limits.maxAppLength)) return { refused: 'report.rows.app' };
     if (typeof minute !== 'number' || !Number.isSafeInteger(minute) || minute % MINUTE_MS !== 0)
       return { refused: 'report.rows.minute' };
     if (typeof type !== 'string' || !TYPES.has(type)) return { refused: 'report.rows.type' };
@@ -82,7 +82,8 @@ export function parseClientReport(
         return { refused: `report.rows.${field}` };
       for (const [reason, n] of Object.entries(byReason)) {
         if (!isCount(n)) return { refused: `report.rows.${field}` };
-        // A reason this version does not know (a newer collector's or SDK's) is kept as `other`.
+        // A reason this version does not know (a newer collector's or SDK's, or any other text a
+        // client sends) is counted as `other`: only the catalogue's reasons are keys.
         if (n > 0)
           counts.push({ ...base, outcome, reason: reasons.has(reason) ? reason : 'other', count: n });
       }

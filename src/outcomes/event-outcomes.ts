@@ -1,5 +1,8 @@
+import { isAppName } from '../events/app-name';
+import type { EventLimits } from '../events/limits';
+import { isTsInWindow } from '../events/ts-window';
 import type { OutcomeCount, OutcomeName, OutcomeOrigin } from './outcome';
-import { minuteOf } from './outcome';
+import { minuteOf, NO_APP } from './outcome';
 
 /** What the loss map needs of an event: its app, `ts` and type. */
 export interface OutcomeSubject {
@@ -70,20 +73,27 @@ export function countEvents<T>(
 const KNOWN_TYPES = new Set(['error', 'lifecycle', 'metric', 'log']);
 
 /**
- * The subject of an event as it came off the wire, valid or not: `source.app` when it is a string
- * (else `''`), `ts` when it is a finite number (else `now`), the type when it is one of ours (else
- * `unknown`). Read without validating: a rejected event is counted where it can be told apart.
+ * The subject of an event as it came off the wire, valid or not, keyed only by values that pass
+ * the rules of stored events, so that no value a client sends can be a key the loss map cannot
+ * write: `source.app` when it passes the app-name rule (else `NO_APP`), `ts` when it is an
+ * integer within the window the collector takes (else `now`, the minute of receipt), the type
+ * when it is one of ours (else `unknown`). Read without validating the rest of the event.
  */
-export function rawSubject(raw: unknown, now: number): OutcomeSubject {
+export function rawSubject(
+  raw: unknown,
+  now: number,
+  limits: Pick<EventLimits, 'maxSourceLength' | 'maxAgeMs' | 'maxFutureMs'>,
+): OutcomeSubject {
   const e = (typeof raw === 'object' && raw !== null ? raw : {}) as {
     source?: { app?: unknown };
     ts?: unknown;
     type?: unknown;
   };
   const app = typeof e.source === 'object' && e.source !== null ? e.source.app : undefined;
+  const { ts } = e;
   return {
-    app: typeof app === 'string' ? app : '',
-    ts: typeof e.ts === 'number' && Number.isFinite(e.ts) ? e.ts : now,
+    app: isAppName(app, limits.maxSourceLength) ? app : NO_APP,
+    ts: typeof ts === 'number' && Number.isSafeInteger(ts) && isTsInWindow(ts, now, limits) ? ts : now,
     type: typeof e.type === 'string' && KNOWN_TYPES.has(e.type) ? e.type : 'unknown',
   };
 }

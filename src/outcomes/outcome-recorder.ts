@@ -3,10 +3,18 @@ import type { Logger } from '../log/logger';
 import type { OutcomeMetrics } from '../metrics/outcome-instruments';
 import type { ClientReport, OutcomeBatch, OutcomeCount } from './outcome';
 import { OutcomeTally } from './outcome-tally';
+import { writeIsolating, type IsolatedWrite } from './isolating-write';
+import { cutText } from '../events/cut-text';
 
 export interface OutcomeRecorderOptions {
   /** `Storage.writeOutcomes`. */
   readonly write: (batch: OutcomeBatch) => Promise<void>;
+  /**
+   * Whether a failed write was refused for the rows it held (`storage/write-errors.ts`,
+   * `isPermanentWriteError`): the batch is then written in halves and only the rows refused alone
+   * are dropped (isolating-write.ts). Default: never (every failed write is kept whole).
+   */
+  readonly isRowFault?: (err: unknown) => boolean;
   /** How often counts are written (milliseconds). Config `SLUICE_OUTCOMES_FLUSH_MS`, default 1000. */
   readonly flushIntervalMs: number;
   /** Most distinct keys held between writes (and while storage is away). Default 50 000. */
@@ -22,6 +30,11 @@ export interface OutcomeRecorderOptions {
 
 const STOP_DEADLINE_MS = 5000;
 const STOP_RETRY_MS = 250;
+/** Refused keys (and report ids) one log line names; the others are counted. */
+const LOGGED_KEYS = 5;
+/** An app or a reason in a log line is cut to this many characters. */
+const LOGGED_TEXT_LENGTH = 128;
+const NEVER = (): boolean => false;
 
 /**
  * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
@@ -79,42 +92,79 @@ export class OutcomeRecorder {
     if (counts.length === 0 && reports.length === 0) return true;
     this.reports = new Map();
     let ok = false;
-    this.writing = this.o
-      .write({ counts, reports, now: this.o.clock.now() })
-      .then(() => {
-        ok = true;
-        this.o.metrics.batches.inc({ result: 'written' });
-        if (this.failure !== null)
-          this.o.logger.info({ failedWrites: this.failedWrites }, 'loss-map writes resumed');
-        this.failure = null;
-        this.failedWrites = 0;
-      })
-      .catch((err: unknown) => {
+    this.writing = writeIsolating(
+      { counts, reports, now: this.o.clock.now() },
+      this.o.write,
+      this.o.isRowFault ?? NEVER,
+    )
+      .then((result) => {
+        this.dropRefused(result);
+        const { kept } = result;
+        if (result.failure === undefined) {
+          ok = true;
+          this.o.metrics.batches.inc({ result: 'written' });
+          if (this.failure !== null)
+            this.o.logger.info({ failedWrites: this.failedWrites }, 'loss-map writes resumed');
+          this.failure = null;
+          this.failedWrites = 0;
+          return;
+        }
         this.o.metrics.batches.inc({ result: 'failed' });
         this.failedWrites++;
         // Written every second while storage is away: one line per reason, not one per attempt.
+        const err = result.failure;
         const reason = err instanceof Error ? err.message : String(err);
         if (reason !== this.failure) {
           this.o.logger.warn(
             {
               error: reason,
-              code: (err as { code?: unknown }).code,
+              code: (err as { code?: unknown } | null)?.code,
               failedWrites: this.failedWrites,
-              counts: counts.length,
-              reports: reports.length,
+              counts: kept.counts.length,
+              reports: kept.reports.length,
             },
             'loss-map write failed; kept',
           );
           this.failure = reason;
         }
-        for (const c of counts) this.count(c);
-        for (const r of reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
+        for (const c of kept.counts) this.count(c);
+        for (const r of kept.reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
       })
       .finally(() => {
         this.writing = null;
       });
     await this.writing;
     return ok;
+  }
+
+  /**
+   * Counts and logs what storage refused alone (dropped: written again it would be refused again),
+   * one line per write however many rows, with the first refusal's error and a few of the keys.
+   */
+  private dropRefused({ refused, refusal }: IsolatedWrite): void {
+    if (refused.counts.length === 0 && refused.reports.length === 0) return;
+    let events = 0;
+    for (const c of refused.counts) events += c.count;
+    if (events > 0) this.o.metrics.refused.inc({ kind: 'events' }, events);
+    if (refused.reports.length > 0) this.o.metrics.refused.inc({ kind: 'reports' }, refused.reports.length);
+    this.o.logger.error(
+      {
+        err: refusal,
+        counts: refused.counts.length,
+        events,
+        reports: refused.reports.length,
+        reportIds: refused.reports.slice(0, LOGGED_KEYS).map((r) => r.id),
+        keys: refused.counts.slice(0, LOGGED_KEYS).map(({ app, minute, type, outcome, reason, count }) => ({
+          app: cutText(app, LOGGED_TEXT_LENGTH),
+          minute,
+          type,
+          outcome,
+          reason: cutText(reason, LOGGED_TEXT_LENGTH),
+          count,
+        })),
+      },
+      'storage refused loss-map counts; dropped them and wrote the rest',
+    );
   }
 
   /**

@@ -47,12 +47,20 @@ export type OutcomeName = (typeof OUTCOMES)[number];
  */
 export type OutcomeOrigin = 'sdk' | 'direct' | '';
 
+/**
+ * The app of counts that no app passing the app-name rule (events/app-name.ts) can be told for: a
+ * refused event whose `source.app` is missing or breaks the rule, a request shed unread without a
+ * valid ingest key, the events and report rows of apps the bound on distinct apps refuses. No
+ * event can name it (an app name is never empty), and `GET /v1/outcomes?app=` reads it.
+ */
+export const NO_APP = '';
+
 /** One count of the loss map. */
 export interface OutcomeCount {
   readonly app: string;
   /**
-   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was unreadable,
-   * and for a shed request.
+   * Start of the UTC minute of the events' `ts` (epoch ms); of receipt when `ts` was not an integer
+   * within the window the collector takes (`events/ts-window.ts`), and for a shed request.
    */
   readonly minute: number;
   /** `error | lifecycle | metric | log`, `unknown` for an unreadable one, `''` for a shed request (never read). */

@@ -18,6 +18,7 @@ import { runGoodputBench } from './suites/goodput';
 import { runListsBench } from './suites/lists';
 import { runQueueBench } from './queue';
 import { runRateLimitBench } from './suites/ratelimit';
+import { runRelayAppsBench } from './suites/relay-apps';
 import { runSdkBench } from './sdk';
 import { runHeadline } from './suites/headline';
 import { runLayout } from './suites/layout';
@@ -101,6 +102,7 @@ async function main(): Promise<number> {
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
     rows.push(...((await step('influx', () => runInfluxBaseline(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
+    rows.push(...((await step('relay-apps', () => runRelayAppsBench(ctx))) ?? []));
     rows.push(...((await step('otlp', () => runOtlpBench(ctx))) ?? []));
     progress('queue');
     rows.push(...((await step('queue', () => runQueueBench())) ?? []));

@@ -19,7 +19,7 @@ import { createSqliteStorage } from '../../src/storage/sqlite';
 import { launchChromium } from '../support/chromium';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { appHour } from '../support/console-data';
-import { log } from '../support/events';
+import { log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createClient } from '../../sdk/src';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -194,6 +194,43 @@ describe.each([
     for (const r of sent) expect(r.headers().authorization).toBe(`Bearer ${s.readKey}`);
   });
 
+  it('words a refused key for a person, and the header shows the key refused, not set', async () => {
+    if (s.readKey === null || s.ingestKey === null) return;
+    await page.goto(`${s.collector.url}/`);
+    await page.waitForSelector('.key-status button');
+    await page.click('.key-status button'); // Forget
+    await page.waitForSelector('.key-form');
+    const raw = /X-Api-Key|Authorization|Bearer|\(API key/;
+    const asked = await page.textContent('.key-form');
+    expect(asked).toContain('read key');
+    expect(asked).not.toMatch(raw);
+    expect(await page.textContent('.key-status')).not.toContain('Read key set');
+
+    // An ingest key: refused, and said so in words; the header no longer says a key is set.
+    await page.fill('.key-form input[name="key"]', s.ingestKey);
+    await page.click('.key-form button[type="submit"]');
+    await page.waitForSelector('.key-form [data-refused]');
+    const refused = await page.textContent('.key-form');
+    expect(refused).toContain('ingest key');
+    expect(refused).not.toMatch(raw);
+    expect(await page.textContent('.key-status')).toBe('Read key refused');
+    expect(await page.evaluate(() => sessionStorage.getItem('sluice.console.readKey'))).toBeNull();
+
+    // A key that is no key of this collector.
+    await page.fill('.key-form input[name="key"]', 'sk_rd_not-a-key');
+    await page.click('.key-form button[type="submit"]');
+    await page.waitForFunction(
+      () => document.querySelector('.key-form [data-refused]')?.getAttribute('data-refused') === 'not_valid',
+    );
+    expect(await page.textContent('.key-form')).not.toMatch(raw);
+    expect(await page.textContent('.key-status')).toBe('Read key refused');
+
+    await page.fill('.key-form input[name="key"]', s.readKey);
+    await page.click('.key-form button[type="submit"]');
+    await page.waitForSelector('[data-figure="accepted"]');
+    expect(await page.textContent('.key-status')).toContain('Read key set');
+  });
+
   it('draws the pipeline, live, from GET /pipeline', async () => {
     // A little traffic through the API, so the busiest apps have a row.
     const headers: Record<string, string> = s.ingestKey === null ? {} : { 'x-api-key': s.ingestKey };
@@ -323,6 +360,45 @@ describe.each([
     expect(options).toEqual(['http.latency_ms', 'render.frame_drop']);
   });
 
+  it('draws the chosen range on the x axis, ticks labelled for it, however few the points', async () => {
+    const headers: Record<string, string> = s.ingestKey === null ? {} : { 'x-api-key': s.ingestKey };
+    const name = 'chart.two_points';
+    const now = Date.now();
+    const points = [now - 180_000, now - 120_000].map((ts, i) =>
+      metric('web-shop', { name, ts, value: i + 1 }),
+    );
+    expect((await postEvents(s.collector.url, points, { headers })).status).toBe(202);
+    await waitFor(
+      'the two points',
+      async () =>
+        (await api(`/v1/metrics?app=web-shop&name=${name}&resolution=raw&from=${now - 600_000}`)).points
+          .length === 2,
+    );
+    for (const [range, spanMs, label] of [
+      ['1h', 3_600_000, /^\d\d:\d\d$/],
+      ['24h', 24 * 3_600_000, /^(\d\d-\d\d )?\d\d:\d\d$/],
+      ['7d', 7 * 24 * 3_600_000, /^(\d\d-\d\d|\d\d-\d\d \d\d:\d\d|\d\d:\d\d)$/],
+    ] as const) {
+      await open(
+        `#/metrics?app=web-shop&name=${name}&resolution=raw&stat=avg&range=${range}`,
+        '.chart canvas',
+      );
+      await page.waitForSelector('.chart[data-x-ticks]');
+      const axis = await page.$eval('.chart', (c) => ({
+        from: Number(c.getAttribute('data-x-from')),
+        to: Number(c.getAttribute('data-x-to')),
+        ticks: (c.getAttribute('data-x-ticks') ?? '').split('|'),
+      }));
+      // The whole range chosen, ending now (not the 60 s between the two points).
+      expect(axis.to - axis.from).toBe(spanMs);
+      expect(Math.abs(axis.to - Date.now())).toBeLessThan(60_000);
+      expect(axis.ticks.length).toBeGreaterThanOrEqual(3);
+      for (const tick of axis.ticks) expect(tick).toMatch(label);
+      // Past a day, the date is shown (on each day's first tick at least).
+      if (range !== '1h') expect(axis.ticks.some((t) => /^\d\d-\d\d/.test(t))).toBe(true);
+    }
+  });
+
   it('draws the loss map of an app as a flow from generated to stored, as GET /v1/outcomes answers it', async () => {
     // An app through the real SDK: sampled (static rate), invalid captures, a small buffer. With keys
     // on, the ingest key's app (whose hour of fixture rows was written straight to storage).
@@ -357,12 +433,47 @@ describe.each([
     );
     expect(drawn.generated).toBe(answer.generated);
     expect(drawn.stored).toBe(answer.stored);
-    expect(drawn['pending:sdk']).toBe(answer.pending.sdk);
-    expect(drawn['pending:pipeline']).toBe(answer.pending.pipeline);
+    if (answer.pending.sdk >= 0 && answer.pending.pipeline >= 0) {
+      expect(drawn['pending:sdk']).toBe(answer.pending.sdk);
+      expect(drawn['pending:pipeline']).toBe(answer.pending.pipeline);
+    } else {
+      expect(drawn['pending:in-flight']).toBe(Math.max(0, answer.pending.sdk + answer.pending.pipeline));
+    }
     for (const [stage, reasons] of Object.entries(answer.losses as Record<string, Record<string, number>>))
       for (const [reason, n] of Object.entries(reasons)) expect(drawn[`lost:${stage}:${reason}`]).toBe(n);
     expect(await page.getAttribute('[data-identity]', 'data-identity')).toBe('holds');
     await screenshot('loss-map');
+  });
+
+  it('never shows a negative pending share: events stored before their SDK reported them sent are in flight', async () => {
+    const app = s.ingestKey === null ? 'checkout-inflight' : 'web-shop';
+    const client = createClient({
+      endpoint: `${s.collector.url}/v1/events`,
+      app,
+      ...(s.ingestKey === null ? {} : { apiKey: s.ingestKey }),
+      flushIntervalMs: 600_000,
+      onError: () => {},
+    });
+    const to = Date.now() + 60_000;
+    const window = `from=${to - 24 * 3_600_000}&to=${to}`;
+    try {
+      for (let i = 0; i < 30; i++) client.log('cart.updated', `item ${i}`);
+      // Sent and stored; the report that they were delivered leaves with the SDK's next request.
+      await client.flush();
+      const answer = await waitFor('stored ahead of the SDK report', async () => {
+        const a = await api(`/v1/outcomes?app=${app}&${window}`);
+        return a.pending.pipeline < 0 ? a : null;
+      });
+      await open(`#/loss?app=${app}&range=24h`, '[data-identity]');
+      const rows = await page.$$eval('[data-flow]', (els) => els.map((r) => r.textContent ?? ''));
+      expect(rows.filter((t) => /[−-]\d/.test(t))).toEqual([]);
+      expect(await page.textContent('[data-view="loss"]')).toContain('in flight');
+      const inFlight = Number(await page.getAttribute('[data-flow="pending:in-flight"]', 'data-count'));
+      expect(inFlight).toBe(Math.max(0, answer.pending.sdk + answer.pending.pipeline));
+      expect(await page.getAttribute('[data-identity]', 'data-identity')).toBe('holds');
+    } finally {
+      await client.close();
+    }
   });
 
   it('picks an app by search: the picker asks GET /v1/apps for the names that start with what is typed', async () => {

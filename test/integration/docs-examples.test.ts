@@ -5,7 +5,7 @@
  * test does itself), and the `js` snippet, written to the file its first line names. The only
  * change made to a block is the port (`localhost:8080` and `127.0.0.1:8080`). A `# ` line after
  * commands is their shown output: it must match (`…` stands for any text). The request body of
- * docs/http-api.md is run the same way. Blocks of one file run in one bash session, in order, from
+ * docs/http-api.md is run the same way, and so are docs/otlp.md's curl exports (on the OTLP port). Blocks of one file run in one bash session, in order, from
  * a folder that holds `sluice/` (this repo) and `your-app/` (an empty app), as the README says.
  * Build first (`npm test` does): it packs the SDK.
  */
@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/collector-process';
+import { getJson, waitFor } from '../support/http';
 import { runCommand, type CommandRun } from '../support/run-command';
 import { spawnSluice, waitUntilReady, type SluiceProcess } from '../support/sluice-process';
 
@@ -119,7 +120,11 @@ describe('the README and the HTTP API examples run as written', () => {
   let root: string;
   let collector: SluiceProcess;
   let port: number;
-  const portOf = (text: string): string => text.replace(/(localhost|127\.0\.0\.1):8080/g, `$1:${port}`);
+  let otlpPort: number;
+  const portOf = (text: string): string =>
+    text
+      .replace(/(localhost|127\.0\.0\.1):8080/g, `$1:${port}`)
+      .replace(/(localhost|127\.0\.0\.1):4318/g, `$1:${otlpPort}`);
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'sluice-readme-'));
@@ -131,12 +136,13 @@ describe('the README and the HTTP API examples run as written', () => {
     );
     await mkdir(path.join(root, 'collector'));
     port = await freePort();
+    otlpPort = await freePort();
     // `npm start` without the build: the same command line (its memory flags) and no setting but the ports.
     collector = spawnSluice(
       'serve',
       {
         SLUICE_PORT: String(port),
-        SLUICE_OTLP_PORT: String(await freePort()),
+        SLUICE_OTLP_PORT: String(otlpPort),
         SLUICE_HOST: '0.0.0.0',
         SLUICE_LOG_LEVEL: 'info',
       },
@@ -181,5 +187,33 @@ describe('the README and the HTTP API examples run as written', () => {
       .flatMap((b) => stepsOf({ ...b, lines: b.lines.map(portOf) }, 'docs/http-api.md'));
     expect(steps.length).toBeGreaterThanOrEqual(1);
     checkRun(steps, await runSteps(steps, root));
+  });
+
+  it('docs/otlp.md: the curl export of each signal is taken, and a time in seconds gets the hint shown', async () => {
+    const blocks = codeBlocks(await readFile(path.join(REPO, 'docs/otlp.md'), 'utf8'));
+    const steps = blocks
+      .filter((b) => b.lang === 'sh' && b.lines.some((l) => l.startsWith('curl ')))
+      .flatMap((b) => stepsOf({ ...b, lines: b.lines.map(portOf) }, 'docs/otlp.md'));
+    expect(steps.map((s) => /\/v1\/(\w+)/.exec(s.commands)?.[1])).toEqual([
+      'logs',
+      'metrics',
+      'traces',
+      'logs',
+    ]);
+    checkRun(steps, await runSteps(steps, root));
+    const stored = await waitFor('the exported records, read back', async () => {
+      const res = await getJson(`http://127.0.0.1:${port}/v1/events?app=web-shop&limit=1000`);
+      const names = new Set(
+        (res.body.events as { type: string; name: string }[]).map((e) => `${e.type} ${e.name}`),
+      );
+      const wanted = [
+        'log checkout',
+        'metric render.frame_drop',
+        'metric checkout.requests',
+        'error POST.checkout',
+      ];
+      return wanted.every((w) => names.has(w)) ? wanted : null;
+    });
+    expect(stored).toHaveLength(4);
   });
 });

@@ -22,7 +22,7 @@ describe.each(['sqlite', 'postgres'] as const)('pages of names (%s)', (kind) => 
       db ? { SLUICE_DATABASE_URL: db.url } : { SLUICE_SQLITE_PATH: tempSqlitePath('list_pages') },
       { defaults: 'user' },
     );
-    // One request per app, as SDKs send (the rate limit looks at 16 apps of a request at most).
+    // One request per app, as SDKs send.
     for (const a of eventApps) expect((await postEvents(c.url, [log(a)])).status).toBe(202);
     for (const a of metricApps)
       expect((await postEvents(c.url, [metric(a, { name: 'shared.depth' })])).status).toBe(202);

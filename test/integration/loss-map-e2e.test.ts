@@ -19,8 +19,12 @@ describe.each(['sqlite', 'postgres'] as const)(
     let db: TestDatabase | null = null;
     let at: StorageAt;
     let collector: CollectorProcess | null = null;
-    const storageEnv = (): Record<string, string> =>
-      at.kind === 'postgres' ? { SLUICE_DATABASE_URL: at.url } : { SLUICE_SQLITE_PATH: at.path };
+    // A burst of 1 s: the app offers more than its per-second budget, so 429s and advice happen
+    // within the few hundred events the test sends (the default burst of 10 s would take them all).
+    const storageEnv = (): Record<string, string> => ({
+      SLUICE_RATE_LIMIT_BURST: '1s',
+      ...(at.kind === 'postgres' ? { SLUICE_DATABASE_URL: at.url } : { SLUICE_SQLITE_PATH: at.path }),
+    });
 
     beforeAll(async () => {
       db = kind === 'postgres' ? await createTestDatabase('loss_map_e2e') : null;

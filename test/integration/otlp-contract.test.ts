@@ -80,10 +80,31 @@ describe('OTLP/HTTP contract', () => {
         const res = await postOtlp(otlpUrl, signal, request(app), { encoding });
         expect(res.status).toBe(200);
         expect(res.body.partialSuccess[field]).toBe('1');
-        expect(res.body.partialSuccess.errorMessage).toMatch(/^1 of 2 .* rejected: \w+ ×1\.$/);
+        expect(res.body.partialSuccess.errorMessage).toMatch(/^1 of 2 .* rejected: \w+ ×1\.( \w+: .*\.)?$/);
         await waitFor('the valid record', async () => (await storedEvents(c.url, app)).length === 1);
       },
     );
+
+    it('a time in seconds or milliseconds is refused with the hint to send nanoseconds', async () => {
+      const app = uniqueApp('seconds');
+      const nowMs = Date.now();
+      const res = await postOtlp(
+        otlpUrl,
+        'logs',
+        logsRequest(app, [
+          logRecord(1, { timeUnixNano: String(Math.floor(nowMs / 1000)) }),
+          logRecord(2, { timeUnixNano: String(nowMs) }),
+        ]),
+        { encoding },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.partialSuccess.errorMessage).toBe(
+        '2 of 2 log records rejected: ts_out_of_range ×2. ts_out_of_range: record times (timeUnixNano, ' +
+          "observedTimeUnixNano; a span's endTimeUnixNano) are nanoseconds since the Unix epoch, within " +
+          "7 days back and 5 minutes ahead of the collector's clock (seconds are 10^9 times too small, " +
+          'milliseconds 10^6).',
+      );
+    });
 
     it('the same export sent three times is stored once', async () => {
       const app = uniqueApp('thrice');

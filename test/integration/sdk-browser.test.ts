@@ -63,6 +63,7 @@ class PageServer {
     if (req.method === 'GET' && req.url === '/sluice-sdk.js') {
       return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(this.bundle);
     }
+    if (req.url === '/drop') return void req.socket.destroy(); // a fetch that fails, on the page's own origin
     if (req.method !== 'POST' || req.url !== '/v1/events') return void res.writeHead(404).end();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -267,5 +268,51 @@ describe('SDK in headless Chromium', () => {
       server.down = false;
       await page.close();
     }
+  });
+
+  it('says a failed fetch to another origin is often CORS, naming SLUICE_CORS_ORIGINS', async () => {
+    // The page (the test server) and the collector differ by port: another origin, and the
+    // collector runs with the defaults, without SLUICE_CORS_ORIGINS.
+    const page = await openPage();
+    const message = await page.evaluate(async (endpoint) => {
+      const w = window as unknown as { Sluice: typeof import('../../sdk/src') };
+      const seen: string[] = [];
+      const client = w.Sluice.createClient({
+        endpoint,
+        app: 'x',
+        flushIntervalMs: 600_000,
+        onError: (err) => seen.push(`${err.code}: ${err.message}`),
+      });
+      client.lifecycle('page.loaded');
+      await client.flush({ timeoutMs: 300 });
+      await client.close({ timeoutMs: 0 });
+      return seen[0] ?? '';
+    }, `${collector.url}/v1/events`);
+    expect(message).toMatch(/^unreachable: collector unreachable at /);
+    expect(message).toContain('different origins');
+    expect(message).toContain('SLUICE_CORS_ORIGINS');
+    await page.close();
+  });
+
+  it('does not blame CORS when the collector on its own origin is away', async () => {
+    const page = await openPage();
+    const message = await page.evaluate(async () => {
+      const w = window as unknown as { Sluice: typeof import('../../sdk/src') };
+      const seen: string[] = [];
+      // The test server drops this path's connection: a fetch that fails on the page's own origin.
+      const client = w.Sluice.createClient({
+        endpoint: `${location.origin}/drop`,
+        app: 'x',
+        flushIntervalMs: 600_000,
+        onError: (err) => seen.push(`${err.code}: ${err.message}`),
+      });
+      client.lifecycle('page.loaded');
+      await client.flush({ timeoutMs: 300 });
+      await client.close({ timeoutMs: 0 });
+      return seen[0] ?? '';
+    });
+    expect(message).toMatch(/^unreachable: /);
+    expect(message).not.toContain('SLUICE_CORS_ORIGINS');
+    await page.close();
   });
 });

@@ -37,11 +37,17 @@ export interface LossMapAnswer {
   minutes?: Array<LossMapAnswer & { minute: number }>;
 }
 
-/** `GET /v1/outcomes` of `app` over the last `windowMs` (ms) and the next minute. */
-export async function lossMap(baseUrl: string, app: string, extra = ''): Promise<LossMapAnswer> {
+/** `GET /v1/outcomes` of `app` over the last hour and the next two minutes (with `headers`: a read key). */
+export async function lossMap(
+  baseUrl: string,
+  app: string,
+  extra = '',
+  headers: Record<string, string> = {},
+): Promise<LossMapAnswer> {
   const to = Date.now() + 120_000;
   const res = await getJson(
     `${baseUrl}/v1/outcomes?app=${encodeURIComponent(app)}&from=${to - 3_600_000}&to=${to}${extra}`,
+    headers,
   );
   if (res.status !== 200)
     throw new Error(`GET /v1/outcomes answered ${res.status}: ${JSON.stringify(res.body)}`);

@@ -21,10 +21,13 @@ export class ApiError extends Error {
   }
 }
 
-let onKeyNeeded: (message: string) => void = () => undefined;
+let onKeyNeeded: (refused: string | null) => void = () => undefined;
 
-/** Called when the API answers 401: the console asks for a read key. */
-export function whenKeyNeeded(handler: (message: string) => void): void {
+/**
+ * Called when the API answers 401 with the key the call carried (null: none): the console asks for
+ * a read key, saying why the one it had was refused.
+ */
+export function whenKeyNeeded(handler: (refused: string | null) => void): void {
   onKeyNeeded = handler;
 }
 
@@ -69,7 +72,7 @@ export async function getJson<T>(path: string, query: Query = {}, signal?: Abort
     err.message ?? `${res.status} ${res.statusText}`,
     retryAfter === null ? null : Number(retryAfter),
   );
-  if (res.status === 401) onKeyNeeded(failure.message);
+  if (res.status === 401) onKeyNeeded(key);
   throw failure;
 }
 

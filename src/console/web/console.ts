@@ -2,6 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { readKey, setReadKey, whenKeyNeeded } from './api';
 import { h, replace } from './dom';
+import { KEY_REQUEST_TEXT, keyRequestFor } from './key-refusal';
 import { eventsView } from './views/events';
 import { lossMapView } from './views/loss-map';
 import { metricsView } from './views/metrics';
@@ -57,7 +58,9 @@ function show(): void {
   dispose = view.render(root, params, navigate);
 }
 
-function showKeyStatus(): void {
+/** The header's word on the read key: in use (with a way to forget it), refused, or none given. */
+function showKeyStatus(refused = false): void {
+  if (refused) return replace(keyStatus, 'Read key refused');
   if (readKey() === null) return replace(keyStatus);
   replace(
     keyStatus,
@@ -70,10 +73,16 @@ function showKeyStatus(): void {
   );
 }
 
-/** The API answered 401: every view stops, and the console asks for a read key. */
-function askForKey(message: string): void {
+/**
+ * The API answered 401 to a call that carried `refused` (null: no key): every view stops, a refused
+ * key is forgotten (the header stops saying a key is set), and the console asks for a read key.
+ */
+function askForKey(refused: string | null): void {
   dispose();
   dispose = () => undefined;
+  const why = keyRequestFor(refused);
+  if (refused !== null && readKey() === refused) setReadKey(null);
+  showKeyStatus(why !== 'none');
   const field = h('input', { attrs: { name: 'key', type: 'password', autocomplete: 'off', required: true } });
   const form = h(
     'form',
@@ -88,10 +97,11 @@ function askForKey(message: string): void {
       },
     },
     h('h1', null, 'A read key is needed'),
+    h('p', { attrs: why === 'none' ? {} : { 'data-refused': why, role: 'alert' } }, KEY_REQUEST_TEXT[why]),
     h(
       'p',
-      null,
-      `This collector has API keys on (${message}) Give a read key: it is kept in this tab only and sent with every call.`,
+      { class: 'muted' },
+      'An operator makes one with sluice key read <id>. It is kept in this tab only and sent with every call.',
     ),
     h('label', null, h('span', null, 'Read key'), field),
     h('button', { attrs: { type: 'submit' } }, 'Use this key'),
@@ -100,8 +110,8 @@ function askForKey(message: string): void {
   field.focus();
 }
 
-whenKeyNeeded((message) => {
-  if (main.querySelector('.key-form') === null) askForKey(message);
+whenKeyNeeded((refused) => {
+  if (main.querySelector('.key-form') === null) askForKey(refused);
 });
 window.addEventListener('hashchange', show);
 show();

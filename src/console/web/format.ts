@@ -53,3 +53,27 @@ export function toLocalInput(ms: number): string {
   const d = new Date(ms);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Labels of a time axis's ticks (epoch ms, in the browser's zone), for the step between them
+ * (`incrMs`) and the span shown (`spanMs`): `14:30:15` for steps under a minute, `12-06` for steps
+ * of a day or more, else `14:30`, with the date (`12-06 00:00`) on each day's first tick when the
+ * span is a day or more.
+ */
+export function timeTickLabels(ticksMs: readonly number[], incrMs: number, spanMs: number): string[] {
+  let day = '';
+  return ticksMs.map((ms) => {
+    const d = new Date(ms);
+    const date = `${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+    const time = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    if (incrMs >= DAY_MS) return date;
+    if (incrMs < MINUTE_MS) return `${time}:${pad(d.getSeconds())}`;
+    if (spanMs < DAY_MS) return time;
+    const first = date !== day;
+    day = date;
+    return first ? `${date} ${time}` : time;
+  });
+}

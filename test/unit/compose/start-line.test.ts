@@ -13,7 +13,7 @@ describe('the start line', () => {
     expect(text).toContain(
       'auth off: writes open to every client; reads, console and /pipeline loopback clients only (protected mode',
     );
-    expect(text).toContain('limits: 100 events/s per app; 1000 distinct apps a minute');
+    expect(text).toContain('limits: 100 events/s per app; 10000 distinct apps a minute');
   });
 
   it('names the tier and hides the database password', () => {

@@ -61,6 +61,7 @@ describe('OTLP export service', () => {
           rejected: [],
           throttled: [0, 1],
           reason: 'queue_full',
+          limitedOnly: false,
           retryAfterSeconds: 30,
           advice: [],
         },
@@ -99,10 +100,58 @@ describe('OTLP export service', () => {
     expect(await s.export(logsSpec, req, null)).toEqual({
       kind: 'taken',
       rejected: 2,
-      message: '2 of 3 log records rejected: not_a_record ×1, ts_out_of_range ×1.',
+      message: expect.stringMatching(
+        /^2 of 3 log records rejected: not_a_record ×1, ts_out_of_range ×1\. ts_out_of_range: .* nanoseconds .*\.$/,
+      ),
     });
     const text = await registry.metrics();
     expect(text).toMatch(/sluice_otlp_rejected_records_total\{signal="logs",reason="ts_out_of_range"\} 1/);
     expect(text).toMatch(/sluice_otlp_records_total\{signal="logs",outcome="event"\} 2/);
+  });
+
+  it('apps over their limit in a relay’s export are refused by name in partial_success; the rest is taken', async () => {
+    const { s, registry } = service([
+      {
+        kind: 'throttled',
+        accepted: 1,
+        rejected: [],
+        throttled: [1, 2],
+        reason: 'rate_limited',
+        limitedOnly: true,
+        retryAfterSeconds: 7,
+        advice: [],
+      },
+    ]);
+    const req = request(3);
+    const noisy = { attributes: [kv('service.name', { stringValue: 'noisy' })] };
+    req.resourceLogs.push({
+      resource: noisy as never,
+      scopeLogs: [{ logRecords: req.resourceLogs[0]!.scopeLogs[0]!.logRecords.splice(1) }],
+    });
+    expect(await s.export(logsSpec, req, null)).toEqual({
+      kind: 'taken',
+      rejected: 2,
+      message:
+        '2 of 3 log records rejected: rate_limited ×2. Over their rate limit (resend their records after 2 s): noisy.',
+    });
+    expect(await registry.metrics()).toMatch(
+      /sluice_otlp_rejected_records_total\{signal="logs",reason="rate_limited"\} 2/,
+    );
+  });
+
+  it('a throttled part that is over the limit for every app refuses the whole export', async () => {
+    const { s } = service([
+      {
+        kind: 'throttled',
+        accepted: 0,
+        rejected: [],
+        throttled: [0],
+        reason: 'rate_limited',
+        limitedOnly: false,
+        retryAfterSeconds: 1,
+        advice: [],
+      },
+    ]);
+    expect(await s.export(logsSpec, request(1), null)).toMatchObject({ kind: 'refused', status: 429 });
   });
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
-import { countEvents, type OutcomeSubject } from '../../../src/outcomes/event-outcomes';
-import type { OutcomeCount } from '../../../src/outcomes/outcome';
+import { isAppName } from '../../../src/events/app-name';
+import { isTsInWindow } from '../../../src/events/ts-window';
+import { countEvents, rawSubject, type OutcomeSubject } from '../../../src/outcomes/event-outcomes';
+import { NO_APP, type OutcomeCount } from '../../../src/outcomes/outcome';
 
 const subjects = fc.array(
   fc.record({
@@ -68,5 +70,38 @@ describe('countEvents', () => {
     const counts = count(events);
     expect(counts.reduce((n, c) => n + c.count, 0)).toBe(200);
     expect(new Set(counts.map((c) => c.app)).size).toBe(50);
+  });
+});
+
+describe('rawSubject', () => {
+  const limits = { maxSourceLength: 128, maxAgeMs: 86_400_000, maxFutureMs: 60_000 };
+  const now = 1_764_590_400_123;
+
+  it('keys any value off the wire by an app name or NO_APP, and a time in the window or now', () => {
+    const app = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.constantFrom('x\u0000', 'x\ud800', '\udc00', 'a'.repeat(129), 'a'.repeat(5400), '', 'ok'),
+      fc.anything(),
+    );
+    const ts = fc.oneof(
+      fc.double(),
+      fc.constantFrom(1e300, -1e20, 2 ** 62, now + 0.5, now - 86_400_001, now + 60_001, now),
+      fc.anything(),
+    );
+    fc.assert(
+      fc.property(app, ts, fc.anything(), (a, t, type) => {
+        const s = rawSubject({ source: { app: a }, ts: t, type }, now, limits);
+        expect(s.app === NO_APP || isAppName(s.app, limits.maxSourceLength)).toBe(true);
+        expect(s.app === (isAppName(a, limits.maxSourceLength) ? a : NO_APP)).toBe(true);
+        expect(Number.isSafeInteger(s.ts)).toBe(true);
+        expect(s.ts === now || (s.ts === t && isTsInWindow(s.ts, now, limits))).toBe(true);
+        expect(['error', 'lifecycle', 'metric', 'log', 'unknown']).toContain(s.type);
+      }),
+    );
+  });
+
+  it('reads nothing else: a value that is not an event is NO_APP, now, unknown', () => {
+    for (const raw of [null, 7, 'x', [], { source: null }, { source: [] }])
+      expect(rawSubject(raw, now, limits)).toEqual({ app: NO_APP, ts: now, type: 'unknown' });
   });
 });

@@ -37,6 +37,49 @@ function step(kind: string, label: string, n: number, of: number, level: 'ok' | 
 }
 
 /**
+ * The pending rows. Each stage counts as it sees: an SDK reports what it sent with its next
+ * request, so events stored since its last report are stored before they are reported sent, and
+ * the pipeline's share comes out below zero (the SDKs' as many above). A reader can act on neither:
+ * then one row says how many are in flight, and a note says why the split is not shown.
+ */
+function pendingRows(a: OutcomesAnswer): { rows: HTMLElement[]; note: HTMLElement | null } {
+  const { sdk, pipeline } = a.pending;
+  if (sdk >= 0 && pipeline >= 0) {
+    return {
+      rows: [
+        step('pending:sdk', '→ pending in SDKs', sdk, a.generated, 'warn'),
+        step('pending:pipeline', '→ pending in the pipeline', pipeline, a.generated, 'warn'),
+      ],
+      note: null,
+    };
+  }
+  const why =
+    pipeline < 0
+      ? `${events(-pipeline)} stored before their SDK reported them sent`
+      : `the SDKs reported ${events(-sdk)} more sent or dropped than captured so far`;
+  return {
+    rows: [
+      step(
+        'pending:in-flight',
+        '→ pending (counts in flight)',
+        Math.max(0, sdk + pipeline),
+        a.generated,
+        'warn',
+      ),
+    ],
+    note: h(
+      'p',
+      { class: 'muted', attrs: { 'data-in-flight': '' } },
+      `Counts in flight: ${why}. An SDK reports with its next request (or when it closes), so the split between SDKs and the pipeline settles within a flush interval.`,
+    ),
+  };
+}
+
+function events(n: number): string {
+  return n === 1 ? '1 event' : `${num(n, 0)} events`;
+}
+
+/**
  * The flow of one app's events over the window: generated, then stored, then each loss at its stage
  * for its reason, then what is pending, and the identity that ties them.
  */
@@ -48,8 +91,8 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
       rows.push(step(`lost:${stage}:${reason}`, `→ lost ${where}: ${reason}`, n, a.generated, 'bad'));
     }
   }
-  rows.push(step('pending:sdk', '→ pending in SDKs', a.pending.sdk, a.generated, 'warn'));
-  rows.push(step('pending:pipeline', '→ pending in the pipeline', a.pending.pipeline, a.generated, 'warn'));
+  const pendingShown = pendingRows(a);
+  rows.push(...pendingShown.rows);
   const pending = a.pending.sdk + a.pending.pipeline;
   const holds = a.generated === a.stored + a.lost + pending;
   const throttled = Object.entries(a.throttled);
@@ -60,8 +103,11 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
     h(
       'p',
       { attrs: { 'data-identity': holds ? 'holds' : 'broken' } },
-      `generated = stored + lost + pending: ${num(a.generated, 0)} = ${num(a.stored, 0)} + ${num(a.lost, 0)} + ${num(pending, 0)}`,
+      pending >= 0
+        ? `generated = stored + lost + pending: ${num(a.generated, 0)} = ${num(a.stored, 0)} + ${num(a.lost, 0)} + ${num(pending, 0)}`
+        : `generated + reported later = stored + lost: ${num(a.generated, 0)} + ${num(-pending, 0)} = ${num(a.stored, 0)} + ${num(a.lost, 0)}`,
     ),
+    pendingShown.note,
     throttled.length === 0
       ? null
       : h(

@@ -147,6 +147,7 @@ export const metricsView: View = {
         root,
         apps.map((a, i) => ({ label: `${a} ${stat}`, stroke: PALETTE[i % PALETTE.length] as string })),
         data,
+        { range: { fromMs: to - range[2], toMs: to } },
       );
       replace(
         points,

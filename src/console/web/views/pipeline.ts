@@ -180,7 +180,7 @@ export const pipelineView: View = {
             root,
             RATES.map(([, label, stroke]) => ({ label, stroke })),
             chartData(s),
-            200,
+            { height: 200 },
           );
         else chart.setData(chartData(s));
         root.dataset.sampledAt = String(s.at);
