@@ -36,7 +36,13 @@ import { ensureStreams } from '../queue/topology';
 import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
-import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
+import {
+  eventLimits,
+  openStorage,
+  prepareStorage,
+  prepareStorageInBackground,
+  type OpenedStorage,
+} from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
 import { startLine } from './start-line';
@@ -179,15 +185,17 @@ const MESSAGE_HEADERS_ROOM_BYTES = 1024;
 
 /**
  * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
- * them. No lanes, no writer, no migrations here (workers migrate); readiness follows NATS, not
- * the database, so intake keeps answering while PostgreSQL is away. Storage is still opened for
- * the read API, which reads the database the workers write (see `queueConfig`). The link to
- * JetStream comes up in the background: the collector listens at once and answers 503 (and
- * `/readyz` 503) until the stream is usable.
+ * them. No lanes, no writer; readiness follows NATS, not the database, so intake keeps answering
+ * while PostgreSQL is away. Storage is still opened for the read API and the loss map, on the
+ * database the workers write (see `queueConfig`): it is created when missing and migrated in the
+ * background, as a worker would (a database this role may not create stops the process). The
+ * link to JetStream comes up in the background too: the collector listens at once and answers 503
+ * (and `/readyz` 503) until the stream is usable.
  */
 function startQueueIntake(
   config: Config,
   queue: QueueConfig,
+  preparation: { close(): void },
   readiness: Readiness,
   metrics: Metrics,
   clock: Clock,
@@ -238,6 +246,7 @@ function startQueueIntake(
       dropHeld: () => 0,
     },
     closers: [
+      { name: 'database preparation', close: () => preparation.close() },
       { name: 'publisher', close: () => publisher?.close() },
       { name: 'jetstream', close: () => link.close() },
     ],
@@ -282,12 +291,16 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
-  // In queue mode the workers migrate; until they have, the recorder's writes fail and are kept.
-  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
+  // In queue mode the database is prepared in the background; the recorder writes once it is.
+  const preparation =
+    queue === null
+      ? null
+      : prepareStorageInBackground(config, storage, logger.child({ component: 'storage' }), exit);
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger, preparation?.ready);
   const outcomes = recorder === null ? undefined : (c: Parameters<CountSink>[0]) => recorder.count(c);
   const intake =
-    queue !== null
-      ? startQueueIntake(config, queue, readiness, metrics, clock, logger, exit)
+    queue !== null && preparation !== null
+      ? startQueueIntake(config, queue, preparation, readiness, metrics, clock, logger, exit)
       : await startLaneIntake(config, storage, readiness, metrics, clock, logger, outcomes);
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });

@@ -243,6 +243,11 @@ export interface DeletedRows {
   readonly metricSamples: number;
   readonly rollups1m: number;
   readonly rollups1h: number;
+  /**
+   * The app's loss-map rows removed (none for one event: it stays counted as stored). What they
+   * left pending is written back as one row per minute and type (docs/ARCHITECTURE.md, "The loss map").
+   */
+  readonly lossMapRows: number;
 }
 
 declare const storageRowBrand: unique symbol;
