@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../../clock';
-import { groupErrors } from '../../read/error-groups';
+import { groupErrorsYielding } from '../../read/error-groups';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { QueryParams } from '../query-params';
@@ -32,7 +32,7 @@ export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Cloc
     const limit = q.integer('limit', 1, L.maxListPage) ?? L.defaultListPage;
     const { from, to } = readWindow(q, clock);
     const scan = await storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows });
-    const groups = groupErrors(scan.rows);
+    const groups = await groupErrorsYielding(scan.rows);
     res.json({
       from,
       to,
