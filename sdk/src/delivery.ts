@@ -12,6 +12,9 @@ import type { DropReason } from './stats';
 import { KEEPALIVE_MAX_BYTES, type TransportRequest, type TransportResponse } from './transport';
 import type { WireEvent } from './types';
 
+/** Whether the SDK runs in a web page (cross-origin requests there go through CORS). */
+const IN_PAGE = typeof document !== 'undefined';
+
 /** Counters the delivery side feeds into `stats()`. */
 export interface DeliveryCounters {
   sent: number;
@@ -425,6 +428,9 @@ export class Delivery {
     keepalive: boolean,
   ): TransportRequest {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
+    // The app, before the body: an overloaded collector refuses the apps that send most first.
+    // Not from a page: a collector older than the header would refuse it in the CORS preflight.
+    if (!IN_PAGE) headers['x-sluice-app'] = this.o.app;
     if (gzipped) headers['content-encoding'] = 'gzip';
     if (this.o.apiKey !== undefined) headers['x-api-key'] = this.o.apiKey;
     return { events: batch.map((e) => e.event), body, headers, keepalive };

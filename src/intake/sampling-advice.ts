@@ -1,4 +1,5 @@
 import type { LimitSubject, RateLimits } from '../ratelimit/event-rate-limiter';
+import { maxMinLevel } from './fair-share';
 
 /**
  * How far back an app's demand is remembered (milliseconds): the time constant of its
@@ -127,27 +128,15 @@ export class SamplingAdvisor {
   }
 
   /**
-   * The max-min fair level of the drain among the apps' demands (events per second): apps below it
-   * are taken whole, the others get the level. Infinity when the drain covers every demand or is
-   * not measured.
+   * The max-min fair level of the drain among the apps' demands (events per second, `maxMinLevel`):
+   * apps below it are taken whole, the others get the level. Infinity when the drain covers every
+   * demand or is not measured.
    */
   private fairLevel(now: number): number {
     if (now - this.fair.at < FAIR_SHARE_EVERY_MS) return this.fair.level;
     const drain = this.o.drainPerSecond?.() ?? 0;
-    let level = Infinity;
-    if (drain > 0) {
-      const rates = [...this.demands.values()].map((d) => this.perSecond(d, now)).sort((a, b) => a - b);
-      let left = drain;
-      for (let i = 0; i < rates.length; i++) {
-        const even = left / (rates.length - i);
-        const rate = rates[i] as number;
-        if (rate > even) {
-          level = even;
-          break;
-        }
-        left -= rate;
-      }
-    }
+    const rates = drain > 0 ? [...this.demands.values()].map((d) => this.perSecond(d, now)) : [];
+    const level = maxMinLevel(drain, rates);
     this.fair = { level, at: now };
     return level;
   }

@@ -2,7 +2,7 @@ import type { BatchWriterLoop } from './batch-writer-loop';
 import { CommitTicket } from './commit-ticket';
 import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
-import type { BoundedLane } from './lane';
+import { eventsByApp, type BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 
@@ -41,7 +41,7 @@ export class LaneSink implements EventSink {
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
-    if (!target.hasRoom(items.length, bytes)) {
+    if (!target.withinShares(eventsByApp(items), now) || !target.hasRoom(items.length, bytes)) {
       const wait = retryAfterToDrain(
         target.heldEvents + items.length - target.limits.maxEvents,
         this.o.writer.drainRate.perSecond(),
