@@ -459,7 +459,10 @@ export class Delivery {
         // while 429s take nothing (a full queue, an overloaded collector).
         this.failures = taken > 0 ? 0 : this.failures + 1;
         if (batch.length > 0) this.counters.throttled++;
+        // A request refused unread tells nothing of this app's rate (an overloaded collector
+        // refuses the apps that send most first): it is waited out, with backoff, at the same rate.
         if (outcome.advice !== undefined) this.sampler.onAdvice(outcome.advice);
+        else if (outcome.unread) this.sampler.onFailure();
         else this.sampler.onThrottled(valid > 0 ? taken / valid : 0);
         this.pace.advised(outcome.advice);
         this.counters.sent += taken;
