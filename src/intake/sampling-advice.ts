@@ -22,6 +22,12 @@ export const ADVICE_HOLD_MS = 30_000;
 export const ADVICE_HEADROOM = 1.05;
 /** The lowest rate ever advised: an app at 1,000 × its limit still sends one event in 1,000. */
 export const MIN_ADVICE = 0.001;
+/**
+ * The shortest age a demand is measured over (milliseconds): a new app's first client report comes
+ * all at once (an SDK's first flush), and over its first millisecond it would read as a rate a
+ * thousand times its own, enough for a quiet app to be advised below 1 beside a loud one.
+ */
+const MIN_DEMAND_AGE_MS = 1000;
 /** How often the fair shares of an overloaded collector are worked out again (milliseconds). */
 const FAIR_SHARE_EVERY_MS = 1000;
 /** Apps remembered before the idle ones are forgotten. */
@@ -120,7 +126,7 @@ export class SamplingAdvisor {
    */
   private perSecond(d: Demand, now: number): number {
     decay(d, now);
-    const age = Math.max(1, now - d.since);
+    const age = Math.max(MIN_DEMAND_AGE_MS, now - d.since);
     // A weighted count of a steady rate r reaches r·τ·(1 − e^(−age/τ)): divide that out while young.
     const span = DEMAND_TAU_MS * (1 - Math.exp(-age / DEMAND_TAU_MS));
     const weight = d.lastAt === now ? d.weight - d.lastEvents / 2 : d.weight;
