@@ -213,6 +213,7 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
     let errors = 0;
     let offered = 0;
     let sampled = 0;
+    let bufferFull = 0;
     let span = 0;
     for (const r of runs) {
       const s = stored.get(r.app) ?? { logs: 0, errors: 0 };
@@ -221,6 +222,7 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
       errors += r.errors;
       offered += r.events + r.errors;
       sampled += r.sampled;
+      bufferFull += r.bufferFull;
       span = Math.max(span, r.closedAt - r.startedAt);
     }
     const storedPerSecond = storedEvents / (span / 1000);
@@ -238,6 +240,7 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
           offered_per_s: Math.round(offered / seconds),
           stored_per_s: Math.round(storedPerSecond),
           sampled,
+          buffer_full: bufferFull,
           errors_stored: `${errorsStored}/${errors}`,
           // Where the CPU went: the SDK apps run in this process, beside the collector; the
           // capacity's closed loop sends prepared bodies and costs next to nothing.
