@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { startCollectorProcess } from '../support/collector-process';
-import { metric } from '../support/events';
+import { log } from '../support/events';
 import { postEvents } from '../support/http';
 import { storedCounts } from '../support/pg-client';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
 /** How long the loud app floods, and the most requests it sends: the bounds of this load loop. */
 const FLOOD_MS = 12_000;
@@ -32,11 +33,11 @@ function floodBody(app: string, n: number): string {
  * takes, far more than storage drains, beside quiet apps at 10 events/s: the quiet apps' events are
  * stored, and the lanes' refusals fall on the loud app (docs/operations.md, "Fair shares").
  */
-describe('fair shares under overload (postgres)', () => {
-  let db: TestDatabase;
+describe.each(['sqlite', 'postgres'] as const)('fair shares under overload (%s)', (kind) => {
+  let db: TestDatabase | null = null;
 
   beforeAll(async () => {
-    db = await createTestDatabase('fair_share');
+    db = kind === 'postgres' ? await createTestDatabase('fair_share') : null;
   });
 
   afterAll(async () => {
@@ -44,8 +45,12 @@ describe('fair shares under overload (postgres)', () => {
   });
 
   it('keeps quiet apps whole while one app floods, with limits off', async () => {
+    const sqlitePath = tempSqlitePath('fair_share');
     const c = await startCollectorProcess(
-      { SLUICE_DATABASE_URL: db.url, SLUICE_RATE_LIMIT: '0' },
+      {
+        ...(db ? { SLUICE_DATABASE_URL: db.url } : { SLUICE_SQLITE_PATH: sqlitePath }),
+        SLUICE_RATE_LIMIT: '0',
+      },
       { defaults: 'user' },
     );
     const deadline = Date.now() + FLOOD_MS;
@@ -64,13 +69,14 @@ describe('fair shares under overload (postgres)', () => {
     };
     // A quiet app sends each event once, naming its app as the SDK does: every refusal of a quiet
     // event, unread (`overloaded`) or throttled, is a loss here.
-    const quietIds: string[] = [];
+    const quietIds = new Map<string, string[]>();
     const quiet = { throttled: 0, overloaded: 0 };
     const quietApp = async (app: string): Promise<void> => {
       while (Date.now() < deadline) {
         const due = Date.now() + 1000;
-        const batch = Array.from({ length: QUIET_PER_REQUEST }, () => metric(app));
-        for (const e of batch) quietIds.push(e.id as string);
+        const batch = Array.from({ length: QUIET_PER_REQUEST }, () => log(app));
+        const ids = quietIds.get(app) ?? quietIds.set(app, []).get(app) ?? [];
+        for (const e of batch) ids.push(e.id as string);
         const res = await postEvents(c.url, batch, { headers: { 'x-sluice-app': app } });
         if (res.body.error === 'overloaded') quiet.overloaded++;
         quiet.throttled += res.body.throttled?.length ?? 0;
@@ -83,15 +89,33 @@ describe('fair shares under overload (postgres)', () => {
         ...Array.from({ length: QUIET_APPS }, (_, i) => quietApp(`quiet-${i}`)),
       ]);
     } finally {
+      // A clean stop writes every event the collector acknowledged before it exits.
       expect(await c.stop()).toBe(0);
     }
-    const stored = await storedCounts(db.url, quietIds);
-    const storedOnce = quietIds.filter((id) => stored.get(id) === 1).length;
+    const ids = [...quietIds.values()].flat();
+    const stored = db ? await storedCounts(db.url, ids) : storedInSqlite(sqlitePath, ids);
+    const storedOnce = ids.filter((id) => stored.get(id) === 1).length;
     process.stdout.write(
-      `fair shares: loud ${JSON.stringify(loud)}; quiet sent ${quietIds.length}, stored ${storedOnce}, ${JSON.stringify(quiet)}\n`,
+      `fair shares (${kind}): loud ${JSON.stringify(loud)}; quiet sent ${ids.length}, stored ${storedOnce}, ${JSON.stringify(quiet)}\n`,
     );
     // The collector was overloaded, and refused the loud app.
     expect(loud.throttled + loud.overloaded).toBeGreaterThan(0);
-    expect(storedOnce / quietIds.length).toBeGreaterThanOrEqual(0.99);
+    expect(storedOnce / ids.length).toBeGreaterThanOrEqual(0.99);
   }, 60_000);
 });
+
+/** How often each of `ids` is stored among the events of a SQLite file (the collector stopped). */
+function storedInSqlite(path: string, ids: readonly string[]): Map<string, number> {
+  const file = new Database(path, { readonly: true });
+  try {
+    const counts = new Map<string, number>();
+    const wanted = new Set(ids);
+    for (const { id } of file.prepare("SELECT id FROM events WHERE type = 'log'").all() as Array<{
+      id: string;
+    }>)
+      if (wanted.has(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    return counts;
+  } finally {
+    file.close();
+  }
+}
