@@ -151,6 +151,7 @@ async function startLaneIntake(
       ackTimeoutMs: config.ackTimeoutMs,
       storageUp: () => readiness.dependencyUp,
       toRow: (event) => storage.toRow(event),
+      shareRefusals: metrics.laneShareRefusals,
     }),
     flusher: writer,
     // Storage known down: no wait, the read answers 503 at once.

@@ -88,6 +88,9 @@ describe.each(['sqlite', 'postgres'] as const)('fair shares under overload (%s)'
         ...Array.from({ length: FLOOD_SENDERS }, flood),
         ...Array.from({ length: QUIET_APPS }, (_, i) => quietApp(`quiet-${i}`)),
       ]);
+      const metrics = await (await fetch(`${c.url}/metrics`)).text();
+      const shares = /sluice_lane_share_refusals_total\{lane="standard"\} (\d+)/.exec(metrics)?.[1];
+      process.stdout.write(`lane share refusals (${kind}): ${shares ?? 'none'}\n`);
     } finally {
       // A clean stop writes every event the collector acknowledged before it exits.
       expect(await c.stop()).toBe(0);
