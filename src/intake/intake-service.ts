@@ -330,7 +330,16 @@ export class IntakeService {
     const { principal } = request;
     if (principal?.kind === 'ingest' && c.app !== principal.app) {
       this.reject(request, c.index, 'app_mismatch', 'source.app', c.type);
-      this.countOutcome(request, [c], 'rejected', 'app_mismatch');
+      // In the map of the key's app, never of the app claimed (a key holder cannot write into
+      // another app's map), and `direct`: a report's rows of another app than the key's are left
+      // out (client-report.ts), so this count is the only one of these events.
+      this.countOutcome(
+        request,
+        [{ app: principal.app, ts: c.ts, type: c.type }],
+        'rejected',
+        'app_mismatch',
+        'direct',
+      );
       return;
     }
     if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
@@ -497,10 +506,11 @@ export class IntakeService {
     subjects: readonly { app: string; ts: number; type: string }[],
     outcome: 'accepted' | 'rejected' | 'throttled',
     reason: string,
+    origin: OutcomeOrigin = request.origin,
   ): void {
     const sink = this.o.outcomes;
     if (sink !== undefined && subjects.length > 0)
-      countEvents(sink, subjects, (e) => e, outcome, reason, request.origin);
+      countEvents(sink, subjects, (e) => e, outcome, reason, origin);
   }
 
   private countCandidates(
@@ -599,7 +609,7 @@ export class IntakeService {
     throttle: Throttle,
     durable: DurableOffer[],
   ): Promise<number> {
-    const answer = await this.o.sink.offer(lane, candidates, request.now);
+    const answer = await this.o.sink.offer(lane, candidates, request.now, request.origin);
     if (answer.taken) {
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
       if (answer.durable === undefined) this.countCandidates(request, candidates, 'accepted', '');

@@ -92,6 +92,14 @@ function apply(m: LossMap, r: OutcomeRow): void {
       m.stored += n;
       m.pending.pipeline -= n;
       return;
+    case 'duplicate':
+      // A copy of a `direct` request the database already held: it was counted as generated and
+      // taken into the pipeline when accepted. An SDK's copy was never counted twice (its report
+      // counts each event once), so it has no place here.
+      if (r.origin !== 'direct') return;
+      loss('storage');
+      m.pending.pipeline -= n;
+      return;
     case 'refused':
       loss('storage');
       m.pending.pipeline -= n;

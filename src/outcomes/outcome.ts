@@ -10,6 +10,9 @@
  * - `accepted`, `rejected`, `throttled`: a collector's intake (throttled is not final: the sender
  *   may send them again);
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
+ * - `duplicate`: events a writer's transaction skipped because their `(id, ts)` was stored already
+ *   (a body sent again), reason `duplicate`, with the origin of the request that brought the copy;
+ *   counted by the writer after the commit (outcomes/duplicates.ts);
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
  * - `expired`: a worker took the event's message from the stream, on its first delivery, older
@@ -31,6 +34,7 @@ export const OUTCOMES = [
   'rejected',
   'throttled',
   'stored',
+  'duplicate',
   'refused',
   'dead_lettered',
   'expired',
@@ -61,6 +65,15 @@ export interface OutcomeCount {
   /** Why, for losses (`''` when the outcome has no reason). */
   readonly reason: string;
   readonly origin: OutcomeOrigin;
+  readonly count: number;
+}
+
+/** Rows of one (app, minute of `ts`, type) a write stored (`WriteResult.storedBy`). */
+export interface StoredGroup {
+  readonly app: string;
+  /** Start of the UTC minute (epoch ms). */
+  readonly minute: number;
+  readonly type: string;
   readonly count: number;
 }
 

@@ -7,6 +7,7 @@ import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from './stoppable-loop';
 import { writeWithRetry, type WriteHealth, type WriteOutcome } from './write-with-retry';
+import { countDuplicates } from '../outcomes/duplicates';
 import { countEvents, type CountSink } from '../outcomes/event-outcomes';
 import { OutcomeTally } from '../outcomes/outcome-tally';
 
@@ -42,8 +43,8 @@ export interface BatchWriterOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /**
-   * The loss map's counts of events the database refuses and of events dropped at a forced
-   * shutdown (`OutcomeRecorder.count`); none when absent.
+   * The loss map's counts of events the database refuses, of copies it already held (`duplicate`)
+   * and of events dropped at a forced shutdown (`OutcomeRecorder.count`); none when absent.
    */
   readonly outcomes?: CountSink;
 }
@@ -282,8 +283,10 @@ export class BatchWriterLoop {
     const { storage, metrics, logger, backoff } = this.o;
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),
-      onStored: (part) => {
+      onStored: (part, result) => {
         for (const item of part) item.ticket?.settle();
+        if (this.o.outcomes && result.storedBy !== undefined && result.inserted < part.length)
+          countDuplicates(this.o.outcomes, part, result.storedBy);
       },
       onRefused: (item, err) => {
         logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');

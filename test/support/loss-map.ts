@@ -38,10 +38,16 @@ export interface LossMapAnswer {
 }
 
 /** `GET /v1/outcomes` of `app` over the last `windowMs` (ms) and the next minute. */
-export async function lossMap(baseUrl: string, app: string, extra = ''): Promise<LossMapAnswer> {
+export async function lossMap(
+  baseUrl: string,
+  app: string,
+  extra = '',
+  headers: Record<string, string> = {},
+): Promise<LossMapAnswer> {
   const to = Date.now() + 120_000;
   const res = await getJson(
     `${baseUrl}/v1/outcomes?app=${encodeURIComponent(app)}&from=${to - 3_600_000}&to=${to}${extra}`,
+    headers,
   );
   if (res.status !== 200)
     throw new Error(`GET /v1/outcomes answered ${res.status}: ${JSON.stringify(res.body)}`);
