@@ -137,18 +137,24 @@ export class BatchWriterLoop {
     await Promise.all(this.inFlight);
   }
 
-  /** Gives up on retries (forced shutdown); `stop` then resolves with events still held. */
+  /**
+   * Gives up on retries and cuts the writes in flight (forced shutdown: `Storage.cutWrites`, so a
+   * write blocked on the database ends now, uncommitted, and its batch is held for `dropHeld`);
+   * `stop` then resolves with events still held.
+   */
   abort(): void {
     this.loop.abort();
+    this.o.storage.cutWrites?.();
   }
 
   /**
    * After `abort` and the end of the writes in flight (forced shutdown): counts every event still
-   * held — queued, or in a batch whose write was given up — as `dropped` with `reason` in the loss
-   * map and in `sluice_events_dropped_total`, logs them per (app, minute, type) — the record left
-   * when the loss map's write fails too — frees their room, and returns how many. A batch whose
-   * write is still in flight is left out: it may yet commit (then `stored` counts it), and
-   * counting it here could count it twice.
+   * held — queued, or in a batch whose write was given up or cut — as `dropped` with `reason` in
+   * the loss map and in `sluice_events_dropped_total`, logs them per (app, minute, type) — the
+   * record left when the loss map's write fails too — frees their room, and returns how many. A
+   * batch whose write is still in flight (its storage cannot cut writes, or the cut write has not
+   * ended yet) is left out: it may yet commit (then `stored` counts it), and counting it here
+   * could count it twice.
    */
   dropHeld(reason: string): number {
     const { errorLane, standardLane, metrics, outcomes } = this.o;

@@ -287,6 +287,12 @@ export interface Storage {
    */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
   /**
+   * Ends the writes in flight now (a forced shutdown): their connections are closed, so the server
+   * rolls back each transaction whose `COMMIT` it has not received, and each `writeRows` rejects.
+   * Absent where a write is never in flight across a wait (SQLite writes synchronously).
+   */
+  readonly cutWrites?: () => void;
+  /**
    * Reads reject with `StorageBusyError` (saturated with other reads) or `StorageUnavailableError`
    * (the database cannot serve now) when storage fails them, both answered 503 with Retry-After;
    * any other rejection is a fault of the query (a bug).
