@@ -5,6 +5,7 @@
  * generated = stored + lost exactly. Real collector processes on SQLite and PostgreSQL, defaults
  * but for the rate limit (the test sends a few dozen events at once). Build first: `npm run build`.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,56 @@ describe.each(['sqlite', 'postgres'] as const)('loss map: nothing stays pending 
     expect(m.losses.storage).toEqual({ duplicate: 12 });
     expect(m.generated).toBe(m.stored + totalLosses(m) + m.pending.sdk + m.pending.pipeline);
     expect(await rowsOfApp(at, app)).toBe(12);
+  });
+
+  it('a collector killed with -9 after storing events whose acceptance it had not written: past the horizon they count as generated_unrecorded, pending 0', async () => {
+    const app = `killed-${kind}-${process.pid}`;
+    // The acceptance is written once a minute, so the kill always comes before it.
+    const first = await startCollectorProcess({ ...storageEnv(), SLUICE_OUTCOMES_FLUSH_MS: '60000' });
+    running.push(first);
+    const ts = Date.now() - 5 * 60_000;
+    const events = [metric(app, { ts }), log(app, { ts }), errorEvent(app, { ts })];
+    expect((await postEvents(first.url, events)).body.accepted).toBe(3);
+    await waitFor('the rows stored', async () => (await rowsOfApp(at, app)) === 3);
+    first.child.kill('SIGKILL');
+    await first.stop();
+
+    const second = await startCollectorProcess({ ...storageEnv(), SLUICE_OUTCOMES_PENDING_HORIZON: '1m' });
+    running.push(second);
+    const m = await lossMap(second.url, app);
+    expect(m).toMatchObject({
+      generated: 3,
+      generated_unrecorded: 3,
+      stored: 3,
+      lost: 0,
+      pending: { sdk: 0, pipeline: 0 },
+    });
+  });
+
+  it('events an SDK reported captured and that no stage holds any more: past the horizon, losses.unrecorded', async () => {
+    const app = `unreported-${kind}-${process.pid}`;
+    const c = await startCollectorProcess({ ...storageEnv(), SLUICE_OUTCOMES_PENDING_HORIZON: '1m' });
+    running.push(c);
+    const ts = Date.now() - 5 * 60_000;
+    const minute = ts - (ts % 60_000);
+    // An SDK that captured 10 logs, sent 6 and was never heard of again (no report of delivery).
+    const body = {
+      events: Array.from({ length: 6 }, () => log(app, { ts })),
+      report: { id: randomUUID(), rows: [{ app, minute, type: 'log', captured: 10 }] },
+    };
+    expect((await postEvents(c.url, null, { raw: JSON.stringify(body) })).body.accepted).toBe(6);
+    const m = await waitFor(
+      'the report and the rows counted',
+      async () => {
+        const m = await lossMap(c.url, app);
+        return m.generated === 10 && m.stored === 6 ? m : null;
+      },
+      15_000,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}: ${JSON.stringify(await lossMap(c.url, app))}`);
+    });
+    expect(m).toMatchObject({ generated: 10, stored: 6, lost: 4, pending: { sdk: 0, pipeline: 0 } });
+    expect(m.losses.unrecorded).toEqual({ sdk: 4 });
   });
 
   it('events naming another app than their key: counted in the map of the key’s app as rejected app_mismatch', async () => {
