@@ -38,6 +38,12 @@ export type SinkAnswer =
        * cannot happen in time.
        */
       readonly durable?: Promise<boolean>;
+      /**
+       * With `durable`: resolves once every event is stored or refused by storage, however late
+       * (never for events a forced shutdown drops). The loss map counts a request whose
+       * acknowledgement timed out as accepted then.
+       */
+      readonly settled?: Promise<void>;
     }
   | { readonly taken: false; readonly reason: 'queue_full'; readonly retryAfterSeconds: number }
   | { readonly taken: false; readonly reason: 'unavailable'; readonly retryAfterSeconds: number };

@@ -425,11 +425,15 @@ export class IntakeService {
 
     const durableInTime = (await Promise.all(durable.map((d) => d.committed))).every(Boolean);
     // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
-    // request is answered 503 and its sender sends them again: throttled (`unavailable`) here, and
-    // accepted by the request that is acknowledged; storage stores them once either way.
+    // request is answered 503 (throttled `unavailable` here) and its events, still in the lanes,
+    // count as accepted once storage has settled them: every copy that reaches storage is
+    // accepted once, and a resend of them that storage finds stored is a duplicate.
     for (const d of durable) {
       if (durableInTime) this.countCandidates(request, d.candidates, 'accepted', '');
-      else this.countCandidates(request, d.candidates, 'throttled', 'unavailable');
+      else {
+        this.countCandidates(request, d.candidates, 'throttled', 'unavailable');
+        void d.settled?.then(() => this.countCandidates(request, d.candidates, 'accepted', ''));
+      }
     }
     if (!durableInTime || (throttle.unavailable && accepted === 0)) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
@@ -613,7 +617,7 @@ export class IntakeService {
     if (answer.taken) {
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
       if (answer.durable === undefined) this.countCandidates(request, candidates, 'accepted', '');
-      else durable.push({ committed: answer.durable, candidates });
+      else durable.push({ committed: answer.durable, settled: answer.settled, candidates });
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
@@ -648,6 +652,8 @@ function parseOrNull(text: string): unknown {
 /** Events a lane took on a durable acknowledgement, and whether it came in time. */
 interface DurableOffer {
   readonly committed: Promise<boolean>;
+  /** Once storage has settled them, however late (`SinkAnswer.settled`). */
+  readonly settled: Promise<void> | undefined;
   readonly candidates: readonly Candidate[];
 }
 

@@ -74,7 +74,7 @@ export class LaneSink implements EventSink {
     this.o.writer.notify();
     if (ticket === null) return { taken: true };
     ticket.arm(items.length);
-    return { taken: true, durable: this.committedInTime(ticket) };
+    return { taken: true, durable: this.committedInTime(ticket), settled: ticket.committed };
   }
 
   private committedInTime(ticket: CommitTicket): Promise<boolean> {
