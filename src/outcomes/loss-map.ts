@@ -39,6 +39,12 @@ export interface LossMap {
   /** Not in the identity: events refused for now, by reason (their sender may send them again). */
   throttled: ByReason;
   /**
+   * Not in the identity, and counted in samples: samples of aggregated metrics the SDKs lost
+   * before folding them into a summary, by reason. The map's unit is the event as stored, and a
+   * summary is one event however many samples it folds.
+   */
+  dropped_samples: ByReason;
+  /**
    * Not in the identity: requests refused unread (429 `overloaded`) in the window's minutes of
    * receipt. Their events were never read, so they are counted in requests; the sender resends them.
    */
@@ -54,6 +60,7 @@ function emptyMap(): LossMap {
     pending: { sdk: 0, pipeline: 0 },
     generated_unrecorded: 0,
     throttled: {},
+    dropped_samples: {},
     shed_requests: 0,
   };
 }
@@ -125,6 +132,9 @@ function apply(m: LossMap, r: OutcomeRow): void {
       return;
     case 'throttled':
       addTo(m.throttled, r.reason, n);
+      return;
+    case 'sdk_samples_dropped':
+      addTo(m.dropped_samples, r.reason, n);
       return;
     case 'shed':
       m.shed_requests += n;

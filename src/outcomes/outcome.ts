@@ -7,6 +7,8 @@
  * What became of events, by where it was decided:
  * - `captured`, `sdk_dropped`, `sdk_delivered`, `sdk_rejected`: an SDK's client report (what it
  *   captured; lost before sending, by reason; taken by a collector; rejected by a collector, by reason);
+ * - `sdk_samples_dropped`: samples of an aggregated metric an SDK lost before folding them into a
+ *   summary, by reason; counted in samples, outside the identity (the summary is the event);
  * - `accepted`, `rejected`, `throttled`: a collector's intake (throttled is not final: the sender
  *   may send them again);
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
@@ -30,6 +32,7 @@ export const OUTCOMES = [
   'sdk_dropped',
   'sdk_delivered',
   'sdk_rejected',
+  'sdk_samples_dropped',
   'accepted',
   'rejected',
   'throttled',

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createClient } from '../../sdk/src';
 import { generateKey } from '../../src/auth/api-keys';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { errorEvent, log, metric } from '../support/events';
@@ -114,6 +115,21 @@ describe.each(['sqlite', 'postgres'] as const)('loss map: nothing stays pending 
     });
     expect(m).toMatchObject({ generated: 10, stored: 6, lost: 4, pending: { sdk: 0, pipeline: 0 } });
     expect(m.losses.unrecorded).toEqual({ sdk: 4 });
+  });
+
+  it('an aggregated metric’s refused samples are counted in samples, apart from the map’s events', async () => {
+    const app = `samples-${kind}-${process.pid}`;
+    const c = await startCollectorProcess(storageEnv());
+    running.push(c);
+    // The SDK's defaults: every metric is folded into one summary per name and 5 s window.
+    const client = createClient({ endpoint: `${c.url}/v1/events`, app, onError: () => {} });
+    for (let i = 0; i < 50; i++) client.metric('render.frame_drop', i);
+    for (let i = 0; i < 3; i++) client.metric('render.frame_drop', Number.NaN);
+    client.log('page.loaded', 'once');
+    await client.close();
+    const m = await settledLossMap(c.url, app, at);
+    // One summary and one log: the map counts events as stored; the refused samples beside it.
+    expect(m).toMatchObject({ generated: 2, stored: 2, lost: 0, dropped_samples: { invalid: 3 } });
   });
 
   it('events naming another app than their key: counted in the map of the key’s app as rejected app_mismatch', async () => {

@@ -47,6 +47,7 @@ describe('the loss map (outcomes/loss-map.ts)', () => {
       pending: { sdk: 0, pipeline: 0 },
       generated_unrecorded: 0,
       throttled: { rate_limited: 40 },
+      dropped_samples: {},
       shed_requests: 3,
     });
   });

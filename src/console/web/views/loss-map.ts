@@ -71,6 +71,17 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
           { class: 'muted' },
           `Throttled meanwhile (sent again or lost as counted above): ${throttled.map(([r, n]) => `${r} ${num(n, 0)}`).join(', ')}.`,
         ),
+    Object.keys(a.dropped_samples ?? {}).length > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Samples of aggregated metrics lost in the SDK before their summary (counted in samples; a summary is one event): ${Object.entries(
+            a.dropped_samples ?? {},
+          )
+            .map(([r, n]) => `${r} ${num(n, 0)}`)
+            .join(', ')}.`,
+        )
+      : null,
     (a.generated_unrecorded ?? 0) > 0
       ? h(
           'p',
