@@ -33,7 +33,7 @@ import { BoundedLane } from '../pipeline/lane';
 import { AsyncPublisher } from '../queue/async-publisher';
 import { JetStreamSink } from '../queue/jetstream-sink';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
-import { ensureStreams } from '../queue/topology';
+import { ensureStreams, streamMaxAgeMs } from '../queue/topology';
 import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
@@ -361,6 +361,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     ingest,
     storage,
     clock,
+    // A message may wait in the stream until the stream's own max age removes it.
+    pendingHorizonMs: Math.max(
+      config.outcomesPendingHorizonMs,
+      queue === null ? 0 : streamMaxAgeMs(config.natsMaxAgeMs),
+    ),
     pipeline,
     consoleFiles: consoleFiles.files,
     consoleMissing: consoleFiles.missing,

@@ -5,6 +5,7 @@ import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
 import { eventsByApp, type BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 
 export interface LaneSinkOptions {
@@ -39,7 +40,12 @@ export class LaneSink implements EventSink {
     return { retryAfterSeconds: retryAfterToDrain(target.heldEvents + events - maxEvents, rate) };
   }
 
-  async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {
+  async offer(
+    lane: LaneName,
+    items: readonly SinkItem[],
+    now: number,
+    origin: OutcomeOrigin,
+  ): Promise<SinkAnswer> {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
@@ -66,13 +72,14 @@ export class LaneSink implements EventSink {
         app: i.app,
         ts: i.ts,
         type: i.type,
+        origin,
       })),
       bytes,
     );
     this.o.writer.notify();
     if (ticket === null) return { taken: true };
     ticket.arm(items.length);
-    return { taken: true, durable: this.committedInTime(ticket) };
+    return { taken: true, durable: this.committedInTime(ticket), settled: ticket.committed };
   }
 
   private committedInTime(ticket: CommitTicket): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { LaneName } from '../intake/event-sink';
 import type { StorageRow } from '../storage/port';
 import type { CommitTicket } from './commit-ticket';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 import { LaneShares } from './lane-shares';
 
 /** One admitted event, held until storage has committed it. */
@@ -19,6 +20,8 @@ export interface LaneItem {
   readonly app: string;
   readonly ts: number;
   readonly type: string;
+  /** The loss map's origin of the request that brought it: a duplicate of it is counted with it. */
+  readonly origin: OutcomeOrigin;
 }
 
 /** Capacity of one lane. */

@@ -1,5 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { OutcomeBatch, OutcomeQuery, OutcomeRow } from '../outcomes/outcome';
+import type { OutcomeBatch, OutcomeQuery, OutcomeRow, StoredGroup } from '../outcomes/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
@@ -11,6 +11,12 @@ export interface WriteResult {
    * the deduplicating path (PostgreSQL `copy`); the outcome is the same, the cost is higher.
    */
   readonly redoneForDuplicates?: boolean;
+  /**
+   * The rows newly stored per (app, minute, type), when the write may have skipped duplicates and
+   * counted what it stored (the loss map on): the writer counts the rest of the batch as
+   * `duplicate` (outcomes/duplicates.ts). Absent when every row went in or nothing was counted.
+   */
+  readonly storedBy?: readonly StoredGroup[];
 }
 
 /**
@@ -285,6 +291,12 @@ export interface Storage {
    * caller keeps the batch and retries.
    */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
+  /**
+   * Ends the writes in flight now (a forced shutdown): their connections are closed, so the server
+   * rolls back each transaction whose `COMMIT` it has not received, and each `writeRows` rejects.
+   * Absent where a write is never in flight across a wait (SQLite writes synchronously).
+   */
+  readonly cutWrites?: () => void;
   /**
    * Reads reject with `StorageBusyError` (saturated with other reads) or `StorageUnavailableError`
    * (the database cannot serve now) when storage fails them, both answered 503 with Retry-After;

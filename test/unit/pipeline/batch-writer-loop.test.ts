@@ -58,6 +58,7 @@ function setup(batchSize = 3, flushIntervalMs = 20, maxInFlight = 1, writeWhenId
       app: 'a',
       ts: 0,
       type: 'log',
+      origin: 'direct',
     }));
     expect(lane.tryAdmit(items, items.length * 10)).toBe(true);
     writer.notify();

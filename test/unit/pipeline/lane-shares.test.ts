@@ -13,6 +13,7 @@ const items = (app: string, n: number): LaneItem[] =>
     app,
     ts: 0,
     type: 'log',
+    origin: 'direct',
   }));
 
 /** Offers `n` events of `app` as the lane sink does: shares first, then room. */

@@ -82,6 +82,23 @@ describe('StoppableLoop', () => {
     expect(loop.state).toBe('stopped');
   });
 
+  it('still says aborted once the loop has stopped: work that outlives it (a write in flight) gives up', async () => {
+    const loop = new StoppableLoop('test loop', logger);
+    loop.start(async () => {
+      await loop.pause(HOUR);
+      return 'again';
+    });
+    await until(() => loop.pausing);
+    void loop.stop();
+    loop.abort();
+    await loop.stop();
+    expect(loop.state).toBe('stopped');
+    expect(loop.aborted).toBe(true);
+    const started = Date.now();
+    await loop.backoff(HOUR);
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
   it('starts no turn after abort and lets no wait begin', async () => {
     const loop = new StoppableLoop('test loop', logger);
     let turns = 0;
