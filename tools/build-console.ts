@@ -2,12 +2,14 @@
  * Builds the web console (`npm run build`, after tsc): bundles src/console/web with esbuild into
  * dist/console (hashed names, minified, one script and one stylesheet), writes the manifest the
  * collector serves them by, and fails when the page, script and stylesheet together cost more than
- * CONSOLE_MAX_GZIP_BYTES to download (gzip, as the collector serves them).
+ * CONSOLE_MAX_GZIP_BYTES to download (gzip, as the collector serves them). Skipped while the files
+ * the last build read (esbuild's metafile), this script and esbuild's version are unchanged
+ * (`build-stamp.ts`); `--force` builds regardless.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 import {
   CONSOLE_DIST_DIR,
   CONSOLE_MANIFEST,
@@ -15,11 +17,31 @@ import {
   consolePage,
   type ConsoleManifest,
 } from '../src/console/page';
+import { upToDate, writeStamp } from './build-stamp';
 
 const root = path.resolve(__dirname, '..', '..');
 const outdir = path.join(root, 'dist', CONSOLE_DIST_DIR);
+const stampFile = path.join(outdir, '.build-stamp.json');
+/** What decides the output besides the bundled files: this script (and the page it sizes) and esbuild. */
+const EXTRA = [
+  `esbuild ${esbuildVersion}`,
+  readFileSync(__filename, 'utf8'),
+  readFileSync(path.join(__dirname, '..', 'src', 'console', 'page.js'), 'utf8'),
+];
+
+/** The manifest and the files it names, when they all exist. */
+function builtFiles(): string[] {
+  const manifestPath = path.join(outdir, CONSOLE_MANIFEST);
+  if (!existsSync(manifestPath)) return [manifestPath, stampFile];
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as ConsoleManifest;
+  return [manifestPath, stampFile, path.join(outdir, manifest.script), path.join(outdir, manifest.style)];
+}
 
 async function main(): Promise<void> {
+  if (!process.argv.includes('--force') && upToDate(root, stampFile, EXTRA, builtFiles()) !== null) {
+    console.log('console: up to date');
+    return;
+  }
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const result = await build({
@@ -56,6 +78,8 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
+  const inputs = Object.keys(result.metafile.inputs).map((f) => path.relative(root, path.resolve(f)));
+  writeStamp(root, stampFile, inputs, EXTRA);
   console.log(
     `console: ${(total / 1024).toFixed(1)} KiB gzip of ${CONSOLE_MAX_GZIP_BYTES / 1024} KiB (${line})`,
   );

@@ -11,16 +11,56 @@
  * esbuild and typescript are the repo's devDependencies (resolved from the repo root); the package
  * itself has no dependencies. Every file is written to a temporary name and renamed over the old
  * one, so a test reading dist/ while another runs `npm pack` never sees half a file.
+ *
+ * Skipped while its inputs are unchanged: dist/.build-stamp holds a hash of src/, package.json,
+ * tsconfig.json, this script and the versions of esbuild and typescript, written after a build
+ * succeeded; `--force` builds regardless. (The package imports nothing of the repo, the collector's
+ * `tools/build-stamp.ts` included: the same check, written for this package alone.)
  */
-import { renameSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, renameSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const { name, version, license } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+const stampFile = path.join(dist, '.build-stamp');
+const OUTPUTS = ['index.mjs', 'index.cjs', 'node.mjs', 'node.cjs', 'sluice-sdk.min.js', 'types/index.d.ts'];
+
+/** sha256 of every input's name and bytes, and of the tools' versions. */
+function inputsHash() {
+  const files = [
+    ...readdirSync(path.join(root, 'src'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(root, path.join(e.parentPath, e.name))),
+    'package.json',
+    'tsconfig.json',
+    'scripts/build.mjs',
+  ].sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(root, file)));
+  // The tools' versions from their package.json: importing them costs seconds, which an up-to-date
+  // build skips.
+  const require = createRequire(import.meta.url);
+  const tools = ['esbuild', 'typescript'].map((t) => `${t} ${require(`${t}/package.json`).version}`);
+  return hash.update(tools.join(' ')).digest('hex');
+}
+
+const fingerprint = inputsHash();
+if (
+  !process.argv.includes('--force') &&
+  OUTPUTS.every((f) => existsSync(path.join(dist, f))) &&
+  existsSync(stampFile) &&
+  readFileSync(stampFile, 'utf8') === fingerprint
+) {
+  // stderr: `npm pack --json` (which runs this as prepack) prints its JSON on stdout.
+  process.stderr.write('sdk: up to date\n');
+  process.exit(0);
+}
+const { build } = await import('esbuild');
+const { default: ts } = await import('typescript');
 
 /** @param {string} file @param {string | Uint8Array} contents */
 function writeAtomically(file, contents) {
@@ -113,3 +153,4 @@ if (diagnostics.length > 0) {
   process.stderr.write(ts.formatDiagnostics(diagnostics, host));
   process.exit(1);
 }
+writeAtomically(stampFile, fingerprint);

@@ -20,6 +20,12 @@ export interface ReportRow {
   dropped: Partial<Record<ReportDropReason, number>>;
   /** Rejected by a collector, by its reason. */
   rejected: Record<string, number>;
+  /**
+   * Samples of aggregated metrics lost before they were folded into a summary (refused at capture,
+   * captured after `close()`), by reason: counted in samples, apart from the events above (a
+   * summary is one event however many samples it folds). Absent when there are none.
+   */
+  dropped_samples?: Partial<Record<ReportDropReason, number>>;
 }
 
 /** A report as sent in the `report` member of a request body; counted once per `id`. */
@@ -65,6 +71,13 @@ export class ClientReports {
     r.dropped[reason] = (r.dropped[reason] ?? 0) + 1;
   }
 
+  /** A sample of an aggregated metric lost before it was folded (counted in samples). */
+  droppedSample(reason: ReportDropReason, ts: number): void {
+    const r = this.row('metric', ts);
+    const samples = (r.dropped_samples ??= {});
+    samples[reason] = (samples[reason] ?? 0) + 1;
+  }
+
   rejected(reason: string, type: EventType, ts: number): void {
     const r = this.row(type, ts);
     r.rejected[reason] = (r.rejected[reason] ?? 0) + 1;
@@ -105,6 +118,11 @@ export class ClientReports {
         mine.dropped[reason] = (mine.dropped[reason] ?? 0) + (v ?? 0);
       }
       for (const [k, v] of Object.entries(r.rejected)) mine.rejected[k] = (mine.rejected[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(r.dropped_samples ?? {})) {
+        const reason = k as ReportDropReason;
+        const samples = (mine.dropped_samples ??= {});
+        samples[reason] = (samples[reason] ?? 0) + (v ?? 0);
+      }
     }
   }
 

@@ -153,13 +153,20 @@ class SluiceClient implements Client {
 
   metric(name: string, value: number, attributes?: CaptureAttributes): void {
     try {
-      if (this.closing) return this.drop('closed', 'metric');
+      // A sample of an aggregated metric is not an event (its window's summary is): what it loses
+      // is reported in samples, apart from the loss map's events.
+      const folded = this.aggregator !== undefined && typeof name === 'string' && this.aggregates(name);
+      if (this.closing) {
+        if (!folded) return this.drop('closed', 'metric');
+        this.dropped.closed++;
+        return this.reports.droppedSample('closed', Math.floor(this.o.clock.now()));
+      }
       if (typeof value !== 'number' || !Number.isFinite(value))
-        return this.refuse('metric', name, 'value_invalid');
+        return this.refuse('metric', name, 'value_invalid', folded);
       if (Math.abs(value) > CAPTURE_LIMITS.maxMetricMagnitude)
-        return this.refuse('metric', name, 'value_out_of_range');
-      if (this.aggregator !== undefined && this.aggregates(name)) {
-        if (!isValidName(name, SUMMARY_SUFFIX)) return this.refuse('metric', name, nameRefusal(name));
+        return this.refuse('metric', name, 'value_out_of_range', folded);
+      if (this.aggregator !== undefined && folded) {
+        if (!isValidName(name, SUMMARY_SUFFIX)) return this.refuse('metric', name, nameRefusal(name), true);
         const now = Math.floor(this.o.clock.now());
         if (this.aggregator.add(name, value, sanitizeAttributes(attributes), now)) {
           if (this.aggregator.nextCloseAt < this.aggregationWakeAt) this.armAggregationTimer(now);
@@ -363,12 +370,18 @@ class SluiceClient implements Client {
     this.reports.dropped(reason, type, ts);
   }
 
-  /** An event refused at capture: counted as `invalid`, and reported (a mistake in the host's code). */
-  private refuse(method: EventType, name: unknown, reason: CaptureRefusal): void {
+  /**
+   * An event refused at capture: counted as `invalid`, and reported (a mistake in the host's code);
+   * a sample of an aggregated metric (`sample`) in the report's samples, not as an event.
+   */
+  private refuse(method: EventType, name: unknown, reason: CaptureRefusal, sample = false): void {
     this.dropped.invalid++;
     const ts = Math.floor(this.o.clock.now());
-    this.reports.captured(method, ts);
-    this.reports.dropped('invalid', method, ts);
+    if (sample) this.reports.droppedSample('invalid', ts);
+    else {
+      this.reports.captured(method, ts);
+      this.reports.dropped('invalid', method, ts);
+    }
     this.diagnostics.report(captureProblem(method, name, reason));
   }
 

@@ -1,17 +1,21 @@
 import { parseTimestamp } from '../http/timestamp';
-import { parseFlags, UsageError } from './flags';
+import { parseFlags, UsageError } from '../config/flags';
 
 export const DELETE_USAGE = `Usage: sluice delete --app APP [--before TIME | --id ID] [--yes] [--option value ...]
 
-Deletes an app's data from storage (a privacy request): its events and, for its metrics, the 1m
-and 1h rollups, on PostgreSQL or SQLite as the storage options below say (the same storage the
-collectors use; run it where they can reach it). Asks for the app's name to confirm unless --yes.
+Deletes an app's data from storage (a privacy request): its events, for its metrics the 1m and
+1h rollups, and its loss-map rows (what they left pending stays, one count per minute and type, so
+events still on their way add up), on PostgreSQL or SQLite as the storage options below say (the
+same storage the collectors use; run it where they can reach it). Asks for the app's name to
+confirm unless --yes.
 
   --app APP       the app whose data goes (required)
   --before TIME   only data older than TIME (milliseconds since the epoch or ISO 8601, e.g.
                   2026-11-01): events with ts before it, rollup buckets that end by it; a bucket
-                  holding TIME is recomputed from the events left by the next downsample run
-  --id ID         only the event(s) with this id (every ts); its rollup buckets are recomputed
+                  holding TIME is recomputed from the events left by the next downsample run;
+                  loss-map minutes wholly before TIME
+  --id ID         only the event(s) with this id (every ts); its rollup buckets are recomputed;
+                  the loss map keeps counting it as stored
   --yes           do not ask (scripts)
 `;
 

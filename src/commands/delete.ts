@@ -16,7 +16,7 @@ export interface DeleteIo {
 
 function describe(d: AppDataDeletion): string {
   if (d.scope === 'id') return `the event ${d.id} of app "${d.app}"`;
-  const what = `every event, metric sample and rollup of app "${d.app}"`;
+  const what = `every event, metric sample, rollup and loss-map row of app "${d.app}"`;
   return d.scope === 'before' ? `${what} older than ${new Date(d.before).toISOString()}` : what;
 }
 
@@ -56,8 +56,11 @@ export async function runDelete(a: DeleteArgs, storage: Storage, io: DeleteIo): 
   }
   const d = await storage.deleteAppData(deletion);
   io.print(
-    `deleted ${d.events} events, ${d.metricSamples} metric samples, ${d.rollups1m} 1m and ${d.rollups1h} 1h rollup rows of app "${a.app}"\n`,
+    `deleted ${d.events} events, ${d.metricSamples} metric samples, ${d.rollups1m} 1m and ${d.rollups1h} 1h rollup rows and ${d.lossMapRows} loss-map rows of app "${a.app}"\n`,
   );
+  if (deletion.scope === 'id' && d.events > 0) {
+    io.print('the loss map still counts it as stored (its counts are per minute, not per event)\n');
+  }
   if (deletion.scope !== 'all' && d.rollups1m + d.rollups1h > 0) {
     io.print('rollup buckets that keep other data are recomputed by the next downsample run\n');
   }

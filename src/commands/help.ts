@@ -54,7 +54,7 @@ export const COMMANDS = {
   cluster: 'N collectors behind a real HAProxy on loopback (docs/cluster.md)',
   tail: "follow an app's new events through the read API",
   query: 'read events, metrics, apps, metric names or error groups through the read API',
-  delete: "delete an app's data (or one event) from storage, rollups included",
+  delete: "delete an app's data (or one event) from storage, rollups and loss map included",
   key: 'make an API key',
   help: 'show the help of sluice or of one command',
 } as const;

@@ -14,6 +14,7 @@ import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
+import { requestFlow } from '../http/request-flow';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
 import { SamplingAdvisor } from '../intake/sampling-advice';
@@ -33,11 +34,17 @@ import { BoundedLane } from '../pipeline/lane';
 import { AsyncPublisher } from '../queue/async-publisher';
 import { JetStreamSink } from '../queue/jetstream-sink';
 import { queueConfig, type QueueConfig } from '../queue/queue-config';
-import { ensureStreams } from '../queue/topology';
+import { ensureStreams, streamMaxAgeMs } from '../queue/topology';
 import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
-import { eventLimits, openStorage, prepareStorage, type OpenedStorage } from './storage';
+import {
+  eventLimits,
+  openStorage,
+  prepareStorage,
+  prepareStorageInBackground,
+  type OpenedStorage,
+} from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
 import { sentryFront } from './sentry-front';
@@ -152,6 +159,7 @@ async function startLaneIntake(
       ackTimeoutMs: config.ackTimeoutMs,
       storageUp: () => readiness.dependencyUp,
       toRow: (event) => storage.toRow(event),
+      shareRefusals: metrics.laneShareRefusals,
     }),
     flusher: writer,
     // Storage known down: no wait, the read answers 503 at once.
@@ -181,15 +189,17 @@ const MESSAGE_HEADERS_ROOM_BYTES = 1024;
 
 /**
  * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
- * them. No lanes, no writer, no migrations here (workers migrate); readiness follows NATS, not
- * the database, so intake keeps answering while PostgreSQL is away. Storage is still opened for
- * the read API, which reads the database the workers write (see `queueConfig`). The link to
- * JetStream comes up in the background: the collector listens at once and answers 503 (and
- * `/readyz` 503) until the stream is usable.
+ * them. No lanes, no writer; readiness follows NATS, not the database, so intake keeps answering
+ * while PostgreSQL is away. Storage is still opened for the read API and the loss map, on the
+ * database the workers write (see `queueConfig`): it is created when missing and migrated in the
+ * background, as a worker would (a database this role may not create stops the process). The
+ * link to JetStream comes up in the background too: the collector listens at once and answers 503
+ * (and `/readyz` 503) until the stream is usable.
  */
 function startQueueIntake(
   config: Config,
   queue: QueueConfig,
+  preparation: { close(): void },
   readiness: Readiness,
   metrics: Metrics,
   clock: Clock,
@@ -240,6 +250,7 @@ function startQueueIntake(
       dropHeld: () => 0,
     },
     closers: [
+      { name: 'database preparation', close: () => preparation.close() },
       { name: 'publisher', close: () => publisher?.close() },
       { name: 'jetstream', close: () => link.close() },
     ],
@@ -284,12 +295,16 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
   const storage = openStorage(config, logger, clock, metrics.registry);
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
-  // In queue mode the workers migrate; until they have, the recorder's writes fail and are kept.
-  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger);
+  // In queue mode the database is prepared in the background; the recorder writes once it is.
+  const preparation =
+    queue === null
+      ? null
+      : prepareStorageInBackground(config, storage, logger.child({ component: 'storage' }), exit);
+  const recorder = startOutcomeRecorder(config, storage, metrics.registry, clock, logger, preparation?.ready);
   const outcomes = recorder === null ? undefined : (c: Parameters<CountSink>[0]) => recorder.count(c);
   const intake =
-    queue !== null
-      ? startQueueIntake(config, queue, readiness, metrics, clock, logger, exit)
+    queue !== null && preparation !== null
+      ? startQueueIntake(config, queue, preparation, readiness, metrics, clock, logger, exit)
       : await startLaneIntake(config, storage, readiness, metrics, clock, logger, outcomes);
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
@@ -348,6 +363,11 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     ingest,
     storage,
     clock,
+    // A message may wait in the stream until the stream's own max age removes it.
+    pendingHorizonMs: Math.max(
+      config.outcomesPendingHorizonMs,
+      queue === null ? 0 : streamMaxAgeMs(config.natsMaxAgeMs),
+    ),
     pipeline,
     consoleFiles: consoleFiles.files,
     consoleMissing: consoleFiles.missing,
@@ -375,6 +395,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     waitsMs: [() => loopLag.standingMs(), () => turns.oldestWaitMs()],
     shedAtMs: config.shedLagMs,
     rejected: metrics.requestsRejected,
+    flowOf: requestFlow(limitsAndKeys.keyRing),
     ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
   // Sentry SDKs read a 429's Retry-After as "hold back everything for that long".

@@ -24,6 +24,8 @@ export function startOutcomeRecorder(
   registry: Registry,
   clock: Clock,
   logger: Logger,
+  /** Resolves true once storage can take the counts (the recorder writes from then on). Default: now. */
+  storageReady?: Promise<boolean>,
 ): OutcomeRecorder | null {
   if (config.outcomes === 'off') return null;
   const recorder = new OutcomeRecorder({
@@ -34,7 +36,11 @@ export function startOutcomeRecorder(
     metrics: createOutcomeMetrics(registry),
     logger: logger.child({ component: 'outcomes' }),
   });
-  recorder.start();
+  if (storageReady === undefined) recorder.start();
+  else
+    void storageReady.then((ready) => {
+      if (ready) recorder.start();
+    });
   return recorder;
 }
 

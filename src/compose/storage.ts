@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../clock';
 import { createStorageMetrics } from '../metrics/storage-instruments';
 import type { Config } from '../config/load';
 import type { EventLimits } from '../events/limits';
-import { retryUntil } from '../lifecycle/startup';
+import { keepTrying, retryUntil } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import { createPostgresStorage, type PostgresStorage } from '../storage/postgres';
 import { DatabaseMissingError, ensureDatabase } from '../storage/postgres/ensure-database';
@@ -65,15 +65,11 @@ export function eventLimits(config: Config): EventLimits {
   };
 }
 
-/**
- * Makes the storage ready to use at start: on PostgreSQL creates the database when it is missing
- * and the role may (else fails at once, saying how to create it), then applies the migrations,
- * retrying while the server comes up (for six storage timeouts).
- */
-export async function prepareStorage(config: Config, storage: OpenedStorage, logger: Logger): Promise<void> {
+/** One attempt at making the storage ready: creates the missing database (once), then migrates. */
+function preparationStep(config: Config, storage: OpenedStorage, logger: Logger): () => Promise<void> {
   const url = config.databaseUrl;
   let checked = url === null;
-  const step = async (): Promise<void> => {
+  return async () => {
     if (!checked && url !== null) {
       if ((await ensureDatabase(url, config.storageTimeoutMs)) === 'created') {
         logger.info({ database: new URL(url).pathname.slice(1) }, 'created the database');
@@ -82,13 +78,55 @@ export async function prepareStorage(config: Config, storage: OpenedStorage, log
     }
     await storage.migrate();
   };
+}
+
+/**
+ * Makes the storage ready to use at start: on PostgreSQL creates the database when it is missing
+ * and the role may (else fails at once, saying how to create it), then applies the migrations,
+ * retrying while the server comes up (for six storage timeouts).
+ */
+export async function prepareStorage(config: Config, storage: OpenedStorage, logger: Logger): Promise<void> {
   await retryUntil(
     'migrate',
-    step,
+    preparationStep(config, storage, logger),
     config.storageTimeoutMs * 6,
     logger,
     (err) => err instanceof DatabaseMissingError,
   );
+}
+
+/**
+ * The ingest collector's preparation of the database its reads and loss map use (tier 4): the same
+ * steps as `prepareStorage`, in the background and for as long as the database is away (intake
+ * follows NATS, not the database), each failure logged once until its reason changes. A database
+ * that does not exist and that this role may not create ends the process at once (`exit(1)`) with
+ * one line saying how to create it. `ready` resolves true once the database is ready, false when
+ * `close()` stopped the retries first.
+ */
+export function prepareStorageInBackground(
+  config: Config,
+  storage: OpenedStorage,
+  logger: Logger,
+  exit: (code: number) => void,
+): { readonly ready: Promise<boolean>; close(): void } {
+  const stop = new AbortController();
+  const ready = keepTrying('preparing the database', preparationStep(config, storage, logger), {
+    logger,
+    signal: stop.signal,
+    fatal: (err) => err instanceof DatabaseMissingError,
+    describe: (err) => ({
+      fields: { code: (err as { code?: string }).code },
+      message: (err as Error).message,
+    }),
+  }).then(
+    (done) => done !== null,
+    (err: unknown) => {
+      logger.fatal(`queue mode cannot start: ${(err as Error).message}`);
+      logger.flush(() => exit(1));
+      return false;
+    },
+  );
+  return { ready, close: () => stop.abort() };
 }
 
 /** Applies migrations (retrying while the database comes up), then closes the storage. */

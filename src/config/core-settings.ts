@@ -232,6 +232,12 @@ export const CORE_SETTINGS = {
     doc: 'How often the loss-map counts decided outside a data transaction (intake decisions, client reports, dead letters) are written.',
     parse: duration(50, 60_000, 'ms'),
   }),
+  outcomesPendingHorizonMs: setting({
+    env: 'SLUICE_OUTCOMES_PENDING_HORIZON',
+    default: '1h',
+    doc: 'How long after the end of its minute an event may still be pending in the loss map (an SDK retrying, the pipeline draining); past it what is still pending is counted as losses.unrecorded. In queue mode at least the stream’s own max age (twice SLUICE_NATS_MAX_AGE, at least an hour more).',
+    parse: duration(60_000, 365 * 86_400_000, 'h'),
+  }),
   logLevel: setting({
     env: 'SLUICE_LOG_LEVEL',
     default: 'info',

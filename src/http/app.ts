@@ -52,6 +52,12 @@ export interface AppDeps {
   >;
   /** The default end of a read's window. */
   readonly clock: Clock;
+  /**
+   * Past the end of its minute, how long an event may still be pending in the loss map
+   * (milliseconds; `SLUICE_OUTCOMES_PENDING_HORIZON`, default 1 h, in queue mode at least the
+   * stream's own max age).
+   */
+  readonly pendingHorizonMs: number;
   /** This process's pipeline state (`GET /pipeline`). */
   readonly pipeline: Pick<PipelineState, 'snapshot'>;
   /**
@@ -204,7 +210,7 @@ function expressApp(
     [PATHS.metricNames, readCors, getMetricNames(deps.storage, deps.clock)],
     [PATHS.apps, readCors, getApps(deps.storage, deps.clock)],
     [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock)],
-    [PATHS.outcomes, readCors, getOutcomes(deps.storage, deps.clock)],
+    [PATHS.outcomes, readCors, getOutcomes(deps.storage, deps.clock, deps.pendingHorizonMs)],
   ];
   const barrier =
     deps.acknowledgedSettled === undefined

@@ -55,7 +55,7 @@ export function corsPolicy(
           'Access-Control-Allow-Methods',
           methods,
           'Access-Control-Allow-Headers',
-          `Content-Type, Content-Encoding, X-Api-Key, Authorization${headers.allow && `, ${headers.allow}`}`,
+          `Content-Type, Content-Encoding, X-Api-Key, X-Sluice-App, Authorization${headers.allow && `, ${headers.allow}`}`,
           'Access-Control-Max-Age',
           String(PREFLIGHT_MAX_AGE_S),
         ],

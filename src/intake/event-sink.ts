@@ -1,4 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 import type { StorageRow } from '../storage/port';
 
 /** The two lanes of every sink: errors (the fast lane, never rate-limited) and the rest. */
@@ -37,6 +38,12 @@ export type SinkAnswer =
        * cannot happen in time.
        */
       readonly durable?: Promise<boolean>;
+      /**
+       * With `durable`: resolves once every event is stored or refused by storage, however late
+       * (never for events a forced shutdown drops). The loss map counts a request whose
+       * acknowledgement timed out as accepted then.
+       */
+      readonly settled?: Promise<void>;
     }
   | { readonly taken: false; readonly reason: 'queue_full'; readonly retryAfterSeconds: number }
   | { readonly taken: false; readonly reason: 'unavailable'; readonly retryAfterSeconds: number };
@@ -47,7 +54,8 @@ export type SinkAnswer =
  * waits for room.
  */
 export interface EventSink {
-  offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer>;
+  /** `origin`: the loss map's origin of the request that brought `items` (`sdk`, `direct`). */
+  offer(lane: LaneName, items: readonly SinkItem[], now: number, origin: OutcomeOrigin): Promise<SinkAnswer>;
   /**
    * When `lane` has no room for `events` more now: how long until it may. Null when it has room
    * (which `offer` still decides for good). Optional: a sink without a cheap answer leaves it out.

@@ -341,7 +341,16 @@ export class IntakeService {
     const { principal } = request;
     if (principal?.kind === 'ingest' && c.app !== principal.app) {
       this.reject(request, c.index, 'app_mismatch', 'source.app', c.type);
-      this.countOutcome(request, [c], 'rejected', 'app_mismatch');
+      // In the map of the key's app, never of the app claimed (a key holder cannot write into
+      // another app's map), and `direct`: a report's rows of another app than the key's are left
+      // out (client-report.ts), so this count is the only one of these events.
+      this.countOutcome(
+        request,
+        [{ app: principal.app, ts: c.ts, type: c.type }],
+        'rejected',
+        'app_mismatch',
+        'direct',
+      );
       return;
     }
     if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
@@ -432,11 +441,15 @@ export class IntakeService {
 
     const durableInTime = (await Promise.all(durable.map((d) => d.committed))).every(Boolean);
     // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
-    // request is answered 503 and its sender sends them again: throttled (`unavailable`) here, and
-    // accepted by the request that is acknowledged; storage stores them once either way.
+    // request is answered 503 (throttled `unavailable` here) and its events, still in the lanes,
+    // count as accepted once storage has settled them: every copy that reaches storage is
+    // accepted once, and a resend of them that storage finds stored is a duplicate.
     for (const d of durable) {
       if (durableInTime) this.countCandidates(request, d.candidates, 'accepted', '');
-      else this.countCandidates(request, d.candidates, 'throttled', 'unavailable');
+      else {
+        this.countCandidates(request, d.candidates, 'throttled', 'unavailable');
+        void d.settled?.then(() => this.countCandidates(request, d.candidates, 'accepted', ''));
+      }
     }
     if (!durableInTime || (throttle.unavailable && accepted === 0)) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
@@ -517,6 +530,7 @@ export class IntakeService {
     subjects: readonly OutcomeSubject[],
     outcome: 'rejected' | 'throttled',
     reason: string,
+    origin: OutcomeOrigin = request.origin,
   ): void {
     const sink = this.o.outcomes;
     if (sink !== undefined && subjects.length > 0) {
@@ -524,7 +538,7 @@ export class IntakeService {
         const app = this.refusedApp(request, s.app);
         return app === s.app ? s : { app, ts: s.ts, type: s.type };
       };
-      countEvents(sink, subjects, subject, outcome, reason, request.origin);
+      countEvents(sink, subjects, subject, outcome, reason, origin);
     }
   }
 
@@ -633,11 +647,11 @@ export class IntakeService {
     throttle: Throttle,
     durable: DurableOffer[],
   ): Promise<number> {
-    const answer = await this.o.sink.offer(lane, candidates, request.now);
+    const answer = await this.o.sink.offer(lane, candidates, request.now, request.origin);
     if (answer.taken) {
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
       if (answer.durable === undefined) this.countCandidates(request, candidates, 'accepted', '');
-      else durable.push({ committed: answer.durable, candidates });
+      else durable.push({ committed: answer.durable, settled: answer.settled, candidates });
       return candidates.length;
     }
     const reason = answer.reason === 'queue_full' ? 'queue_full' : 'unavailable';
@@ -673,6 +687,8 @@ function parseOrNull(text: string): unknown {
 /** Events a lane took on a durable acknowledgement, and whether it came in time. */
 interface DurableOffer {
   readonly committed: Promise<boolean>;
+  /** Once storage has settled them, however late (`SinkAnswer.settled`). */
+  readonly settled: Promise<void> | undefined;
   readonly candidates: readonly Candidate[];
 }
 

@@ -41,7 +41,8 @@ function isCount(n: unknown): n is number {
 /**
  * The `report` member of a `POST /v1/events` body as counts of the loss map. Each row is a delta
  * since the SDK's previous report: `captured`, `delivered` (taken by a collector), `dropped` by
- * SDK reason, `rejected` by the collector's reason. Rows of another app than `onlyApp` (an API
+ * SDK reason, `rejected` by the collector's reason, and `dropped_samples` (optional): samples of
+ * aggregated metrics lost before they were folded, by SDK reason, counted in samples. Rows of another app than `onlyApp` (an API
  * key bound to an app) are left out. A report with no rows gives no counts (and needs no id).
  */
 export function parseClientReport(
@@ -76,6 +77,7 @@ export function parseClientReport(
     for (const [field, outcome, reasons] of [
       ['dropped', 'sdk_dropped', DROP_REASONS],
       ['rejected', 'sdk_rejected', REJECT_REASONS],
+      ['dropped_samples', 'sdk_samples_dropped', DROP_REASONS],
     ] as const) {
       const byReason = r[field] ?? {};
       if (typeof byReason !== 'object' || byReason === null || Array.isArray(byReason))

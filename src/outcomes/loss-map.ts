@@ -1,10 +1,13 @@
-import type { OutcomeRow } from './outcome';
+import { MINUTE_MS, type OutcomeRow } from './outcome';
 
 /** Counts by reason (a stage's losses). */
 export type ByReason = Record<string, number>;
 
-/** Where events were lost: the stage that decided it. */
-export type LossStage = 'sdk' | 'collector' | 'storage' | 'queue' | 'shutdown';
+/**
+ * Where events were lost: the stage that decided it; `unrecorded` for events pending longer than
+ * any stage can hold them (by where they were last pending: `sdk`, `pipeline`).
+ */
+export type LossStage = 'sdk' | 'collector' | 'storage' | 'queue' | 'shutdown' | 'unrecorded';
 
 /**
  * The loss map of one app over a window (docs/http-api.md, "GET /v1/outcomes"). The identity
@@ -27,8 +30,20 @@ export interface LossMap {
     /** Handed to a collector and not yet stored nor lost: in lanes, in the stream, in a worker's hands. */
     pipeline: number;
   };
+  /**
+   * Part of `generated`: events that later stages counted (stored, delivered, lost) in minutes
+   * past the horizon with no count of where they came from (a process killed before it wrote its
+   * counts): without it `pending` would stay negative.
+   */
+  generated_unrecorded: number;
   /** Not in the identity: events refused for now, by reason (their sender may send them again). */
   throttled: ByReason;
+  /**
+   * Not in the identity, and counted in samples: samples of aggregated metrics the SDKs lost
+   * before folding them into a summary, by reason. The map's unit is the event as stored, and a
+   * summary is one event however many samples it folds.
+   */
+  dropped_samples: ByReason;
   /**
    * Not in the identity: requests refused unread (429 `overloaded`) in the window's minutes of
    * receipt. Their events were never read, so they are counted in requests; the sender resends them.
@@ -41,9 +56,11 @@ function emptyMap(): LossMap {
     generated: 0,
     stored: 0,
     lost: 0,
-    losses: { sdk: {}, collector: {}, storage: {}, queue: {}, shutdown: {} },
+    losses: { sdk: {}, collector: {}, storage: {}, queue: {}, shutdown: {}, unrecorded: {} },
     pending: { sdk: 0, pipeline: 0 },
+    generated_unrecorded: 0,
     throttled: {},
+    dropped_samples: {},
     shed_requests: 0,
   };
 }
@@ -92,6 +109,14 @@ function apply(m: LossMap, r: OutcomeRow): void {
       m.stored += n;
       m.pending.pipeline -= n;
       return;
+    case 'duplicate':
+      // A copy of a `direct` request the database already held: it was counted as generated and
+      // taken into the pipeline when accepted. An SDK's copy was never counted twice (its report
+      // counts each event once), so it has no place here.
+      if (r.origin !== 'direct') return;
+      loss('storage');
+      m.pending.pipeline -= n;
+      return;
     case 'refused':
       loss('storage');
       m.pending.pipeline -= n;
@@ -108,24 +133,83 @@ function apply(m: LossMap, r: OutcomeRow): void {
     case 'throttled':
       addTo(m.throttled, r.reason, n);
       return;
+    case 'sdk_samples_dropped':
+      addTo(m.dropped_samples, r.reason, n);
+      return;
     case 'shed':
       m.shed_requests += n;
       return;
   }
 }
 
-/** The loss map of `rows` (one app's summed counts). */
-export function lossMapOf(rows: Iterable<OutcomeRow>): LossMap {
+/**
+ * When pending ages out: a minute of events' `ts` that ended more than `horizonMs` before `now`
+ * holds nothing any stage can still deliver (docs/http-api.md, "GET /v1/outcomes").
+ */
+export interface PendingHorizon {
+  /** Epoch milliseconds. */
+  readonly now: number;
+  /** Longest a stage may hold an event, past the end of its minute (milliseconds). */
+  readonly horizonMs: number;
+}
+
+function minutesOf(rows: Iterable<OutcomeRow>): Map<number, OutcomeRow[]> {
+  const byMinute = new Map<number, OutcomeRow[]>();
+  for (const r of rows) (byMinute.get(r.minute) ?? byMinute.set(r.minute, []).get(r.minute))?.push(r);
+  return byMinute;
+}
+
+/**
+ * Settles the pending of one minute past the horizon, `p` being that minute's own pending: what
+ * one stage has in excess and the other lacks moved between them unrecorded (a report lost with
+ * its collector) and cancels out; what is left over is either events no stage holds any more
+ * (`losses.unrecorded`, by where they were pending) or, negative, events counted downstream whose
+ * origin was never counted (`generated_unrecorded`). `m`'s pending loses the minute's.
+ */
+function settle(m: LossMap, p: LossMap['pending']): void {
+  m.pending.sdk -= p.sdk;
+  m.pending.pipeline -= p.pipeline;
+  let { sdk, pipeline } = p;
+  if (sdk * pipeline < 0) {
+    const moved = Math.min(Math.abs(sdk), Math.abs(pipeline));
+    sdk -= Math.sign(sdk) * moved;
+    pipeline -= Math.sign(pipeline) * moved;
+  }
+  if (sdk + pipeline > 0) {
+    if (sdk > 0) addTo(m.losses.unrecorded, 'sdk', sdk);
+    if (pipeline > 0) addTo(m.losses.unrecorded, 'pipeline', pipeline);
+    m.lost += sdk + pipeline;
+  } else if (sdk + pipeline < 0) {
+    m.generated -= sdk + pipeline;
+    m.generated_unrecorded -= sdk + pipeline;
+  }
+}
+
+/**
+ * The loss map of `rows` (one app's summed counts). With `horizon`, the pending of each minute
+ * past it is settled (`settle`): pending is then only what a stage can still deliver, and is
+ * never negative once the counts of a minute have all arrived.
+ */
+export function lossMapOf(rows: Iterable<OutcomeRow>, horizon?: PendingHorizon): LossMap {
   const m = emptyMap();
-  for (const r of rows) apply(m, r);
+  const all = [...rows];
+  for (const r of all) apply(m, r);
+  if (horizon === undefined) return m;
+  for (const [minute, minuteRows] of minutesOf(all)) {
+    if (minute + MINUTE_MS + horizon.horizonMs > horizon.now) continue;
+    const own = emptyMap();
+    for (const r of minuteRows) apply(own, r);
+    if (own.pending.sdk !== 0 || own.pending.pipeline !== 0) settle(m, own.pending);
+  }
   return m;
 }
 
-/** One loss map per minute holding counts, oldest first. */
-export function lossMapsByMinute(rows: readonly OutcomeRow[]): Array<LossMap & { minute: number }> {
-  const byMinute = new Map<number, OutcomeRow[]>();
-  for (const r of rows) (byMinute.get(r.minute) ?? byMinute.set(r.minute, []).get(r.minute))?.push(r);
-  return [...byMinute.entries()]
+/** One loss map per minute holding counts, oldest first (each settled past `horizon`). */
+export function lossMapsByMinute(
+  rows: readonly OutcomeRow[],
+  horizon?: PendingHorizon,
+): Array<LossMap & { minute: number }> {
+  return [...minutesOf(rows).entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([minute, minuteRows]) => ({ minute, ...lossMapOf(minuteRows) }));
+    .map(([minute, minuteRows]) => ({ minute, ...lossMapOf(minuteRows, horizon) }));
 }

@@ -40,7 +40,8 @@ const NEVER = (): boolean => false;
  * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
  * rows, dead letters, client reports): summed in memory and written in one small transaction every
  * `flushIntervalMs`. A failed write keeps everything for the next (bounded by `maxKeys` and
- * `maxReports`; past them counts are discarded and counted in `sluice_outcomes_discarded_total`).
+ * `maxReports`; past them counts are discarded and counted in `sluice_outcomes_discarded_total`;
+ * a failure is logged once until its reason changes, and the end of failures once).
  * A process that dies without `stop` loses what it held since the last write: its events then
  * stay `pending` in the loss map (docs/ARCHITECTURE.md, "The loss map").
  */
@@ -51,6 +52,10 @@ export class OutcomeRecorder {
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
+  /** The reason of the failure last logged, while writes keep failing; null while they succeed. */
+  private failure: string | null = null;
+  /** Writes failed in a row. */
+  private failedWrites = 0;
 
   constructor(private readonly o: OutcomeRecorderOptions) {
     this.tally = new OutcomeTally(o.maxKeys ?? 50_000);
@@ -72,9 +77,9 @@ export class OutcomeRecorder {
     for (const c of r.counts) this.o.metrics.reported.inc({ outcome: c.outcome, reason: c.reason }, c.count);
   }
 
-  /** Idempotent. */
+  /** Idempotent; does nothing once `stop` was called. */
   start(): void {
-    if (this.timer !== null) return;
+    if (this.timer !== null || this.stopping !== null) return;
     this.timer = setInterval(() => void this.flush(), this.o.flushIntervalMs);
     this.timer.unref();
   }
@@ -98,13 +103,30 @@ export class OutcomeRecorder {
         if (result.failure === undefined) {
           ok = true;
           this.o.metrics.batches.inc({ result: 'written' });
+          if (this.failure !== null)
+            this.o.logger.info({ failedWrites: this.failedWrites }, 'loss-map writes resumed');
+          this.failure = null;
+          this.failedWrites = 0;
           return;
         }
         this.o.metrics.batches.inc({ result: 'failed' });
-        this.o.logger.warn(
-          { err: result.failure, counts: kept.counts.length, reports: kept.reports.length },
-          'loss-map write failed; kept',
-        );
+        this.failedWrites++;
+        // Written every second while storage is away: one line per reason, not one per attempt.
+        const err = result.failure;
+        const reason = err instanceof Error ? err.message : String(err);
+        if (reason !== this.failure) {
+          this.o.logger.warn(
+            {
+              error: reason,
+              code: (err as { code?: unknown } | null)?.code,
+              failedWrites: this.failedWrites,
+              counts: kept.counts.length,
+              reports: kept.reports.length,
+            },
+            'loss-map write failed; kept',
+          );
+          this.failure = reason;
+        }
         for (const c of kept.counts) this.count(c);
         for (const r of kept.reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
       })

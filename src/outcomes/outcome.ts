@@ -7,9 +7,14 @@
  * What became of events, by where it was decided:
  * - `captured`, `sdk_dropped`, `sdk_delivered`, `sdk_rejected`: an SDK's client report (what it
  *   captured; lost before sending, by reason; taken by a collector; rejected by a collector, by reason);
+ * - `sdk_samples_dropped`: samples of an aggregated metric an SDK lost before folding them into a
+ *   summary, by reason; counted in samples, outside the identity (the summary is the event);
  * - `accepted`, `rejected`, `throttled`: a collector's intake (throttled is not final: the sender
  *   may send them again);
  * - `stored`: rows really inserted, counted in the transaction that inserts them;
+ * - `duplicate`: events a writer's transaction skipped because their `(id, ts)` was stored already
+ *   (a body sent again), reason `duplicate`, with the origin of the request that brought the copy;
+ *   counted by the writer after the commit (outcomes/duplicates.ts);
  * - `refused`: the database refused the row for good (the writer dropped it);
  * - `dead_lettered`: a worker moved the event to the dead-letter subject;
  * - `expired`: a worker took the event's message from the stream, on its first delivery, older
@@ -27,10 +32,12 @@ export const OUTCOMES = [
   'sdk_dropped',
   'sdk_delivered',
   'sdk_rejected',
+  'sdk_samples_dropped',
   'accepted',
   'rejected',
   'throttled',
   'stored',
+  'duplicate',
   'refused',
   'dead_lettered',
   'expired',
@@ -69,6 +76,15 @@ export interface OutcomeCount {
   /** Why, for losses (`''` when the outcome has no reason). */
   readonly reason: string;
   readonly origin: OutcomeOrigin;
+  readonly count: number;
+}
+
+/** Rows of one (app, minute of `ts`, type) a write stored (`WriteResult.storedBy`). */
+export interface StoredGroup {
+  readonly app: string;
+  /** Start of the UTC minute (epoch ms). */
+  readonly minute: number;
+  readonly type: string;
   readonly count: number;
 }
 

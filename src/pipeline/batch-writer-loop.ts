@@ -7,6 +7,7 @@ import { DrainRate } from './drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from './stoppable-loop';
 import { writeWithRetry, type WriteHealth, type WriteOutcome } from './write-with-retry';
+import { countDuplicates } from '../outcomes/duplicates';
 import { countEvents, type CountSink } from '../outcomes/event-outcomes';
 import { OutcomeTally } from '../outcomes/outcome-tally';
 
@@ -42,8 +43,8 @@ export interface BatchWriterOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /**
-   * The loss map's counts of events the database refuses and of events dropped at a forced
-   * shutdown (`OutcomeRecorder.count`); none when absent.
+   * The loss map's counts of events the database refuses, of copies it already held (`duplicate`)
+   * and of events dropped at a forced shutdown (`OutcomeRecorder.count`); none when absent.
    */
   readonly outcomes?: CountSink;
 }
@@ -136,18 +137,24 @@ export class BatchWriterLoop {
     await Promise.all(this.inFlight);
   }
 
-  /** Gives up on retries (forced shutdown); `stop` then resolves with events still held. */
+  /**
+   * Gives up on retries and cuts the writes in flight (forced shutdown: `Storage.cutWrites`, so a
+   * write blocked on the database ends now, uncommitted, and its batch is held for `dropHeld`);
+   * `stop` then resolves with events still held.
+   */
   abort(): void {
     this.loop.abort();
+    this.o.storage.cutWrites?.();
   }
 
   /**
    * After `abort` and the end of the writes in flight (forced shutdown): counts every event still
-   * held — queued, or in a batch whose write was given up — as `dropped` with `reason` in the loss
-   * map and in `sluice_events_dropped_total`, logs them per (app, minute, type) — the record left
-   * when the loss map's write fails too — frees their room, and returns how many. A batch whose
-   * write is still in flight is left out: it may yet commit (then `stored` counts it), and
-   * counting it here could count it twice.
+   * held — queued, or in a batch whose write was given up or cut — as `dropped` with `reason` in
+   * the loss map and in `sluice_events_dropped_total`, logs them per (app, minute, type) — the
+   * record left when the loss map's write fails too — frees their room, and returns how many. A
+   * batch whose write is still in flight (its storage cannot cut writes, or the cut write has not
+   * ended yet) is left out: it may yet commit (then `stored` counts it), and counting it here
+   * could count it twice.
    */
   dropHeld(reason: string): number {
     const { errorLane, standardLane, metrics, outcomes } = this.o;
@@ -282,8 +289,10 @@ export class BatchWriterLoop {
     const { storage, metrics, logger, backoff } = this.o;
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),
-      onStored: (part) => {
+      onStored: (part, result) => {
         for (const item of part) item.ticket?.settle();
+        if (this.o.outcomes && result.storedBy !== undefined && result.inserted < part.length)
+          countDuplicates(this.o.outcomes, part, result.storedBy);
       },
       onRefused: (item, err) => {
         logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');

@@ -1,9 +1,11 @@
+import type { Counter } from 'prom-client';
 import type { BatchWriterLoop } from './batch-writer-loop';
 import { CommitTicket } from './commit-ticket';
 import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
-import type { BoundedLane } from './lane';
+import { eventsByApp, type BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
+import type { OutcomeOrigin } from '../outcomes/outcome';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 
 export interface LaneSinkOptions {
@@ -18,6 +20,8 @@ export interface LaneSinkOptions {
   readonly storageUp: () => boolean;
   /** Encodes an admitted event for storage (`Storage.toRow`): lanes hold rows, not events. */
   readonly toRow: (event: TelemetryEvent) => StorageRow;
+  /** `sluice_lane_share_refusals_total`: a batch refused for its app's fair share (lane-shares.ts). */
+  readonly shareRefusals?: Counter<'lane'>;
 }
 
 /** The in-process sink: bounded lanes drained by the single writer loop. */
@@ -36,12 +40,19 @@ export class LaneSink implements EventSink {
     return { retryAfterSeconds: retryAfterToDrain(target.heldEvents + events - maxEvents, rate) };
   }
 
-  async offer(lane: LaneName, items: readonly SinkItem[], now: number): Promise<SinkAnswer> {
+  async offer(
+    lane: LaneName,
+    items: readonly SinkItem[],
+    now: number,
+    origin: OutcomeOrigin,
+  ): Promise<SinkAnswer> {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
-    if (!target.hasRoom(items.length, bytes)) {
+    const withinShares = target.withinShares(eventsByApp(items), now);
+    if (!withinShares) this.o.shareRefusals?.inc({ lane });
+    if (!withinShares || !target.hasRoom(items.length, bytes)) {
       const wait = retryAfterToDrain(
         target.heldEvents + items.length - target.limits.maxEvents,
         this.o.writer.drainRate.perSecond(),
@@ -61,13 +72,14 @@ export class LaneSink implements EventSink {
         app: i.app,
         ts: i.ts,
         type: i.type,
+        origin,
       })),
       bytes,
     );
     this.o.writer.notify();
     if (ticket === null) return { taken: true };
     ticket.arm(items.length);
-    return { taken: true, durable: this.committedInTime(ticket) };
+    return { taken: true, durable: this.committedInTime(ticket), settled: ticket.committed };
   }
 
   private committedInTime(ticket: CommitTicket): Promise<boolean> {

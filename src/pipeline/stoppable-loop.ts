@@ -29,6 +29,7 @@ interface Wait {
  */
 export class StoppableLoop {
   private current: LoopState = 'created';
+  private wasAborted = false;
   private running: Promise<void> | null = null;
   private readonly waits = new Set<Wait>();
 
@@ -47,9 +48,12 @@ export class StoppableLoop {
     return this.current === 'stopping' || this.current === 'aborting';
   }
 
-  /** True once `abort` was called: a turn gives up what it holds. */
+  /**
+   * True once `abort` was called, and still after the loop has stopped: work that outlives the
+   * loop (a write in flight) reads it to give up instead of retrying.
+   */
   get aborted(): boolean {
-    return this.current === 'aborting';
+    return this.wasAborted;
   }
 
   /** True while some turn waits in `pause`. */
@@ -100,7 +104,10 @@ export class StoppableLoop {
 
   /** Ends every wait, backoffs too, and starts no turn again (forced shutdown). `stop` resolves after. */
   abort(): void {
-    if (this.current === 'running' || this.current === 'stopping') this.current = 'aborting';
+    if (this.current === 'running' || this.current === 'stopping') {
+      this.current = 'aborting';
+      this.wasAborted = true;
+    }
     this.endWaits(true);
   }
 

@@ -22,8 +22,11 @@ export interface WriteHealth {
 export interface WriteWithRetryOptions<T extends WritableItem> {
   /** Writes rows in one transaction (`Storage.writeRows`). */
   readonly write: (rows: readonly StorageRow[]) => Promise<WriteResult>;
-  /** Told each part of the batch as soon as it is committed (a part: the batch, or a half of a bisection). */
-  readonly onStored?: (items: readonly T[]) => void;
+  /**
+   * Told each part of the batch as soon as it is committed (a part: the batch, or a half of a
+   * bisection), with what the write said of it (`storedBy` when some rows were duplicates).
+   */
+  readonly onStored?: (items: readonly T[], result: WriteResult) => void;
   /** Told each item the database refuses for good (bisected down to itself); the caller decides its fate. */
   readonly onRefused: (item: T, err: unknown) => Promise<void> | void;
   /** Delay between retries of a transient failure. */
@@ -87,7 +90,7 @@ async function writePart<T extends WritableItem>(
       metrics.eventsStored.inc({ lane: 'standard' }, items.length - errors);
       for (const item of items) stored.push(item);
       o.health?.succeeded();
-      o.onStored?.(items);
+      o.onStored?.(items, result);
       return true;
     } catch (err) {
       if (isPermanentWriteError(err)) {

@@ -1,5 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { OutcomeBatch, OutcomeQuery, OutcomeRow } from '../outcomes/outcome';
+import type { OutcomeBatch, OutcomeQuery, OutcomeRow, StoredGroup } from '../outcomes/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
@@ -11,6 +11,12 @@ export interface WriteResult {
    * the deduplicating path (PostgreSQL `copy`); the outcome is the same, the cost is higher.
    */
   readonly redoneForDuplicates?: boolean;
+  /**
+   * The rows newly stored per (app, minute, type), when the write may have skipped duplicates and
+   * counted what it stored (the loss map on): the writer counts the rest of the batch as
+   * `duplicate` (outcomes/duplicates.ts). Absent when every row went in or nothing was counted.
+   */
+  readonly storedBy?: readonly StoredGroup[];
 }
 
 /**
@@ -243,6 +249,11 @@ export interface DeletedRows {
   readonly metricSamples: number;
   readonly rollups1m: number;
   readonly rollups1h: number;
+  /**
+   * The app's loss-map rows removed (none for one event: it stays counted as stored). What they
+   * left pending is written back as one row per minute and type (docs/ARCHITECTURE.md, "The loss map").
+   */
+  readonly lossMapRows: number;
 }
 
 declare const storageRowBrand: unique symbol;
@@ -281,6 +292,12 @@ export interface Storage {
    */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
   /**
+   * Ends the writes in flight now (a forced shutdown): their connections are closed, so the server
+   * rolls back each transaction whose `COMMIT` it has not received, and each `writeRows` rejects.
+   * Absent where a write is never in flight across a wait (SQLite writes synchronously).
+   */
+  readonly cutWrites?: () => void;
+  /**
    * Reads reject with `StorageBusyError` (saturated with other reads) or `StorageUnavailableError`
    * (the database cannot serve now) when storage fails them, both answered 503 with Retry-After;
    * any other rejection is a fault of the query (a bug).
@@ -290,10 +307,10 @@ export interface Storage {
   queryMetrics(query: MetricQuery): Promise<MetricPage>;
   /**
    * A page of the apps seen in a window: events indexed by app, metrics through the rollups and the
-   * invalidation log (layout/apps-page-sql.ts).
+   * invalidation log (layout/activity-sql.ts).
    */
   queryApps(query: AppsQuery): Promise<AppsPage>;
-  /** A page of the stored metric names seen in a window, of one app or all (layout/metric-names-sql.ts). */
+  /** A page of the stored metric names seen in a window, of one app or all (layout/activity-sql.ts). */
   queryMetricNames(query: MetricNamesQuery): Promise<MetricNamesPage>;
   /** One stored metric name in a window, or null when it has no data there (the names' summaries). */
   queryMetricName(query: MetricNameQuery): Promise<StoredMetricName | null>;

@@ -31,6 +31,7 @@ import { runWritePath } from './suites/write-path';
 import { runStorageCost } from './suites/storage-cost';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
+import { runStartupBench } from './suites/startup';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
 import { BodyCorpus, EventGenerator } from './workload';
@@ -117,6 +118,8 @@ async function main(): Promise<number> {
     rows.push(...((await step('goodput', () => runGoodputBench(ctx))) ?? []));
     progress('lists');
     rows.push(...((await step('lists', () => runListsBench(ctx))) ?? []));
+    progress('startup');
+    rows.push(...((await step('startup', () => runStartupBench(ctx))) ?? []));
   } finally {
     await databases.dropAll().catch((err: unknown) => {
       failures.push({ suite: 'cleanup', error: String(err) });

@@ -23,7 +23,7 @@ describe('sluice help', () => {
     [['help', 'migrate'], /^Usage: sluice migrate/, /SLUICE_DATABASE_URL/],
     [['tail', '-h'], /^Usage: sluice tail --app APP/, /--since DURATION/],
     [['help', 'query'], /^Usage: sluice query <what>/, /error-groups/],
-    [['delete', '--help'], /^Usage: sluice delete --app APP/, /--yes/],
+    [['delete', '--help'], /^Usage: sluice delete --app APP/, /its loss-map rows/],
   ])('sluice %j shows that command’s own help', async (args, usage, flag) => {
     const run = await runCli(args);
     expect(run.code).toBe(0);

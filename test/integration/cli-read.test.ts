@@ -160,7 +160,7 @@ describe.each([
     const before = await cli(['delete', '--app', 'gone', '--before', new Date(CUT).toISOString()], 'gone\n');
     expect(before.code).toBe(0);
     expect(before.stdout).toMatch(
-      /deleted 1 events, 1 metric samples, 1 1m and 1 1h rollup rows of app "gone"/,
+      /deleted 1 events, 1 metric samples, 1 1m and 1 1h rollup rows and \d+ loss-map rows of app "gone"/,
     );
     expect(await eventIds('gone')).not.toContain(gone.oldError.id);
     expect(await eventIds('gone')).toContain(gone.newLog.id);
@@ -173,12 +173,18 @@ describe.each([
 
     // --id: one event.
     const one = await cli(['delete', '--app', 'gone', '--id', String(gone.newLog.id), '--yes']);
-    expect(one.stdout).toMatch(/deleted 1 events, 0 metric samples/);
+    expect(one.stdout).toMatch(/deleted 1 events, 0 metric samples, .* and 0 loss-map rows/);
+    expect(one.stdout).toContain('the loss map still counts it as stored');
     expect(await eventIds('gone')).not.toContain(gone.newLog.id);
 
-    // Everything of the app, for scripts: --yes.
+    // Everything of the app, for scripts: --yes. Its loss-map rows go too.
+    await waitFor('the loss map to count app "gone"', async () => {
+      const r = await getJson(`${url}/v1/outcomes?app=gone&from=${H}`);
+      return r.status === 200 && JSON.stringify(r.body).includes('"stored"');
+    });
     const all = await cli(['delete', '--app', 'gone', '--yes']);
     expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/and [1-9]\d* loss-map rows of app "gone"/);
     expect(await eventIds('gone')).toEqual([]);
     expect(await hourPoints('gone')).toEqual([]);
     const raw = await getJson(`${url}/v1/metrics?name=cpu&app=gone&from=${H}`);

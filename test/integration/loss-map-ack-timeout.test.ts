@@ -7,9 +7,10 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /**
  * A request acknowledged only once durable (`SLUICE_ACK=stored`) whose commit outlasts the ack
- * timeout is answered 503, and its sender sends it again: the loss map counts its events as
- * accepted once, when a request of them was really acknowledged, so after the resend the identity
- * holds with nothing pending, however the first attempt ended.
+ * timeout is answered 503, and its sender sends it again: the loss map counts each copy that
+ * reaches storage as accepted once (the first when it is stored, however late), and the resent copy
+ * storage already holds as a duplicate, so after the resend the identity holds with nothing
+ * pending, however the first attempt ended.
  */
 describe('loss map: a durable acknowledgement that timed out (postgres)', () => {
   let db: TestDatabase;
@@ -33,7 +34,7 @@ describe('loss map: a durable acknowledgement that timed out (postgres)', () => 
     await db?.drop();
   });
 
-  it('counts events answered 503 then resent as accepted once', async () => {
+  it('counts events answered 503 as accepted once stored, and their resend as duplicates', async () => {
     const app = 'ack-timeout';
     const ts = Date.now();
     const batch = [log(app, { ts }), log(app, { ts }), metric(app, { ts })];
@@ -55,9 +56,10 @@ describe('loss map: a durable acknowledgement that timed out (postgres)', () => 
     expect(resent.status).toBe(202);
 
     const m = await settledLossMap(c.url, app, at());
-    expect(m.generated).toBe(3);
+    expect(m.generated).toBe(6);
     expect(m.stored).toBe(3);
-    expect(totalLosses(m)).toBe(0);
+    expect(m.losses.storage).toEqual({ duplicate: 3 });
+    expect(totalLosses(m)).toBe(3);
     expect(m.throttled).toEqual({ unavailable: 3 });
     expect(m.generated).toBe(m.stored + totalLosses(m) + m.pending.sdk + m.pending.pipeline);
   });

@@ -8,6 +8,7 @@
  */
 import { createClient, type Client } from '../../sdk/src';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { waitFor } from '../support/http';
 import { settledLossMap, totalLosses, type StorageAt } from '../support/loss-map';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
@@ -49,9 +50,11 @@ describe.each(['sqlite', 'postgres'] as const)(
       });
 
       let invalid = 0;
+      // Refused samples of an aggregated metric (the SDK's default): counted in samples, not events.
+      let invalidSamples = 0;
       const capture = (n: number): void => {
         for (let i = 0; i < n; i++) {
-          if (i % 40 === 0) invalid++;
+          if (i % 40 === 0) invalidSamples++;
           if (i % 45 === 0) invalid++;
           client.log('cart.updated', `item ${i}`);
           if (i % 10 === 0) client.lifecycle('checkout.step');
@@ -63,7 +66,11 @@ describe.each(['sqlite', 'postgres'] as const)(
 
       // More than the limit at once, from a buffer of 150: 429s, dynamic sampling, priority drops.
       capture(400);
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitFor(
+        'the collector throttling the app',
+        async () => client.stats().requests.throttled > 0,
+        20_000,
+      );
       // A restart while the SDK keeps capturing and sending (network errors, then the new process).
       const stopping = collector.stop();
       capture(200);
@@ -78,17 +85,20 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(stats.buffered.total + stats.inFlight).toBe(0);
 
       const m = await settledLossMap(collector.url, app, at, 30_000);
-      // Every capture call is generated: sent, or lost in the SDK with the reason it counted.
-      expect(m.generated).toBe(stats.captured + stats.dropped.sampled + stats.dropped.invalid);
+      // Every capture call is generated: sent, or lost in the SDK with the reason it counted; but a
+      // sample of an aggregated metric, which is counted apart, in samples.
+      const invalidEvents = stats.dropped.invalid - invalidSamples;
+      expect(m.generated).toBe(stats.captured + stats.dropped.sampled + invalidEvents);
       expect(m.losses.sdk).toEqual(
         Object.fromEntries(
           (['sampled', 'buffer_full', 'invalid', 'client_error'] as const)
-            .filter((r) => stats.dropped[r] > 0)
-            .map((r) => [r, stats.dropped[r]]),
+            .map((r) => [r, r === 'invalid' ? invalidEvents : stats.dropped[r]] as const)
+            .filter(([, n]) => n > 0),
         ),
       );
+      expect(m.dropped_samples).toEqual({ invalid: invalidSamples });
       expect(stats.dropped.buffer_full).toBeGreaterThan(0);
-      expect(stats.dropped.invalid).toBe(invalid);
+      expect(stats.dropped.invalid).toBe(invalid + invalidSamples);
       expect(m.pending).toEqual({ sdk: 0, pipeline: 0 });
       expect(m.stored).toBe(stats.sent);
       expect(m.generated).toBe(m.stored + totalLosses(m));

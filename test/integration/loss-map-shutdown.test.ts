@@ -91,6 +91,55 @@ describe('loss map: events dropped at a forced shutdown (postgres)', () => {
     expect(output).not.toMatch(/loss-map counts not written at stop/);
   }, 60_000);
 
+  it('a write still blocked when the forced path ends is cut, and its events are counted as dropped', async () => {
+    const at = { kind: 'postgres', url: db.url } as const;
+    const app = 'in-flight-at-shutdown';
+    // A statement may wait longer than the forced path's flush and wait (5 s each): the write blocked
+    // on the lock is still in flight when the collector exits.
+    const env = {
+      SLUICE_DATABASE_URL: db.url,
+      SLUICE_SHUTDOWN_GRACE_MS: '200',
+      SLUICE_SHUTDOWN_TIMEOUT_MS: '1000',
+      SLUICE_STORAGE_TIMEOUT_MS: '60000',
+    };
+    const first = await startCollectorProcess(env);
+    running.push(first);
+    expect((await postEvents(first.url, [metric(app), log(app)])).status).toBe(202);
+    await settledLossMap(first.url, app, at);
+
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    let exitCode: number | null;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE events, metric_sample_keys IN ACCESS EXCLUSIVE MODE');
+      const held = [...Array.from({ length: 6 }, () => metric(app)), log(app), errorEvent(app)];
+      expect((await postEvents(first.url, held)).body.accepted).toBe(8);
+      await waitFor('a write blocked on the lock', async () => {
+        const r = await locker.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'sluice:writer' AND wait_event_type = 'Lock'`,
+        );
+        return r.rows[0].n > 0;
+      });
+      exitCode = await first.stop();
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(exitCode).toBe(1);
+
+    const second = await startCollectorProcess(env);
+    running.push(second);
+    // The cut transaction never commits: once the lock is gone, nothing of it appears.
+    const m = await settledLossMap(second.url, app, at).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}; the stopped collector logged:\n${first.output.join('\n')}`);
+    });
+    expect(m).toMatchObject({ generated: 10, stored: 2, lost: 8, pending: { sdk: 0, pipeline: 0 } });
+    expect(m.losses.shutdown).toEqual({ shutdown_timeout: 8 });
+    expect(await rowsOfApp(at, app)).toBe(2);
+  }, 60_000);
+
   it('when the database itself is away, says so: the events dropped are logged per app, minute and type, the only record of them', async () => {
     const at = { kind: 'postgres', url: db.url } as const;
     const app = 'held-database-away';

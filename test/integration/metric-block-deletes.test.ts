@@ -167,7 +167,7 @@ describe('deleting one sample by id (postgres blocks)', () => {
 
     const deleted = await storage.deleteAppData({ app: 'a', scope: 'id', id: gone.id });
 
-    expect(deleted).toEqual({ events: 0, metricSamples: 1, rollups1m: 1, rollups1h: 1 });
+    expect(deleted).toEqual({ events: 0, metricSamples: 1, rollups1m: 1, rollups1h: 1, lossMapRows: 0 });
     expect(await viewed('a')).toEqual(kept);
     expect(await viewed('b')).toEqual(other);
     expect(await keys()).toEqual([...kept, ...other].map(keyOf).sort());
@@ -201,7 +201,7 @@ describe('deleting one sample by id (postgres blocks)', () => {
     const s = sample(T);
     await insertBlock('a', 'cpu', [s]);
     const deleted = await storage.deleteAppData({ app: 'b', scope: 'id', id: s.id });
-    expect(deleted).toEqual({ events: 0, metricSamples: 0, rollups1m: 0, rollups1h: 0 });
+    expect(deleted).toEqual({ events: 0, metricSamples: 0, rollups1m: 0, rollups1h: 0, lossMapRows: 0 });
     expect(await viewed('a')).toEqual([s]);
     expect(await keys()).toEqual([keyOf(s)]);
   });

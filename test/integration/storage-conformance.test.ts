@@ -188,7 +188,13 @@ describe.each([
     const a = event('log');
     const m = event('metric');
 
-    expect(await writeEvents(storage, [a, m, a, m, a])).toEqual({ inserted: 2 });
+    const result = await writeEvents(storage, [a, m, a, m, a]);
+    expect(result.inserted).toBe(2);
+    // What went in, per (app, minute, type): the loss map counts the other three as duplicates.
+    expect(result.storedBy?.map((g) => [g.type, g.count]).sort()).toEqual([
+      ['log', 1],
+      ['metric', 1],
+    ]);
     expect(await writeEvents(storage, [])).toEqual({ inserted: 0 });
     expect((await page({})).events).toHaveLength(2);
   });

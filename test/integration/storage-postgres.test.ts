@@ -358,9 +358,10 @@ describe('write methods', () => {
       `SELECT attributes FROM metric_samples WHERE app = 'methods' AND name = 'a.order'`,
     );
     expect(ordered.rows).toEqual([{ attributes: '{"10":"x","2":"y","a":true,"z":1}' }]);
-    expect(await writeEvents(copy, batch)).toEqual({ inserted: 0, redoneForDuplicates: true });
-    expect(await writeEvents(copy, [...batch, ...batch])).toEqual({ inserted: 0 });
-    expect(await writeEvents(unnest, batch)).toEqual({ inserted: 0 });
+    // Nothing went in: each write says so per (app, minute, type), which the writer counts as duplicates.
+    expect(await writeEvents(copy, batch)).toEqual({ inserted: 0, redoneForDuplicates: true, storedBy: [] });
+    expect(await writeEvents(copy, [...batch, ...batch])).toEqual({ inserted: 0, storedBy: [] });
+    expect(await writeEvents(unnest, batch)).toEqual({ inserted: 0, storedBy: [] });
     const { events } = await copy.queryEvents({ app: 'methods', limit: 100 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
@@ -371,13 +372,29 @@ describe('write methods', () => {
     expect(await writeEvents(copy, [stored])).toEqual({ inserted: 1 });
 
     const mixed = [event('metric', { app: 'redo' }), stored, event('log', { app: 'redo' })];
-    expect(await writeEvents(copy, mixed)).toEqual({ inserted: 2, redoneForDuplicates: true });
+    const redone = await writeEvents(copy, mixed);
+    expect(redone).toMatchObject({ inserted: 2, redoneForDuplicates: true });
+    // What went in, per (app, minute, type): the two new events, not the stored one.
+    const stored1 = (e: (typeof mixed)[number]) => ({
+      app: 'redo',
+      minute: e.ts - (e.ts % 60_000),
+      type: e.type,
+      count: 1,
+    });
+    expect(redone.storedBy).toEqual(expect.arrayContaining([stored1(mixed[0]!), stored1(mixed[2]!)]));
+    expect(redone.storedBy?.reduce((n, g) => n + g.count, 0)).toBe(2);
     // The next 8 batches skip the fast path: a duplicate among them is no second failed COPY.
     for (let i = 0; i < 8; i++) {
-      expect(await writeEvents(copy, [event('metric', { app: 'redo' }), stored])).toEqual({ inserted: 1 });
+      expect(await writeEvents(copy, [event('metric', { app: 'redo' }), stored])).toMatchObject({
+        inserted: 1,
+      });
     }
     // Then the fast path is tried again.
-    expect(await writeEvents(copy, [stored])).toEqual({ inserted: 0, redoneForDuplicates: true });
+    expect(await writeEvents(copy, [stored])).toEqual({
+      inserted: 0,
+      redoneForDuplicates: true,
+      storedBy: [],
+    });
     expect(await writeEvents(copy, [event('log', { app: 'redo' })])).toEqual({ inserted: 1 });
     const { events } = await copy.queryEvents({ app: 'redo', limit: 100 });
     expect(events).toHaveLength(12);
@@ -432,8 +449,11 @@ describe('what a write records beside its rows', () => {
       // A resend with one new sample: the duplicates are neither counted nor logged again.
       await admin.query('DELETE FROM metric_rollup_invalidations WHERE app = $1', [app]);
       const fresh = event('metric', { app, name: 'm.c', ts: t2 + 1 });
+      const storedBy = [{ app, minute: minuteOf(fresh.ts), type: 'metric', count: 1 }];
       expect(await writeEvents(storage, [...batch, fresh])).toEqual(
-        writeMethod === 'copy' ? { inserted: 1, redoneForDuplicates: true } : { inserted: 1 },
+        writeMethod === 'copy'
+          ? { inserted: 1, redoneForDuplicates: true, storedBy }
+          : { inserted: 1, storedBy },
       );
       expect(await storedCounts(app)).toEqual({ ...expected, [`metric@${minuteOf(t2)}`]: 2 });
       expect(await invalidations(app)).toEqual([`m.c@${minuteOf(t2)}`]);

@@ -34,6 +34,8 @@ export interface LossMapAnswer {
   pending: { sdk: number; pipeline: number };
   throttled: Record<string, number>;
   shed_requests: number;
+  generated_unrecorded?: number;
+  dropped_samples?: Record<string, number>;
   minutes?: Array<LossMapAnswer & { minute: number }>;
 }
 

@@ -13,7 +13,7 @@ import { checkWindow, givenWindow } from '../read-window';
  * by stage and reason, pending, and (outside the identity) throttled events and shed requests; per
  * minute with `by=minute` (docs/http-api.md).
  */
-export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Clock) {
+export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Clock, pendingHorizonMs: number) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, ['app', 'from', 'to', 'by']);
     // `app=` reads what was counted without an app: requests shed without a valid ingest key,
@@ -32,12 +32,13 @@ export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Cloc
         `must be at most ${READ_LIMITS.maxOutcomeWindowMs / 86_400_000} days before "to"`,
       );
     const rows = await storage.queryOutcomes({ app, from, to });
+    const horizon = { now: clock.now(), horizonMs: pendingHorizonMs };
     res.json({
       app,
       from,
       to,
-      ...lossMapOf(rows),
-      ...(by === 'minute' ? { minutes: lossMapsByMinute(rows) } : {}),
+      ...lossMapOf(rows, horizon),
+      ...(by === 'minute' ? { minutes: lossMapsByMinute(rows, horizon) } : {}),
     });
   };
 }

@@ -159,8 +159,9 @@ export function deleteStatements(d: AppDataDeletion, dialect: DeleteDialect): De
 export function tallyDeleted(
   statements: readonly DeleteStatement[],
   rowCounts: readonly number[],
+  lossMapRows: number,
 ): DeletedRows {
-  const out = { events: 0, metricSamples: 0, rollups1m: 0, rollups1h: 0 };
+  const out = { events: 0, metricSamples: 0, rollups1m: 0, rollups1h: 0, lossMapRows };
   statements.forEach((s, i) => {
     if (s.counts !== undefined) out[s.counts] += rowCounts[i] ?? 0;
   });

@@ -1,4 +1,4 @@
-import type { OutcomeCount } from '../../outcomes/outcome';
+import type { OutcomeCount, StoredGroup } from '../../outcomes/outcome';
 import { minuteOf } from '../../outcomes/outcome';
 
 /**
@@ -15,6 +15,11 @@ export class StoredTally {
     const c = this.counts.get(key);
     if (c === undefined) this.counts.set(key, { app, minute, type, count: 1 });
     else c.count++;
+  }
+
+  /** The rows counted, per (app, minute, type). */
+  groups(): StoredGroup[] {
+    return [...this.counts.values()].map((c) => ({ ...c }));
   }
 
   *rows(): Iterable<OutcomeCount> {

@@ -72,13 +72,14 @@ export async function deleteAppData(
         await client.query(LOCK_TABLES);
         const counts: number[] = [];
         for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
+        let lossMapRows = 0;
         if (outcomes !== null) {
           const sums = await client.query<OutcomeSumRow>(outcomes.sumsSql, [...outcomes.params]);
-          await client.query(outcomes.deleteSql, [...outcomes.params]);
+          lossMapRows = (await client.query(outcomes.deleteSql, [...outcomes.params])).rowCount ?? 0;
           await insertCounts(client, pendingCarriedOver(deletion.app, sums.rows.map(outcomeRowOf)));
         }
         await client.query('COMMIT');
-        return tallyDeleted(statements, counts);
+        return tallyDeleted(statements, counts, lossMapRows);
       });
     } catch (err) {
       if ((err as { code?: string }).code !== SERIALIZATION_FAILURE || attempt === MAX_ATTEMPTS) throw err;

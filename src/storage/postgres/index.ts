@@ -102,9 +102,27 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
   const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
+  // The writer's connections with a write on them: what `cutWrites` closes.
+  const writing = new Set<pg.PoolClient>();
   const writeRows = async (rows: readonly StorageRow[]): Promise<WriteResult> => {
     if (rows.length === 0) return { inserted: 0 };
-    return withClient(writer, logger, (client) => codec.write(client, rows));
+    return withClient(writer, logger, async (client) => {
+      writing.add(client);
+      try {
+        return await codec.write(client, rows);
+      } finally {
+        writing.delete(client);
+      }
+    });
+  };
+  const cutWrites = (): void => {
+    if (writing.size === 0) return;
+    logger.warn({ writes: writing.size }, 'writes in flight cut at a forced shutdown');
+    // The socket is destroyed, not ended: `end()` waits for a server busy in a statement (a lock
+    // wait). The server sees the closed socket once that statement ends and rolls the transaction
+    // back: one whose COMMIT it has not received never commits.
+    for (const client of writing) (client as unknown as pg.Client).connection.stream.destroy();
+    writing.clear();
   };
   let closing: Promise<void> | null = null;
 
@@ -128,6 +146,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     toRow: codec.toRow,
     ...(codec.rowFromScan === undefined ? {} : { rowFromScan: codec.rowFromScan }),
     writeRows,
+    cutWrites,
 
     queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),
     queryMetrics: (query) => queryMetrics(reads.query, query),

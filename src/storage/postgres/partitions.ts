@@ -166,18 +166,37 @@ export async function ensureDailyPartitions(
   range: { readonly fromMs: number; readonly toMs: number; readonly timeoutMs: number },
 ): Promise<void> {
   const existing = await existingPartitions(pool);
-  for (const p of dailyPartitions(range.fromMs, range.toMs)) {
-    if (existing.has(p.name)) continue;
-    try {
-      const result = await withTransaction(pool, logger, (client) =>
-        createPartitionOn(client, logger, p, range),
-      );
-      if (result === 'created') logger.info({ partition: p.name }, 'created PostgreSQL partition');
-    } catch (err) {
-      if (!retryLater(err)) throw err;
-      logger.warn({ err, partition: p.name }, 'could not create partition now; will retry on the next run');
+  const created: DailyPartition[] = [];
+  try {
+    for (const p of dailyPartitions(range.fromMs, range.toMs)) {
+      if (existing.has(p.name)) continue;
+      try {
+        const result = await withTransaction(pool, logger, (client) =>
+          createPartitionOn(client, logger, p, range),
+        );
+        if (result === 'created') created.push(p);
+      } catch (err) {
+        if (!retryLater(err)) throw err;
+        logger.warn({ err, partition: p.name }, 'could not create partition now; will retry on the next run');
+      }
     }
+  } finally {
+    logCreated(logger, created);
   }
+}
+
+/** One line for the partitions one run created (a new database's start creates dozens). */
+function logCreated(logger: Logger, created: readonly DailyPartition[]): void {
+  if (created.length === 0) return;
+  const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+  const days = created.map((p) => p.from);
+  const fromDay = day(Math.min(...days));
+  const toDay = day(Math.max(...days));
+  const tables = [...new Set(created.map((p) => p.table))];
+  logger.info(
+    { created: created.length, tables, fromDay, toDay },
+    `created ${created.length} PostgreSQL partitions: ${tables.length} tables, days ${fromDay} to ${toDay}`,
+  );
 }
 
 /**
@@ -214,7 +233,7 @@ export async function ensureDailyPartitionsOn(
   range: CreateOptions & { readonly fromMs: number; readonly toMs: number },
 ): Promise<number> {
   const existing = await existingPartitions(client);
-  let created = 0;
+  const created: DailyPartition[] = [];
   for (const p of dailyPartitions(range.fromMs, range.toMs)) {
     if (existing.has(p.name)) continue;
     const result = await inSavepoint(client, () => createPartitionOn(client, logger, p, range), retryLater);
@@ -226,11 +245,11 @@ export async function ensureDailyPartitionsOn(
         'default partition holds too many rows for this day; leaving them there, no partition created',
       );
     } else if (result === 'created') {
-      created++;
-      logger.info({ partition: p.name }, 'created PostgreSQL partition');
+      created.push(p);
     }
   }
-  return created;
+  logCreated(logger, created);
+  return created.length;
 }
 
 /**

@@ -25,6 +25,11 @@ export interface ReadPoolOptions {
 
 /** SQLSTATE 57014: the statement was cancelled by statement_timeout. */
 const QUERY_CANCELED = '57014';
+/**
+ * SQLSTATE 42P01: a table is missing. The database's state, not the query's fault: its migrations
+ * have not run yet (a queue-mode collector reads a database it or the workers are still migrating).
+ */
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * The read API's own pool: bounded in size, in how long a read waits for a connection and in how
@@ -87,10 +92,12 @@ function busyError(err: unknown, poolFull: boolean, o: ReadPoolOptions): Storage
 /**
  * Whether a read failed because of the query itself, which no retry can fix: SQLSTATE class 22
  * (data exception) or 42 (syntax error, undefined object), or a JavaScript error raised before
- * the query left (a bad parameter). Everything else the driver throws is the database's state.
+ * the query left (a bad parameter). Everything else the driver throws is the database's state,
+ * a missing table included (`UNDEFINED_TABLE`).
  */
 function isQueryFault(err: unknown): boolean {
   if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return true;
   const code = (err as { code?: unknown } | null)?.code;
+  if (code === UNDEFINED_TABLE) return false;
   return typeof code === 'string' && /^(22|42)[0-9A-Z]{3}$/.test(code);
 }

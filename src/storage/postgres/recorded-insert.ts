@@ -1,10 +1,13 @@
 import { columnList, METRIC_SAMPLES } from '../layout/columns';
+import type { StoredGroup } from '../../outcomes/outcome';
 import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
 
 /*
  * Inserts that also write what stored-records.ts writes for the COPY path, in the same statement,
  * from the rows really inserted: a duplicate skipped by a conflict is neither logged nor counted.
- * The statement's one result row's `inserted` is the number of rows (samples) inserted.
+ * The statement's one result row's `inserted` is the number of rows (samples) inserted, and
+ * `stored_by` what went in per (app, type, minute) as JSON `[[app, key, minute, n], …]` (the key is
+ * a sample's name): what the writer needs to count the rest as duplicates (`storedGroupsOf`).
  * Data-modifying CTEs run whether or not the final SELECT reads them, in the statement's
  * transaction.
  */
@@ -28,7 +31,8 @@ function recordsOfInserted(metric: boolean, countStored: boolean): string {
     : '';
   return `,
   groups AS (SELECT app, key, ts - ts % 60000 AS minute, count(*) AS n FROM inserted GROUP BY 1, 2, 3)${logged}${counted}
-SELECT count(*)::int AS inserted FROM inserted`;
+SELECT (SELECT count(*)::int FROM inserted) AS inserted,
+  (SELECT coalesce(json_agg(json_build_array(app, key, minute, n)), '[]'::json) FROM groups) AS stored_by`;
 }
 
 /** `insert` (an `INSERT INTO events … ON CONFLICT DO NOTHING`, without RETURNING), recorded. */
@@ -60,4 +64,21 @@ export function recordedSamplesInsert(source: string, countStored: boolean): str
   blocks AS (
     INSERT INTO metric_blocks (${BLOCK_COLUMNS})
     SELECT ts - ts % 60000, app, name, ${SAMPLE_ARRAYS} FROM inserted GROUP BY ts - ts % 60000, app, name)${recordsOfInserted(true, countStored)}`;
+}
+
+/** The result row of a recorded insert. */
+export interface RecordedInsertResult {
+  readonly inserted: number;
+  /** `[app, key, minute, n]` per group of the rows inserted (bigints come as numbers in JSON). */
+  readonly stored_by: ReadonlyArray<readonly [string, string, number, number]>;
+}
+
+/** `stored_by` as `WriteResult.storedBy` groups (a sample's name becomes the type `metric`). */
+export function storedGroupsOf(r: RecordedInsertResult | undefined, metric: boolean): StoredGroup[] {
+  return (r?.stored_by ?? []).map(([app, key, minute, count]) => ({
+    app,
+    type: metric ? 'metric' : key,
+    minute: Number(minute),
+    count: Number(count),
+  }));
 }

@@ -4,7 +4,14 @@ import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
 import { METRIC_BLOCKS_COPY, METRIC_KEYS_COPY, metricBlocksCopy } from './metric-blocks-copy';
-import { recordedEventInsert, recordedSamplesInsert } from './recorded-insert';
+import {
+  recordedEventInsert,
+  recordedSamplesInsert,
+  storedGroupsOf,
+  type RecordedInsertResult,
+} from './recorded-insert';
+import type { StoredGroup } from '../../outcomes/outcome';
+import type { WriteResult } from '../port';
 import type { RowsWrite } from './row-writer';
 import { INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
 
@@ -59,30 +66,38 @@ async function copyDeduplicated<Row>(
   t: TableColumns<Row>,
   payload: Buffer,
   recordedInsert: (stage: string) => string,
-): Promise<number> {
-  if (payload.length === 0) return 0;
+): Promise<WriteResult & { storedBy: StoredGroup[] }> {
+  if (payload.length === 0) return { inserted: 0, storedBy: [] };
   const stage = `sluice_stage_${t.table}`;
   await ensureStagingTable(client, t, stage);
   await copyIn(client, `COPY ${stage} (${columnList(t)}) FROM STDIN`, payload);
-  const result = await client.query<{ inserted: number }>(recordedInsert(stage));
-  return result.rows[0]?.inserted ?? 0;
+  const result = await client.query<RecordedInsertResult>(recordedInsert(stage));
+  const row = result.rows[0];
+  return { inserted: row?.inserted ?? 0, storedBy: storedGroupsOf(row, t.table === METRIC_SAMPLES.table) };
 }
 
-function writeDeduplicated(client: pg.PoolClient, p: CopyPayloads, countStored: boolean): Promise<number> {
+async function writeDeduplicated(
+  client: pg.PoolClient,
+  p: CopyPayloads,
+  rows: number,
+  countStored: boolean,
+): Promise<WriteResult> {
   const columns = columnList(EVENTS);
-  return inTransaction(
-    client,
-    async () =>
-      (await copyDeduplicated(client, METRIC_SAMPLES, Buffer.concat(p.metricLines), (stage) =>
-        recordedSamplesInsert(stage, countStored),
-      )) +
-      (await copyDeduplicated(client, EVENTS, p.events, (stage) =>
-        recordedEventInsert(
-          `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
-          countStored,
-        ),
-      )),
-  );
+  const [samples, events] = await inTransaction(client, async () => [
+    await copyDeduplicated(client, METRIC_SAMPLES, Buffer.concat(p.metricLines), (stage) =>
+      recordedSamplesInsert(stage, countStored),
+    ),
+    await copyDeduplicated(client, EVENTS, p.events, (stage) =>
+      recordedEventInsert(
+        `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
+        countStored,
+      ),
+    ),
+  ]);
+  const inserted = samples.inserted + events.inserted;
+  return countStored && inserted < rows
+    ? { inserted, storedBy: [...samples.storedBy, ...events.storedBy] }
+    : { inserted };
 }
 
 export interface CopyWriteOptions {
@@ -110,7 +125,7 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
     const payloads = copyPayloads(lines);
     if (dedupeBatchesLeft > 0) {
       dedupeBatchesLeft--;
-      return { inserted: await writeDeduplicated(client, payloads, countStored) };
+      return writeDeduplicated(client, payloads, lines.length, countStored);
     }
     // Every line is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
     const records = storedRecords(lines, countStored);
@@ -131,7 +146,10 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
       if (!isUniqueViolation(err)) throw err;
       await client.query('ROLLBACK');
       dedupeBatchesLeft = DEDUPE_BATCHES_AFTER_CONFLICT;
-      return { inserted: await writeDeduplicated(client, payloads, countStored), redoneForDuplicates: true };
+      return {
+        ...(await writeDeduplicated(client, payloads, lines.length, countStored)),
+        redoneForDuplicates: true,
+      };
     }
   };
 }

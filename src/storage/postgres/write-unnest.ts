@@ -3,7 +3,13 @@ import type { TelemetryEvent } from '../../events/types';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { toRows } from '../layout/rows';
 import { inTransaction } from './pool';
-import { recordedEventInsert, recordedSamplesInsert } from './recorded-insert';
+import {
+  recordedEventInsert,
+  recordedSamplesInsert,
+  storedGroupsOf,
+  type RecordedInsertResult,
+} from './recorded-insert';
+import type { StoredGroup } from '../../outcomes/outcome';
 import type { RowsWrite } from './row-writer';
 
 /**
@@ -15,8 +21,8 @@ async function insertUnnest<Row>(
   t: TableColumns<Row>,
   rows: readonly Row[],
   countStored: boolean,
-): Promise<number> {
-  if (rows.length === 0) return 0;
+): Promise<{ inserted: number; storedBy: StoredGroup[] }> {
+  if (rows.length === 0) return { inserted: 0, storedBy: [] };
   const arrays = t.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
   const columns = columnList(t);
   const source = `unnest(${arrays}) AS u(${columns})`;
@@ -28,12 +34,13 @@ async function insertUnnest<Row>(
           countStored,
         );
   const values = t.columns.map((c) => rows.map((r) => r[c.name]));
-  const result = await client.query<{ inserted: number }>({
+  const result = await client.query<RecordedInsertResult>({
     name: `sluice_unnest_${t.table}_${countStored ? 'counted' : 'uncounted'}`,
     text,
     values,
   });
-  return result.rows[0]?.inserted ?? 0;
+  const row = result.rows[0];
+  return { inserted: row?.inserted ?? 0, storedBy: storedGroupsOf(row, t.table === METRIC_SAMPLES.table) };
 }
 
 /**
@@ -43,10 +50,13 @@ async function insertUnnest<Row>(
 export function createUnnestWrite(countStored: boolean): RowsWrite<TelemetryEvent> {
   return (client, events) => {
     const { metrics, others } = toRows(events);
-    return inTransaction(client, async () => ({
-      inserted:
-        (await insertUnnest(client, METRIC_SAMPLES, metrics, countStored)) +
-        (await insertUnnest(client, EVENTS, others, countStored)),
-    }));
+    return inTransaction(client, async () => {
+      const samples = await insertUnnest(client, METRIC_SAMPLES, metrics, countStored);
+      const rest = await insertUnnest(client, EVENTS, others, countStored);
+      const inserted = samples.inserted + rest.inserted;
+      return countStored && inserted < events.length
+        ? { inserted, storedBy: [...samples.storedBy, ...rest.storedBy] }
+        : { inserted };
+    });
   };
 }

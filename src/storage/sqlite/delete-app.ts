@@ -21,14 +21,13 @@ export function deleteAppData(
   const named = (params: readonly (string | number)[]) =>
     Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
   // One write transaction: SQLite's writers take turns, so its statements see one state.
-  const counts = db.transaction(() => {
+  const { changes, lossMapRows } = db.transaction(() => {
     const changes = statements.map((s) => prepare(s.sql).run(named(s.params)).changes);
-    if (outcomes !== null) {
-      const sums = prepare(outcomes.sumsSql).all(named(outcomes.params)) as OutcomeSumRow[];
-      prepare(outcomes.deleteSql).run(named(outcomes.params));
-      insertCounts(prepare, pendingCarriedOver(deletion.app, sums.map(outcomeRowOf)));
-    }
-    return changes;
+    if (outcomes === null) return { changes, lossMapRows: 0 };
+    const sums = prepare(outcomes.sumsSql).all(named(outcomes.params)) as OutcomeSumRow[];
+    const removed = prepare(outcomes.deleteSql).run(named(outcomes.params)).changes;
+    insertCounts(prepare, pendingCarriedOver(deletion.app, sums.map(outcomeRowOf)));
+    return { changes, lossMapRows: removed };
   })();
-  return tallyDeleted(statements, counts);
+  return tallyDeleted(statements, changes, lossMapRows);
 }

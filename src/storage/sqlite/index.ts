@@ -67,9 +67,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     migrate: async () => applySqliteMigrations(db, logger),
     toRow: (event) => toSqliteRow(event) as unknown as StorageRow,
     rowFromScan: (body, event) => sqliteRowFromScan(body, event) as unknown as StorageRow,
-    writeRows: async (rows) => ({
-      inserted: rows.length === 0 ? 0 : write(rows as unknown as readonly SqliteRow[]),
-    }),
+    writeRows: async (rows) =>
+      rows.length === 0 ? { inserted: 0 } : write(rows as unknown as readonly SqliteRow[]),
     // Every read: a failure of the file, not of the query, is StorageUnavailableError (503).
     queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),
     queryMetrics: (query) => readOrUnavailable(() => queryMetrics(prepare, query)),

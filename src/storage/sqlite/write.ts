@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { TelemetryEvent } from '../../events/types';
+import type { WriteResult } from '../port';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { toEventRow, toMetricSampleRow, type EventRow, type MetricSampleRow } from '../layout/rows';
 import { StoredTally } from '../layout/stored-tally';
@@ -27,16 +28,17 @@ function isEventRow(row: SqliteRow): row is EventRow {
 }
 
 /**
- * Returns a function writing one batch of rows (`toSqliteRow`, `sqliteRowFromScan`) in one transaction; resolves to rows newly stored. With
- * `outcomes` (default), the rows really inserted are counted for the loss map in the same
- * transaction (see layout/stored-tally.ts).
+ * Returns a function writing one batch of rows (`toSqliteRow`, `sqliteRowFromScan`) in one
+ * transaction; returns the rows newly stored. With `outcomes` (default), the rows really inserted
+ * are counted for the loss map in the same transaction (see layout/stored-tally.ts), and, when some
+ * were skipped as duplicates, returned per (app, minute, type) (`WriteResult.storedBy`).
  */
 export function batchWriter(
   db: Database.Database,
   prepare: (sql: string) => Database.Statement,
   outcomes = true,
-): (rows: readonly SqliteRow[]) => number {
-  const write = db.transaction((rows: readonly SqliteRow[]): number => {
+): (rows: readonly SqliteRow[]) => WriteResult {
+  const write = db.transaction((rows: readonly SqliteRow[]): WriteResult => {
     const tally = outcomes ? new StoredTally() : null;
     const insertSample = prepare(INSERT_METRIC_SAMPLE);
     const insertEvent = prepare(INSERT_EVENT);
@@ -47,8 +49,9 @@ export function batchWriter(
       inserted += changes;
       if (changes > 0) tally?.add(row.app, row.ts, event ? row.type : 'metric');
     }
-    if (tally !== null) insertCounts(prepare, tally.rows());
-    return inserted;
+    if (tally === null) return { inserted };
+    insertCounts(prepare, tally.rows());
+    return inserted < rows.length ? { inserted, storedBy: tally.groups() } : { inserted };
   });
   // IMMEDIATE takes the write lock up front: a deferred transaction upgrading to write can fail
   // with SQLITE_BUSY regardless of busy_timeout when another connection wrote meanwhile.

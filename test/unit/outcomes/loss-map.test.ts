@@ -42,9 +42,12 @@ describe('the loss map (outcomes/loss-map.ts)', () => {
         storage: {},
         queue: { storage_rejected: 1 },
         shutdown: {},
+        unrecorded: {},
       },
       pending: { sdk: 0, pipeline: 0 },
+      generated_unrecorded: 0,
       throttled: { rate_limited: 40 },
+      dropped_samples: {},
       shed_requests: 3,
     });
   });
@@ -60,12 +63,53 @@ describe('the loss map (outcomes/loss-map.ts)', () => {
     });
     fc.assert(
       fc.property(fc.array(arbitraryRow, { maxLength: 40 }), (rows) => {
-        for (const m of [lossMapOf(rows), ...lossMapsByMinute(rows)]) {
+        // Minutes 0–2 are past the horizon (settled), 3–5 are not.
+        const horizon = { now: 4 * 60_000, horizonMs: 60_000 };
+        for (const m of [
+          lossMapOf(rows),
+          ...lossMapsByMinute(rows),
+          lossMapOf(rows, horizon),
+          ...lossMapsByMinute(rows, horizon),
+        ]) {
           const losses = Object.values(m.losses).flatMap((by) => Object.values(by));
           expect(m.lost).toBe(losses.reduce((a, b) => a + b, 0));
           expect(m.generated).toBe(m.stored + m.lost + m.pending.sdk + m.pending.pipeline);
         }
+        for (const m of lossMapsByMinute(rows, horizon).filter((m) => m.minute <= 2 * 60_000))
+          expect(m.pending).toEqual({ sdk: 0, pipeline: 0 });
       }),
+    );
+  });
+
+  it('past the horizon, pending becomes a named loss, and a negative one the generation it lacked', () => {
+    const horizon = { now: 10 * 60_000, horizonMs: 60_000 };
+    const old = (outcome: OutcomeRow['outcome'], count: number, extra: Partial<OutcomeRow> = {}) =>
+      row(outcome, count, { minute: 60_000, ...extra });
+    // An SDK that captured 10, delivered 6 and never reported the rest; the pipeline stored 5 of them.
+    const lost = lossMapOf(
+      [old('captured', 10, { origin: 'sdk' }), old('sdk_delivered', 6, { origin: 'sdk' }), old('stored', 5)],
+      horizon,
+    );
+    expect(lost).toMatchObject({ generated: 10, stored: 5, lost: 5, pending: { sdk: 0, pipeline: 0 } });
+    expect(lost.losses.unrecorded).toEqual({ sdk: 4, pipeline: 1 });
+    // A collector killed before it wrote its acceptance of 7 events it had already stored.
+    const uncounted = lossMapOf([old('accepted', 3, { origin: 'direct' }), old('stored', 10)], horizon);
+    expect(uncounted).toMatchObject({ generated: 10, generated_unrecorded: 7, stored: 10, lost: 0 });
+    expect(uncounted.pending).toEqual({ sdk: 0, pipeline: 0 });
+    // A report lost with its collector: delivered without the capture, captured elsewhere cancels it.
+    const moved = lossMapOf(
+      [old('captured', 4, { origin: 'sdk' }), old('sdk_delivered', 6, { origin: 'sdk' }), old('stored', 4)],
+      horizon,
+    );
+    expect(moved).toMatchObject({
+      generated: 4,
+      generated_unrecorded: 0,
+      lost: 0,
+      pending: { sdk: 0, pipeline: 0 },
+    });
+    // Within the horizon the same counts are still pending.
+    expect(lossMapOf([row('captured', 10, { minute: 9 * 60_000, origin: 'sdk' })], horizon).pending.sdk).toBe(
+      10,
     );
   });
 });

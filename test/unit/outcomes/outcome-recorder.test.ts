@@ -100,3 +100,45 @@ describe('OutcomeRecorder', () => {
     });
   });
 });
+
+describe('OutcomeRecorder while storage keeps failing', () => {
+  it('logs a failure once, again only when its reason changes, and once when writes resume', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    let failure: Error | null = Object.assign(new Error('database "x" does not exist'), { code: '3D000' });
+    const r = new OutcomeRecorder({
+      write: async () => {
+        if (failure !== null) throw failure;
+      },
+      flushIntervalMs: 60_000,
+      clock: { now: () => 0 },
+      metrics: createOutcomeMetrics(new Registry()),
+      logger: createLogger('info', sink),
+    });
+    for (let i = 0; i < 5; i++) {
+      r.count(count(1));
+      expect(await r.flush()).toBe(false);
+    }
+    failure = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    for (let i = 0; i < 3; i++) expect(await r.flush()).toBe(false);
+    failure = null;
+    expect(await r.flush()).toBe(true);
+    r.count(count(1));
+    expect(await r.flush()).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((l) => [l.msg, l.error ?? null])).toEqual([
+      ['loss-map write failed; kept', 'database "x" does not exist'],
+      ['loss-map write failed; kept', 'connect ECONNREFUSED 127.0.0.1:5432'],
+      ['loss-map writes resumed', null],
+    ]);
+    // One line each: the reason and its code, no stack.
+    expect(lines[0]).toMatchObject({ code: '3D000', failedWrites: 1 });
+    expect(JSON.stringify(lines)).not.toContain('    at ');
+    expect(lines[2]).toMatchObject({ failedWrites: 8 });
+  });
+});

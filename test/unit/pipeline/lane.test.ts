@@ -12,6 +12,7 @@ const item = (bytes = 100): LaneItem => ({
   app: 'a',
   ts: 0,
   type: 'log',
+  origin: 'direct',
 });
 
 describe('BoundedLane', () => {

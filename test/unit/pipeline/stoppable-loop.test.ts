@@ -71,13 +71,32 @@ describe('StoppableLoop', () => {
     });
     await until(() => loop.state === 'running');
     const stopped = loop.stop();
-    await new Promise((r) => setTimeout(r, 20));
+    // Every callback stop() set off has run by the next turn of the event loop.
+    await new Promise((r) => setImmediate(r));
+    expect(loop.state).toBe('stopping');
     expect(backedOff).toBe(false);
     loop.abort();
     expect(loop.state).toBe('aborting');
     await stopped;
     expect(backedOff).toBe(true);
     expect(loop.state).toBe('stopped');
+  });
+
+  it('still says aborted once the loop has stopped: work that outlives it (a write in flight) gives up', async () => {
+    const loop = new StoppableLoop('test loop', logger);
+    loop.start(async () => {
+      await loop.pause(HOUR);
+      return 'again';
+    });
+    await until(() => loop.pausing);
+    void loop.stop();
+    loop.abort();
+    await loop.stop();
+    expect(loop.state).toBe('stopped');
+    expect(loop.aborted).toBe(true);
+    const started = Date.now();
+    await loop.backoff(HOUR);
+    expect(Date.now() - started).toBeLessThan(100);
   });
 
   it('starts no turn after abort and lets no wait begin', async () => {

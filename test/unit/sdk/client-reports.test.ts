@@ -64,6 +64,20 @@ class MemoryStore implements BufferStore {
 }
 
 describe('client reports (the loss map, SDK side)', () => {
+  it('report an aggregated metric’s lost samples in samples, apart from the events', async () => {
+    // `m` is aggregated, `plain` is not: its refused value is an event refused.
+    const { client, transport } = harness({ aggregation: { metrics: ['m'] }, batchSize: 100 });
+    for (let i = 0; i < 5; i++) client.metric('m', i);
+    client.metric('m', Number.NaN);
+    client.metric('m', Number.POSITIVE_INFINITY);
+    client.metric('plain', Number.NaN, undefined);
+    await client.close();
+    // One summary captured and delivered; the two refused samples of `m` are no events.
+    const rows = reportsSent(transport).flatMap((r) => r.rows) as Array<Row & { dropped_samples?: object }>;
+    expect(totals(reportsSent(transport))).toEqual({ captured: 2, delivered: 1, dropped: 1, rejected: 0 });
+    expect(rows.map((r) => r.dropped_samples).filter(Boolean)).toEqual([{ invalid: 2 }]);
+  });
+
   it('ride on the next request; after a flush every captured event is delivered, dropped or rejected', async () => {
     const { client, transport } = harness({ batchSize: 10, sampleRate: 0.5, random: () => 0.9 });
     client.error(new Error('kept')); // errors keep the static rate only: 0.9 ≥ 0.5 samples it out too

@@ -23,6 +23,7 @@ const STAGES: ReadonlyArray<readonly [LossStage, string]> = [
   ['storage', 'in storage'],
   ['queue', 'in the queue'],
   ['shutdown', 'at a forced shutdown'],
+  ['unrecorded', 'unrecorded, last pending'],
 ];
 
 /** One step of the flow: a bar the width of its share of `generated`. */
@@ -87,7 +88,8 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
   const rows: HTMLElement[] = [step('generated', 'generated', a.generated, a.generated, 'ok')];
   rows.push(step('stored', '→ stored', a.stored, a.generated, 'ok'));
   for (const [stage, where] of STAGES) {
-    for (const [reason, n] of Object.entries(a.losses[stage]).sort((x, y) => y[1] - x[1])) {
+    // `?? {}`: a collector of an older version has no `unrecorded` stage.
+    for (const [reason, n] of Object.entries(a.losses[stage] ?? {}).sort((x, y) => y[1] - x[1])) {
       rows.push(step(`lost:${stage}:${reason}`, `→ lost ${where}: ${reason}`, n, a.generated, 'bad'));
     }
   }
@@ -115,6 +117,24 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
           { class: 'muted' },
           `Throttled meanwhile (sent again or lost as counted above): ${throttled.map(([r, n]) => `${r} ${num(n, 0)}`).join(', ')}.`,
         ),
+    Object.keys(a.dropped_samples ?? {}).length > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Samples of aggregated metrics lost in the SDK before their summary (counted in samples; a summary is one event): ${Object.entries(
+            a.dropped_samples ?? {},
+          )
+            .map(([r, n]) => `${r} ${num(n, 0)}`)
+            .join(', ')}.`,
+        )
+      : null,
+    (a.generated_unrecorded ?? 0) > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Of generated, ${num(a.generated_unrecorded, 0)} were counted only downstream (stored or lost): their earlier counts were never written (a collector killed).`,
+        )
+      : null,
     a.shed_requests > 0
       ? h(
           'p',
@@ -126,7 +146,7 @@ function renderFlow(a: OutcomesAnswer): HTMLElement {
       ? h(
           'p',
           { class: 'muted' },
-          'Pending events are on their way (SDK buffers as last reported, lanes, the stream). A pending count that stays after the SDKs have flushed is an event no stage recorded.',
+          'Pending events are on their way (SDK buffers as last reported, lanes, the stream). Past SLUICE_OUTCOMES_PENDING_HORIZON after their minute, what is still pending is counted as lost, unrecorded.',
         )
       : null,
   );
