@@ -2,9 +2,7 @@ import { freePort } from '../../../src/cluster/free-port';
 import { otlpTypes } from '../../../src/otlp/proto/otlp-types';
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
-import { createHttpClient, type HttpClient } from '../http-client';
-import { runClosedLoop } from '../load-closed';
-import { RowCounter } from '../pg-bench-db';
+import { runFormat, type FormatRun } from '../format-run';
 import { figure, round, versus } from '../rows';
 import type { BenchRow } from '../types';
 import { uuidV7 } from '../uuid-v7';
@@ -96,32 +94,13 @@ function buildBodies(count: number, seed: number): Record<Format, RequestBody[]>
   return out;
 }
 
-/** OTLP answers 200 with no count: a 200 took every record of the body (exports are taken whole). */
-function countingClient(client: HttpClient, bodies: readonly RequestBody[]): HttpClient {
-  const events = new Map(bodies.map((b) => [b.bytes, b.events]));
-  return {
-    ...client,
-    post: async (path, body) => {
-      const answer = await client.post(path, body);
-      return answer.status === 200 ? { status: 200, accepted: events.get(body) ?? 0 } : answer;
-    },
-  };
-}
-
-interface OtlpRun {
-  readonly storedPerSecond: number;
-  readonly cpuMicrosPerEvent: number;
-  readonly bytesPerEvent: number;
-  readonly p99Ms: number;
-}
-
-async function runFormat(
+async function runOtlpFormat(
   ctx: BenchContext,
   format: Format,
   bodies: readonly RequestBody[],
   warmup: readonly RequestBody[],
   label: string,
-): Promise<OtlpRun> {
+): Promise<FormatRun> {
   const db = await ctx.databases.fresh(label);
   const otlpPort = await freePort();
   const collector = await startCollector({
@@ -129,42 +108,18 @@ async function runFormat(
     ack: 'queued',
     extraEnv: { SLUICE_OTLP_PORT: String(otlpPort) },
   });
-  const counter = new RowCounter(db.url);
   const f = FORMATS[format];
   try {
-    const origin = format === 'events' ? collector.origin : `http://127.0.0.1:${otlpPort}`;
-    const raw = createHttpClient(origin, CONCURRENCY, f.contentType);
-    const client = format === 'events' ? raw : countingClient(raw, [...bodies, ...warmup]);
-    const warm = await runClosedLoop({
-      client,
+    const target = {
+      collector,
+      databaseUrl: db.url,
+      origin: format === 'events' ? collector.origin : `http://127.0.0.1:${otlpPort}`,
       path: f.path,
-      bodies: warmup,
-      concurrency: CONCURRENCY,
-      maxMs: 1500,
-    });
-    const before = (await counter.waitFor(warm.accepted, ctx.options.storeTimeoutMs)).rows;
-    const cpu0 = collector.sample().cpuSeconds;
-    const load = await runClosedLoop({
-      client,
-      path: f.path,
-      bodies,
-      concurrency: CONCURRENCY,
-      maxMs: ctx.options.closedMs,
-    });
-    const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
-    const cpu = collector.sample().cpuSeconds - cpu0;
-    await raw.close();
-    const stored = reached.rows - before;
-    const seconds = ((reached.at ?? performance.now()) - load.startedAt) / 1000;
-    const sentBytes = bodies.slice(0, load.requests).reduce((n, b) => n + b.bytes.length, 0);
-    return {
-      storedPerSecond: stored / seconds,
-      cpuMicrosPerEvent: stored > 0 ? (cpu / stored) * 1e6 : NaN,
-      bytesPerEvent: load.sentEvents > 0 ? sentBytes / load.sentEvents : NaN,
-      p99Ms: load.latency.p99,
+      contentType: f.contentType,
+      countsFromBodies: format !== 'events',
     };
+    return await runFormat(ctx, target, CONCURRENCY, bodies, warmup);
   } finally {
-    await counter.close();
     await collector.stop();
     await ctx.databases.drop(db);
   }
@@ -181,16 +136,16 @@ export async function runOtlpBench(ctx: BenchContext): Promise<BenchRow[]> {
   ctx.progress(`otlp: building ${bodyCount * RECORDS_PER_BODY} records in three formats`);
   const bodies = buildBodies(bodyCount, 1);
   const warmup = buildBodies(WARMUP_BODIES, 2);
-  const runs: Record<Format, OtlpRun[]> = { events: [], 'otlp-json': [], 'otlp-protobuf': [] };
+  const runs: Record<Format, FormatRun[]> = { events: [], 'otlp-json': [], 'otlp-protobuf': [] };
   for (let round = 0; round < 2; round++) {
     for (const format of Object.keys(FORMATS) as Format[]) {
       ctx.progress(`otlp: ${format}, round ${round + 1}`);
       runs[format].push(
-        await runFormat(ctx, format, bodies[format], warmup[format], `otlp_${format}_${round}`),
+        await runOtlpFormat(ctx, format, bodies[format], warmup[format], `otlp_${format}_${round}`),
       );
     }
   }
-  const best = (rs: OtlpRun[]) => rs.reduce((a, b) => (b.storedPerSecond > a.storedPerSecond ? b : a));
+  const best = (rs: FormatRun[]) => rs.reduce((a, b) => (b.storedPerSecond > a.storedPerSecond ? b : a));
   const extra = (format: Format) => {
     const b = best(runs[format]);
     return {

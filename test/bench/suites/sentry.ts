@@ -1,8 +1,6 @@
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
-import { createHttpClient, type HttpClient } from '../http-client';
-import { runClosedLoop } from '../load-closed';
-import { RowCounter } from '../pg-bench-db';
+import { runFormat, type FormatRun } from '../format-run';
 import { figure, round, versus } from '../rows';
 import type { BenchRow } from '../types';
 import { EventGenerator, type RequestBody, type WireEvent } from '../workload';
@@ -85,71 +83,31 @@ function buildBodies(count: number, seed: number): Record<Format, RequestBody[]>
   return out;
 }
 
-/** A Sentry answer is 200 with no count: a 200 took every event of the envelope. */
-function countingClient(client: HttpClient, bodies: readonly RequestBody[]): HttpClient {
-  const events = new Map(bodies.map((b) => [b.bytes, b.events]));
-  return {
-    ...client,
-    post: async (path, body) => {
-      const answer = await client.post(path, body);
-      return answer.status === 200 ? { status: 200, accepted: events.get(body) ?? 0 } : answer;
-    },
-  };
-}
-
-interface SentryRun {
-  readonly storedPerSecond: number;
-  readonly cpuMicrosPerEvent: number;
-  readonly bytesPerEvent: number;
-}
-
-async function runFormat(
+async function runSentryFormat(
   ctx: BenchContext,
   format: Format,
   bodies: readonly RequestBody[],
   warmup: readonly RequestBody[],
   label: string,
-): Promise<SentryRun> {
+): Promise<FormatRun> {
   const db = await ctx.databases.fresh(label);
   const collector = await startCollector({
     databaseUrl: db.url,
     ack: 'queued',
     extraEnv: { SLUICE_SENTRY_PROJECTS: `${PROJECT}=${APP}` },
   });
-  const counter = new RowCounter(db.url);
   const f = FORMATS[format];
   try {
-    const raw = createHttpClient(collector.origin, CONCURRENCY, f.contentType);
-    const client = format === 'events' ? raw : countingClient(raw, [...bodies, ...warmup]);
-    const warm = await runClosedLoop({
-      client,
+    const target = {
+      collector,
+      databaseUrl: db.url,
+      origin: collector.origin,
       path: f.path,
-      bodies: warmup,
-      concurrency: CONCURRENCY,
-      maxMs: 1500,
-    });
-    const before = (await counter.waitFor(warm.accepted, ctx.options.storeTimeoutMs)).rows;
-    const cpu0 = collector.sample().cpuSeconds;
-    const load = await runClosedLoop({
-      client,
-      path: f.path,
-      bodies,
-      concurrency: CONCURRENCY,
-      maxMs: ctx.options.closedMs,
-    });
-    const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
-    const cpu = collector.sample().cpuSeconds - cpu0;
-    await raw.close();
-    const stored = reached.rows - before;
-    const seconds = ((reached.at ?? performance.now()) - load.startedAt) / 1000;
-    const sentBytes = bodies.slice(0, load.requests).reduce((n, b) => n + b.bytes.length, 0);
-    return {
-      storedPerSecond: stored / seconds,
-      cpuMicrosPerEvent: stored > 0 ? (cpu / stored) * 1e6 : NaN,
-      bytesPerEvent: load.sentEvents > 0 ? sentBytes / load.sentEvents : NaN,
+      contentType: f.contentType,
+      countsFromBodies: format !== 'events',
     };
+    return await runFormat(ctx, target, CONCURRENCY, bodies, warmup);
   } finally {
-    await counter.close();
     await collector.stop();
     await ctx.databases.drop(db);
   }
@@ -167,16 +125,16 @@ export async function runSentryBench(ctx: BenchContext): Promise<BenchRow[]> {
   ctx.progress(`sentry: building ${bodyCount * EVENTS_PER_BODY} errors in two formats`);
   const bodies = buildBodies(bodyCount, 1);
   const warmup = buildBodies(WARMUP_BODIES, 2);
-  const runs: Record<Format, SentryRun[]> = { events: [], sentry: [] };
+  const runs: Record<Format, FormatRun[]> = { events: [], sentry: [] };
   for (let r = 0; r < 2; r++) {
     for (const format of Object.keys(FORMATS) as Format[]) {
       ctx.progress(`sentry: ${format}, round ${r + 1}`);
       runs[format].push(
-        await runFormat(ctx, format, bodies[format], warmup[format], `sentry_${format}_${r}`),
+        await runSentryFormat(ctx, format, bodies[format], warmup[format], `sentry_${format}_${r}`),
       );
     }
   }
-  const best = (rs: SentryRun[]) => rs.reduce((a, b) => (b.storedPerSecond > a.storedPerSecond ? b : a));
+  const best = (rs: FormatRun[]) => rs.reduce((a, b) => (b.storedPerSecond > a.storedPerSecond ? b : a));
   const extra = (format: Format) => {
     const b = best(runs[format]);
     return {
