@@ -30,6 +30,9 @@ export function openStorage(
       readPoolSize: config.readPoolSize,
       readTimeoutMs: config.readTimeoutMs,
       readWaitMs: config.readWaitMs,
+      ...(config.databaseReadUrl === null
+        ? {}
+        : { readConnectionString: config.databaseReadUrl, standbyMaxLagMs: config.readStandbyMaxLagMs }),
       timeoutMs: config.storageTimeoutMs,
       partitionsAheadDays: config.partitionsAheadDays,
       retentionRawMs: config.retentionRawMs,

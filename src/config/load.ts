@@ -1,4 +1,3 @@
-import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
 import { closestName, findUnknownVariable } from './unknown-variables';
 
@@ -91,6 +90,13 @@ export function loadConfig(
       'SLUICE_BATCH_SIZE',
       String(result.batchSize),
       `must not exceed SLUICE_QUEUE_CAPACITY (${result.queueCapacity})`,
+    );
+  }
+  if (result.databaseReadUrl !== null && result.databaseUrl === null) {
+    throw new ConfigError(
+      'SLUICE_DATABASE_READ_URL',
+      result.databaseReadUrl,
+      'needs SLUICE_DATABASE_URL: a read standby is a replica of the PostgreSQL primary the collector writes to',
     );
   }
   if (result.headersTimeoutMs > result.requestTimeoutMs) {

@@ -1,0 +1,39 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Where a read was answered from: the read standby, or the primary. */
+export type ReadSource = 'standby' | 'primary';
+
+/**
+ * Why a read went to the primary although a standby is configured: `standby_down` (unreachable or
+ * not in recovery), `standby_lagging` (behind by more than `SLUICE_READ_STANDBY_MAX_LAG_MS`),
+ * `not_replayed` (it had not replayed this collector's last acknowledged commit within the wait),
+ * `commit_unknown` (the position of that commit could not be read).
+ */
+export type PrimaryReason = 'standby_down' | 'standby_lagging' | 'not_replayed' | 'commit_unknown';
+
+export interface ReadRoute {
+  readonly source: ReadSource;
+  /** Null when the read went where it should (the standby). */
+  readonly reason: PrimaryReason | null;
+}
+
+/**
+ * One request's reads: the first read decides where they all go, so the statements of one answer
+ * (a page and its totals) read the same server; `onRoute` tells the caller (a response header).
+ */
+export class ReadRouteScope {
+  route: ReadRoute | null = null;
+  constructor(readonly onRoute: (route: ReadRoute) => void) {}
+}
+
+const scopes = new AsyncLocalStorage<ReadRouteScope>();
+
+/** Runs `fn` with `scope` as the read route scope of everything it starts. */
+export function withReadRouteScope<T>(scope: ReadRouteScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+/** The scope of the request being served; undefined outside one (a job, the command line). */
+export function currentReadRouteScope(): ReadRouteScope | undefined {
+  return scopes.getStore();
+}
