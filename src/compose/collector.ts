@@ -326,6 +326,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
     }),
     clock,
+    ...(storage.kind === 'postgres' && storage.readStandby !== null ? { readStandby: storage.readStandby } : {}),
   });
   await pipeline.sample();
   const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);

@@ -1,3 +1,4 @@
+import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
 import { closestName, findUnknownVariable } from './unknown-variables';
 
