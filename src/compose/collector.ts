@@ -326,7 +326,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
     }),
     clock,
-    ...(storage.kind === 'postgres' && storage.readStandby !== null ? { readStandby: storage.readStandby } : {}),
+    ...(storage.kind === 'postgres' && storage.readStandby !== null
+      ? { readStandby: storage.readStandby }
+      : {}),
   });
   await pipeline.sample();
   const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);

@@ -225,7 +225,10 @@ async function commitPosition(client: pg.PoolClient, logger: Logger): Promise<st
   try {
     return (await client.query<{ lsn: string }>(COMMIT_POSITION_SQL)).rows[0]?.lsn ?? null;
   } catch (err) {
-    logger.warn({ err }, 'could not read the WAL position of a commit: reads go to the primary until the next');
+    logger.warn(
+      { err },
+      'could not read the WAL position of a commit: reads go to the primary until the next',
+    );
     return null;
   }
 }

@@ -109,7 +109,7 @@ export class ReadStandby {
       return await this.o.standby(text, values);
     } catch (err) {
       if (!(err instanceof StorageUnavailableError)) throw err;
-      this.setState({ ...this.state, up: false, checkedAt: this.o.clock.now(), error: err.message });
+      this.markDown(err);
       const fallback: ReadRoute = { source: 'primary', reason: 'standby_down' };
       this.o.onRoute?.(fallback);
       if (scope !== undefined) {
@@ -159,23 +159,29 @@ export class ReadStandby {
     if (target === null || (state.replayedLsn !== null && parseLsn(state.replayedLsn) >= target)) {
       return { source: 'standby', reason: null };
     }
-    return (await this.waitForReplay(target)) ? { source: 'standby', reason: null } : primary('not_replayed');
+    const waited = await this.waitForReplay(target);
+    return waited === 'replayed' ? { source: 'standby', reason: null } : primary(waited);
   }
 
-  /** Whether the standby replays up to `target` within `waitMs`. */
-  private async waitForReplay(target: bigint): Promise<boolean> {
+  /** Whether the standby replays up to `target` within `waitMs`; `standby_down` when it stops answering. */
+  private async waitForReplay(target: bigint): Promise<'replayed' | 'not_replayed' | 'standby_down'> {
     const deadline = this.o.clock.now() + this.o.waitMs;
     for (;;) {
       try {
         const row = (await this.o.standby<{ replayed: string | null }>(REPLAYED_SQL, [])).rows[0];
-        if (row?.replayed != null && parseLsn(row.replayed) >= target) return true;
-      } catch {
-        return false;
+        if (row?.replayed != null && parseLsn(row.replayed) >= target) return 'replayed';
+      } catch (err) {
+        this.markDown(err);
+        return 'standby_down';
       }
       const left = deadline - this.o.clock.now();
-      if (left <= 0) return false;
+      if (left <= 0) return 'not_replayed';
       await delay(Math.min(REPLAY_POLL_MS, left));
     }
+  }
+
+  private markDown(err: unknown): void {
+    this.setState({ ...UNCHECKED, checkedAt: this.o.clock.now(), error: errorText(err) });
   }
 
   private async checkOnce(): Promise<ReadStandbyState> {
@@ -198,7 +204,14 @@ export class ReadStandby {
       written = parseLsn(lsn);
     } catch (err) {
       const error = `lag unknown: the primary did not answer (${errorText(err)})`;
-      return this.setState({ up: true, lagBytes: null, lagSeconds: null, replayedLsn: row.replayed, checkedAt, error });
+      return this.setState({
+        up: true,
+        lagBytes: null,
+        lagSeconds: null,
+        replayedLsn: row.replayed,
+        checkedAt,
+        error,
+      });
     }
     const behind = written > replayed ? written - replayed : 0n;
     if (behind === 0n) this.caughtUpAt = checkedAt;
