@@ -32,6 +32,8 @@ const LONG_PAGE_HEADER = 40n;
  */
 export function replayTarget(insertLsn: bigint): bigint {
   if (insertLsn % WAL_SEGMENT_BYTES === LONG_PAGE_HEADER) return insertLsn - LONG_PAGE_HEADER;
-  if (insertLsn % WAL_PAGE_BYTES === SHORT_PAGE_HEADER) return insertLsn - SHORT_PAGE_HEADER;
+  // A segment's first page has the long header: 24 bytes into it is inside that header, no end.
+  const firstPage = insertLsn % WAL_SEGMENT_BYTES < WAL_PAGE_BYTES;
+  if (!firstPage && insertLsn % WAL_PAGE_BYTES === SHORT_PAGE_HEADER) return insertLsn - SHORT_PAGE_HEADER;
   return insertLsn;
 }
