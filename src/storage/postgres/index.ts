@@ -200,7 +200,7 @@ function createStandby(
   options: PostgresStorageOptions,
   logger: Logger,
 ): ReadStandby {
-  const metrics = options.metrics;
+  const metrics = options.standbyMetrics;
   return new ReadStandby({
     standby,
     primary,

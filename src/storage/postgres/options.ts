@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
-import type { StorageMetrics } from '../../metrics/storage-instruments';
+import type { ReadStandbyMetrics, StorageMetrics } from '../../metrics/storage-instruments';
 import type { Storage } from '../port';
 import type { ReadStandby } from './read-standby';
 
@@ -71,6 +71,8 @@ export interface PostgresStorageOptions {
   readonly outcomes?: boolean;
   /** Pool gauges and refused reads. Default: not exported. */
   readonly metrics?: StorageMetrics;
+  /** The read standby's lag, state and routes (with `readConnectionString`). Default: not exported. */
+  readonly standbyMetrics?: ReadStandbyMetrics;
 }
 
 export interface PostgresStorage extends Storage {
