@@ -59,6 +59,8 @@ const UNCHECKED: ReadStandbyState = {
   checkedAt: null,
   error: null,
 };
+/** What a read decides on when the standby's check did not answer within the wait. */
+const STALLED: ReadStandbyState = { ...UNCHECKED, error: 'the standby did not answer within the wait' };
 /** Pause between two reads of the standby's replay position while a read waits (milliseconds). */
 const REPLAY_POLL_MS = 10;
 const DEFAULT_CHECK_EVERY_MS = 1000;
@@ -149,7 +151,10 @@ export class ReadStandby {
   }
 
   private async decide(): Promise<ReadRoute> {
-    const state = await this.fresh();
+    const deadline = this.o.clock.now() + this.o.waitMs;
+    // A standby that accepts connections but does not answer (stopped, overloaded) is down for this
+    // read: the check goes on and its answer serves the next reads.
+    const state = await within(this.fresh(), this.o.waitMs, () => STALLED);
     if (!state.up) return primary('standby_down');
     if (state.lagSeconds === null || state.lagSeconds * 1000 > this.o.maxLagMs) {
       return primary('standby_lagging');
@@ -159,13 +164,20 @@ export class ReadStandby {
     if (target === null || (state.replayedLsn !== null && parseLsn(state.replayedLsn) >= target)) {
       return { source: 'standby', reason: null };
     }
-    const waited = await this.waitForReplay(target);
+    const waited = await within(
+      this.waitForReplay(target, deadline),
+      Math.max(0, deadline - this.o.clock.now()),
+      // Its last answer did not come in time: not replayed, as far as this read can wait.
+      () => 'not_replayed' as const,
+    );
     return waited === 'replayed' ? { source: 'standby', reason: null } : primary(waited);
   }
 
   /** Whether the standby replays up to `target` within `waitMs`; `standby_down` when it stops answering. */
-  private async waitForReplay(target: bigint): Promise<'replayed' | 'not_replayed' | 'standby_down'> {
-    const deadline = this.o.clock.now() + this.o.waitMs;
+  private async waitForReplay(
+    target: bigint,
+    deadline: number,
+  ): Promise<'replayed' | 'not_replayed' | 'standby_down'> {
     for (;;) {
       try {
         const row = (await this.o.standby<{ replayed: string | null }>(REPLAYED_SQL, [])).rows[0];
@@ -238,6 +250,17 @@ export class ReadStandby {
     this.state = state;
     this.o.onState?.(state);
     return state;
+  }
+}
+
+/** `work`'s result, or `late()` when it takes longer than `ms` (milliseconds). */
+async function within<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late()), ms)));
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
