@@ -3,8 +3,7 @@ import { ReadRouteScope, withReadRouteScope } from '../storage/read-source';
 
 /**
  * With a read standby (`SLUICE_DATABASE_READ_URL`), where a read was answered from: `standby`, or
- * `primary; reason=…` (standby_down, standby_lagging, not_replayed, commit_unknown). Absent without
- * a standby. docs/http-api.md, "Read API".
+ * `primary; reason=…` (a `PrimaryReason`). Absent without a standby. docs/http-api.md, "Read API".
  */
 export const READ_SOURCE_HEADER = 'Sluice-Read-Source';
 

@@ -7,9 +7,11 @@ export type ReadSource = 'standby' | 'primary';
  * Why a read went to the primary although a standby is configured: `standby_down` (unreachable or
  * not in recovery), `standby_lagging` (behind by more than `SLUICE_READ_STANDBY_MAX_LAG_MS`),
  * `not_replayed` (it had not replayed this collector's last acknowledged commit within the wait),
- * `commit_unknown` (the position of that commit could not be read).
+ * `commit_unknown` (the position of that commit could not be read), `replay_conflict` (replay on the
+ * standby cancelled the read).
  */
-export type PrimaryReason = 'standby_down' | 'standby_lagging' | 'not_replayed' | 'commit_unknown';
+export type PrimaryReason =
+  'standby_down' | 'standby_lagging' | 'not_replayed' | 'commit_unknown' | 'replay_conflict';
 
 export interface ReadRoute {
   readonly source: ReadSource;

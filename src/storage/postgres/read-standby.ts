@@ -59,6 +59,11 @@ const UNCHECKED: ReadStandbyState = {
   checkedAt: null,
   error: null,
 };
+/**
+ * SQLSTATE 40001 on a standby: replay cancelled the read (it needed rows that replay removes, past
+ * `max_standby_streaming_delay`). The standby is well: only this read goes to the primary.
+ */
+const RECOVERY_CONFLICT = '40001';
 /** What a read decides on when the standby's check did not answer within the wait. */
 const STALLED: ReadStandbyState = { ...UNCHECKED, error: 'the standby did not answer within the wait' };
 /** Pause between two reads of the standby's replay position while a read waits (milliseconds). */
@@ -111,8 +116,12 @@ export class ReadStandby {
       return await this.o.standby(text, values);
     } catch (err) {
       if (!(err instanceof StorageUnavailableError)) throw err;
-      this.markDown(err);
-      const fallback: ReadRoute = { source: 'primary', reason: 'standby_down' };
+      const conflict = (err.cause as { code?: unknown } | null)?.code === RECOVERY_CONFLICT;
+      if (!conflict) this.markDown(err);
+      const fallback: ReadRoute = {
+        source: 'primary',
+        reason: conflict ? 'replay_conflict' : 'standby_down',
+      };
       this.o.onRoute?.(fallback);
       if (scope !== undefined) {
         scope.route = fallback;
