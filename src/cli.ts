@@ -13,7 +13,7 @@
 import { ConfigError, loadConfig, type Config } from './config/load';
 import { generateKey } from './auth/api-keys';
 import { endQuietlyWhenReaderLeaves } from './commands/closed-pipe';
-import { UsageError } from './commands/flags';
+import { UsageError } from './config/flags';
 import { COMMANDS, commandHelp, generalHelp, isCommand, type CommandName } from './commands/help';
 import { closestName } from './config/unknown-variables';
 import { drainWhenLauncherExits } from './runtime/launcher-watch';

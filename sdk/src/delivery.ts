@@ -13,6 +13,9 @@ import type { DropReason } from './stats';
 import { KEEPALIVE_MAX_BYTES, type TransportRequest, type TransportResponse } from './transport';
 import type { WireEvent } from './types';
 
+/** Whether the SDK runs in a web page (cross-origin requests there go through CORS). */
+const IN_PAGE = typeof document !== 'undefined';
+
 /** Counters the delivery side feeds into `stats()`. */
 export interface DeliveryCounters {
   sent: number;
@@ -427,6 +430,9 @@ export class Delivery {
     keepalive: boolean,
   ): TransportRequest {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
+    // The app, before the body: an overloaded collector refuses the apps that send most first.
+    // Not from a page: a collector older than the header would refuse it in the CORS preflight.
+    if (!IN_PAGE) headers['x-sluice-app'] = this.o.app;
     if (gzipped) headers['content-encoding'] = 'gzip';
     if (this.o.apiKey !== undefined) headers['x-api-key'] = this.o.apiKey;
     return { events: batch.map((e) => e.event), body, headers, keepalive };
@@ -455,7 +461,10 @@ export class Delivery {
         // while 429s take nothing (a full queue, an overloaded collector).
         this.failures = taken > 0 ? 0 : this.failures + 1;
         if (batch.length > 0) this.counters.throttled++;
+        // A request refused unread tells nothing of this app's rate (an overloaded collector
+        // refuses the apps that send most first): it is waited out, with backoff, at the same rate.
         if (outcome.advice !== undefined) this.sampler.onAdvice(outcome.advice);
+        else if (outcome.unread) this.sampler.onFailure();
         else this.sampler.onThrottled(valid > 0 ? taken / valid : 0);
         this.pace.advised(outcome.advice);
         this.counters.sent += taken;

@@ -21,6 +21,11 @@ export type Outcome =
       readonly throttled: readonly number[];
       readonly retryAfterMs: number | undefined;
       readonly advice: number | undefined;
+      /**
+       * The collector refused the request unread (`overloaded`): it was saturated and read nothing
+       * of it, so the answer says nothing of this app's rate.
+       */
+      readonly unread: boolean;
     }
   /** Network error, timeout, 408 or 5xx: the whole batch is resent after the wait. */
   | { readonly kind: 'retryable'; readonly retryAfterMs: number | undefined }
@@ -66,7 +71,8 @@ export function classify(response: TransportResponse | undefined, size: number, 
       throttled = [];
       for (let i = 0; i < size; i++) if (!gone.has(i)) throttled.push(i);
     }
-    return { kind: 'throttled', rejected, throttled, retryAfterMs, advice: adviceOf(body) };
+    const unread = body.error === 'overloaded' && !Array.isArray(body.throttled);
+    return { kind: 'throttled', rejected, throttled, retryAfterMs, advice: adviceOf(body), unread };
   }
   if (status === 408 || status >= 500 || status < 200 || (status >= 300 && status < 400)) {
     return { kind: 'retryable', retryAfterMs };

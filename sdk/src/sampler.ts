@@ -17,8 +17,9 @@
  *   - a success (any 2xx) adds one to the streak: below 0.5, a streak of 10 raises it to 0.5; below
  *     1, a streak of 30 raises it to 1. A step up resets the streak, so from 0.1 back to 1 takes
  *     10 + 30 consecutive successes;
- *   - any other outcome (network error, 5xx, 4xx other than 429) breaks the streak but leaves the
- *     rate: only a 429 means "send less".
+ *   - any other outcome (network error, 5xx, 4xx other than 429, and a 429 `overloaded` that
+ *     refused the request unread) breaks the streak but leaves the rate: only a 429 that read the
+ *     request means "send less".
  */
 
 /** The levels the rate steps between without advice, highest first. */
@@ -82,7 +83,7 @@ export class DynamicSampler {
     this.current = Math.max(Math.min(floor, this.current), this.current * Math.min(1, takenShare));
   }
 
-  /** Any other outcome: a network error, 5xx, or a 4xx other than 429. */
+  /** Any other outcome: a network error, 5xx, a 4xx other than 429, or a 429 that read nothing. */
   onFailure(): void {
     this.successes = 0;
   }

@@ -1,3 +1,4 @@
+import { parseFlags, UsageError, type ParsedFlags } from '../config/flags';
 import { MAX_COLLECTORS } from './local-cluster';
 
 /** Options of `sluice cluster`. */
@@ -49,35 +50,30 @@ function integerIn(flag: string, raw: string | undefined, min: number, max: numb
 
 /** Parses `--flag value` and `--flag=value`; unknown flags are an error, as for `sluice serve`. */
 export function parseClusterArgs(args: readonly string[]): ClusterArgs {
-  let collectors = 3;
-  let port = 8080;
-  let statsPort = 8404;
-  let otlpPort = 4318;
-  let exporterPort = 8405;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    const eq = arg.indexOf('=');
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const value = (): string | undefined => (eq >= 0 ? arg.slice(eq + 1) : args[++i]);
-    switch (flag) {
-      case '--collectors':
-        collectors = integerIn(flag, value(), 1, MAX_COLLECTORS);
-        break;
-      case '--port':
-        port = integerIn(flag, value(), 0, 65535);
-        break;
-      case '--stats-port':
-        statsPort = integerIn(flag, value(), 0, 65535);
-        break;
-      case '--otlp-port':
-        otlpPort = integerIn(flag, value(), 0, 65535);
-        break;
-      case '--exporter-port':
-        exporterPort = integerIn(flag, value(), 0, 65535);
-        break;
-      default:
-        throw new ClusterArgsError(`unknown option "${arg}"\n\n${CLUSTER_USAGE}`);
-    }
+  let flags: ParsedFlags;
+  try {
+    flags = parseFlags(args, {
+      collectors: 'value',
+      port: 'value',
+      'stats-port': 'value',
+      'otlp-port': 'value',
+      'exporter-port': 'value',
+    });
+  } catch (err) {
+    if (err instanceof UsageError) throw new ClusterArgsError(`${err.message}\n\n${CLUSTER_USAGE}`);
+    throw err;
   }
-  return { collectors, port, statsPort, otlpPort, exporterPort };
+  const extra = flags.positional[0];
+  if (extra !== undefined) throw new ClusterArgsError(`unknown option "${extra}"\n\n${CLUSTER_USAGE}`);
+  const given = (name: string, min: number, max: number, fallback: number): number => {
+    const raw = flags.values.get(name);
+    return raw === undefined ? fallback : integerIn(`--${name}`, raw, min, max);
+  };
+  return {
+    collectors: given('collectors', 1, MAX_COLLECTORS, 3),
+    port: given('port', 0, 65535, 8080),
+    statsPort: given('stats-port', 0, 65535, 8404),
+    otlpPort: given('otlp-port', 0, 65535, 4318),
+    exporterPort: given('exporter-port', 0, 65535, 8405),
+  };
 }

@@ -1,5 +1,5 @@
 import { parseTimestamp } from '../http/timestamp';
-import { parseFlags, UsageError } from './flags';
+import { parseFlags, UsageError } from '../config/flags';
 
 export const DELETE_USAGE = `Usage: sluice delete --app APP [--before TIME | --id ID] [--yes] [--option value ...]
 

@@ -1,4 +1,4 @@
-import { parseFlags, UsageError, type FlagKind } from './flags';
+import { parseFlags, UsageError, type FlagKind } from '../config/flags';
 import {
   DEFAULT_READ_URL,
   READ_TARGET_FLAGS_HELP,

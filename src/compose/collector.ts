@@ -13,6 +13,7 @@ import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnQueue } from '../intake/turn-queue';
+import { requestFlow } from '../http/request-flow';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
 import { SamplingAdvisor } from '../intake/sampling-advice';
@@ -156,6 +157,7 @@ async function startLaneIntake(
       ackTimeoutMs: config.ackTimeoutMs,
       storageUp: () => readiness.dependencyUp,
       toRow: (event) => storage.toRow(event),
+      shareRefusals: metrics.laneShareRefusals,
     }),
     flusher: writer,
     // Storage known down: no wait, the read answers 503 at once.
@@ -388,6 +390,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     waitsMs: [() => loopLag.standingMs(), () => turns.oldestWaitMs()],
     shedAtMs: config.shedLagMs,
     rejected: metrics.requestsRejected,
+    flowOf: requestFlow(limitsAndKeys.keyRing),
     ...(recorder === null ? {} : { countRefused: shedCounter(recorder, limitsAndKeys.keyRing, clock) }),
   });
   const { server, port, url } = await listen(withOverloadGate(app, shed), config, config.port, {

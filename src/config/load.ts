@@ -1,3 +1,4 @@
+import { parseFlags, type ParsedFlags } from './flags';
 import { redactSecrets } from './redact-secrets';
 import { SETTINGS, type Config } from './settings';
 import { closestName, findUnknownVariable } from './unknown-variables';
@@ -37,22 +38,33 @@ export function flagOf(variable: string): string {
  * flags are an error: a typo must not silently fall back to a default.
  */
 export function flagsToEnv(args: readonly string[]): Record<string, string> {
-  const byFlag = new Map(Object.values(SETTINGS).map((s) => [flagOf(s.env), s.env]));
-  const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    const eq = arg.indexOf('=');
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const variable = byFlag.get(flag);
-    if (variable === undefined) {
-      const closest = closestName(flag, [...byFlag.keys()]);
-      const hint = closest === null ? '' : `; did you mean ${closest}?`;
-      throw new ConfigError(flag, arg, `is not a known option${hint} (see sluice --help)`);
-    }
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new ConfigError(variable, '', `needs a value (${flag} VALUE)`);
-    out[variable] = value;
+  const byFlag = new Map(Object.values(SETTINGS).map((s) => [flagOf(s.env).slice(2), s.env]));
+  const spec = Object.fromEntries([...byFlag.keys()].map((name) => [name, 'value' as const]));
+  let flags: ParsedFlags;
+  try {
+    flags = parseFlags(args, spec, true);
+  } catch (err) {
+    // A setting flag without its value, or given twice: the message starts with the flag.
+    const [, name = '', reason = ''] = /^--([\w-]+) (.*)$/.exec((err as Error).message) ?? [];
+    const variable = byFlag.get(name) ?? name;
+    throw new ConfigError(
+      variable,
+      '',
+      reason === 'needs a value' ? `needs a value (--${name} VALUE)` : reason,
+    );
   }
+  const unknown = flags.rest[0];
+  if (unknown !== undefined) {
+    const flag = unknown.split('=')[0] as string;
+    const closest = closestName(
+      flag,
+      [...byFlag.keys()].map((name) => `--${name}`),
+    );
+    const hint = closest === null ? '' : `; did you mean ${closest}?`;
+    throw new ConfigError(flag, unknown, `is not a known option${hint} (see sluice --help)`);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of flags.values) out[byFlag.get(name) as string] = value;
   return out;
 }
 

@@ -51,7 +51,7 @@ export function corsPolicy(
           'Access-Control-Allow-Methods',
           methods,
           'Access-Control-Allow-Headers',
-          'Content-Type, Content-Encoding, X-Api-Key, Authorization',
+          'Content-Type, Content-Encoding, X-Api-Key, X-Sluice-App, Authorization',
           'Access-Control-Max-Age',
           String(PREFLIGHT_MAX_AGE_S),
         ],

@@ -1,4 +1,5 @@
 import type { LimitSubject, RateLimits } from '../ratelimit/event-rate-limiter';
+import { maxMinLevel } from './fair-share';
 
 /**
  * How far back an app's demand is remembered (milliseconds): the time constant of its
@@ -21,6 +22,12 @@ export const ADVICE_HOLD_MS = 30_000;
 export const ADVICE_HEADROOM = 1.05;
 /** The lowest rate ever advised: an app at 1,000 × its limit still sends one event in 1,000. */
 export const MIN_ADVICE = 0.001;
+/**
+ * The shortest age a demand is measured over (milliseconds): a new app's first client report comes
+ * all at once (an SDK's first flush), and over its first millisecond it would read as a rate a
+ * thousand times its own, enough for a quiet app to be advised below 1 beside a loud one.
+ */
+const MIN_DEMAND_AGE_MS = 1000;
 /** How often the fair shares of an overloaded collector are worked out again (milliseconds). */
 const FAIR_SHARE_EVERY_MS = 1000;
 /** Apps remembered before the idle ones are forgotten. */
@@ -119,7 +126,7 @@ export class SamplingAdvisor {
    */
   private perSecond(d: Demand, now: number): number {
     decay(d, now);
-    const age = Math.max(1, now - d.since);
+    const age = Math.max(MIN_DEMAND_AGE_MS, now - d.since);
     // A weighted count of a steady rate r reaches r·τ·(1 − e^(−age/τ)): divide that out while young.
     const span = DEMAND_TAU_MS * (1 - Math.exp(-age / DEMAND_TAU_MS));
     const weight = d.lastAt === now ? d.weight - d.lastEvents / 2 : d.weight;
@@ -127,27 +134,15 @@ export class SamplingAdvisor {
   }
 
   /**
-   * The max-min fair level of the drain among the apps' demands (events per second): apps below it
-   * are taken whole, the others get the level. Infinity when the drain covers every demand or is
-   * not measured.
+   * The max-min fair level of the drain among the apps' demands (events per second, `maxMinLevel`):
+   * apps below it are taken whole, the others get the level. Infinity when the drain covers every
+   * demand or is not measured.
    */
   private fairLevel(now: number): number {
     if (now - this.fair.at < FAIR_SHARE_EVERY_MS) return this.fair.level;
     const drain = this.o.drainPerSecond?.() ?? 0;
-    let level = Infinity;
-    if (drain > 0) {
-      const rates = [...this.demands.values()].map((d) => this.perSecond(d, now)).sort((a, b) => a - b);
-      let left = drain;
-      for (let i = 0; i < rates.length; i++) {
-        const even = left / (rates.length - i);
-        const rate = rates[i] as number;
-        if (rate > even) {
-          level = even;
-          break;
-        }
-        left -= rate;
-      }
-    }
+    const rates = drain > 0 ? [...this.demands.values()].map((d) => this.perSecond(d, now)) : [];
+    const level = maxMinLevel(drain, rates);
     this.fair = { level, at: now };
     return level;
   }

@@ -86,6 +86,12 @@ export function createMetrics(registry: Registry = new Registry()) {
     }),
     laneBytes: gauge(registry, 'sluice_lane_depth_bytes', 'Estimated bytes held by a lane.', ['lane']),
     laneCapacity: gauge(registry, 'sluice_lane_capacity_events', 'Event capacity of a lane.', ['lane']),
+    laneShareRefusals: counter(
+      registry,
+      'sluice_lane_share_refusals_total',
+      "Batches a lane refused (429 queue_full) because their app was over its fair share of the lane's room, by lane.",
+      ['lane'],
+    ),
     laneCapacityBytes: gauge(registry, 'sluice_lane_capacity_bytes', 'Byte capacity of a lane.', ['lane']),
     batchSize: histogram(
       registry,

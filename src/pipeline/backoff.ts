@@ -1,4 +1,4 @@
-/** Capped exponential backoff with full jitter. */
+/** Capped exponential backoff with equal jitter (half the cap fixed, half drawn). */
 export interface BackoffOptions {
   /** First delay (milliseconds). Default 50. */
   readonly baseMs: number;

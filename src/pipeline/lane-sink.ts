@@ -1,8 +1,9 @@
+import type { Counter } from 'prom-client';
 import type { BatchWriterLoop } from './batch-writer-loop';
 import { CommitTicket } from './commit-ticket';
 import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
-import type { BoundedLane } from './lane';
+import { eventsByApp, type BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 
@@ -18,6 +19,8 @@ export interface LaneSinkOptions {
   readonly storageUp: () => boolean;
   /** Encodes an admitted event for storage (`Storage.toRow`): lanes hold rows, not events. */
   readonly toRow: (event: TelemetryEvent) => StorageRow;
+  /** `sluice_lane_share_refusals_total`: a batch refused for its app's fair share (lane-shares.ts). */
+  readonly shareRefusals?: Counter<'lane'>;
 }
 
 /** The in-process sink: bounded lanes drained by the single writer loop. */
@@ -41,7 +44,9 @@ export class LaneSink implements EventSink {
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
-    if (!target.hasRoom(items.length, bytes)) {
+    const withinShares = target.withinShares(eventsByApp(items), now);
+    if (!withinShares) this.o.shareRefusals?.inc({ lane });
+    if (!withinShares || !target.hasRoom(items.length, bytes)) {
       const wait = retryAfterToDrain(
         target.heldEvents + items.length - target.limits.maxEvents,
         this.o.writer.drainRate.perSecond(),

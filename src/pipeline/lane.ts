@@ -1,6 +1,7 @@
 import type { LaneName } from '../intake/event-sink';
 import type { StorageRow } from '../storage/port';
 import type { CommitTicket } from './commit-ticket';
+import { LaneShares } from './lane-shares';
 
 /** One admitted event, held until storage has committed it. */
 export interface LaneItem {
@@ -39,11 +40,14 @@ export class BoundedLane {
   private head = 0;
   private events = 0;
   private bytesHeld = 0;
+  private readonly shares: LaneShares;
 
   constructor(
     readonly name: LaneName,
     readonly limits: LaneLimits,
-  ) {}
+  ) {
+    this.shares = new LaneShares(limits.maxEvents);
+  }
 
   /** Events held: queued plus taken but not yet released. */
   get heldEvents(): number {
@@ -69,6 +73,19 @@ export class BoundedLane {
     return this.events + events <= this.limits.maxEvents && this.bytesHeld + bytes <= this.limits.maxBytes;
   }
 
+  /**
+   * Whether each app of a batch (`events` per app) is within its fair share of the lane's room
+   * (lane-shares.ts) once it is added. Records the offer: call it once per batch offered.
+   */
+  withinShares(events: ReadonlyMap<string, number>, now: number): boolean {
+    return this.shares.allows(events, this.events, now);
+  }
+
+  /** Events of `app` held: queued plus taken but not yet released. */
+  heldBy(app: string): number {
+    return this.shares.heldBy(app);
+  }
+
   /** Admits all of `batch` or none of it; never waits. */
   tryAdmit(batch: readonly LaneItem[], batchBytes: number): boolean {
     if (!this.hasRoom(batch.length, batchBytes)) return false;
@@ -79,6 +96,7 @@ export class BoundedLane {
   /** Admits `batch`, which the caller found room for with `hasRoom` (nothing runs between the two). */
   admit(batch: readonly LaneItem[], batchBytes: number): void {
     for (const item of batch) this.items.push(item);
+    for (const [app, n] of eventsByApp(batch)) this.shares.admitted(app, n);
     this.events += batch.length;
     this.bytesHeld += batchBytes;
   }
@@ -99,7 +117,15 @@ export class BoundedLane {
   release(items: readonly LaneItem[]): void {
     let bytes = 0;
     for (const item of items) bytes += item.bytes;
+    for (const [app, n] of eventsByApp(items)) this.shares.released(app, n);
     this.events -= items.length;
     this.bytesHeld -= bytes;
   }
+}
+
+/** How many of `items` each app has. */
+export function eventsByApp(items: readonly { readonly app: string }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item.app, (counts.get(item.app) ?? 0) + 1);
+  return counts;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ErrorMessageRow } from '../storage/port';
 import { errorFingerprint, messageTemplate } from './error-fingerprint';
 
@@ -29,36 +30,62 @@ interface Accumulator {
   readonly apps: Set<string>;
 }
 
+/** Rows grouped between two turns of the event loop: a few milliseconds of templating. */
+const ROWS_PER_SLICE = 1000;
+
 /** Groups rows by (kind, template): most recent group first, then larger, then by fingerprint. */
 export function groupErrors(rows: readonly ErrorMessageRow[]): ErrorGroup[] {
   const groups = new Map<string, Accumulator>();
-  for (const r of rows) {
-    const template = messageTemplate(r.message);
-    const key = `${r.kind ?? ''}\u0000${template}`;
-    const g = groups.get(key);
-    if (g === undefined) {
-      groups.set(key, {
-        fingerprint: errorFingerprint(r.kind, template),
-        kind: r.kind,
-        template,
-        message: r.message,
-        count: r.count,
-        firstSeen: r.firstTs,
-        lastSeen: r.lastTs,
-        lastId: r.lastId,
-        apps: new Set([r.app]),
-      });
-      continue;
-    }
-    g.count += r.count;
-    g.firstSeen = Math.min(g.firstSeen, r.firstTs);
-    if (r.lastTs > g.lastSeen || (r.lastTs === g.lastSeen && r.lastId > g.lastId)) {
-      g.lastSeen = r.lastTs;
-      g.lastId = r.lastId;
-      g.message = r.message;
-    }
-    g.apps.add(r.app);
+  for (const r of rows) addRow(groups, r);
+  return ordered(groups);
+}
+
+/**
+ * `groupErrors` in slices of `rowsPerSlice` rows with a turn of the event loop between them:
+ * templating the newest 20,000 errors takes over 100 ms, which ingest must not wait for.
+ */
+export async function groupErrorsYielding(
+  rows: readonly ErrorMessageRow[],
+  rowsPerSlice = ROWS_PER_SLICE,
+): Promise<ErrorGroup[]> {
+  const groups = new Map<string, Accumulator>();
+  for (let start = 0; start < rows.length; start += rowsPerSlice) {
+    if (start > 0) await yieldToEventLoop();
+    const end = Math.min(rows.length, start + rowsPerSlice);
+    for (let i = start; i < end; i++) addRow(groups, rows[i] as ErrorMessageRow);
   }
+  return ordered(groups);
+}
+
+function addRow(groups: Map<string, Accumulator>, r: ErrorMessageRow): void {
+  const template = messageTemplate(r.message);
+  const key = `${r.kind ?? ''}\u0000${template}`;
+  const g = groups.get(key);
+  if (g === undefined) {
+    groups.set(key, {
+      fingerprint: errorFingerprint(r.kind, template),
+      kind: r.kind,
+      template,
+      message: r.message,
+      count: r.count,
+      firstSeen: r.firstTs,
+      lastSeen: r.lastTs,
+      lastId: r.lastId,
+      apps: new Set([r.app]),
+    });
+    return;
+  }
+  g.count += r.count;
+  g.firstSeen = Math.min(g.firstSeen, r.firstTs);
+  if (r.lastTs > g.lastSeen || (r.lastTs === g.lastSeen && r.lastId > g.lastId)) {
+    g.lastSeen = r.lastTs;
+    g.lastId = r.lastId;
+    g.message = r.message;
+  }
+  g.apps.add(r.app);
+}
+
+function ordered(groups: ReadonlyMap<string, Accumulator>): ErrorGroup[] {
   return [...groups.values()]
     .map((g) => ({ ...g, apps: [...g.apps].sort() }))
     .sort(

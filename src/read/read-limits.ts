@@ -17,7 +17,7 @@ export const READ_LIMITS = {
   /** `GET /v1/metrics`: most points in one page, and the page when `limit` is absent. */
   maxMetricPoints: 10_000,
   defaultMetricPoints: 1000,
-  /** `GET /v1/apps`, `GET /v1/metrics/names`, `GET /v1/errors/groups`: window when `from` is absent (ms). */
+  /** `GET /v1/apps`, `GET /v1/metrics/names`, `GET /v1/error-groups`: window when `from` is absent (ms). */
   defaultWindowMs: 24 * 3_600_000,
   /** `GET /v1/apps`, `GET /v1/metrics/names`: largest page, and the page when `limit` is absent. */
   maxListPage: 1000,
@@ -34,8 +34,10 @@ export const READ_LIMITS = {
   /** `GET /v1/metrics/names`: most apps listed per name, and most rollup rows read to find them. */
   appsPerName: 100,
   rowsPerName: 1000,
-  /** `GET /v1/errors/groups`: most error events read (the newest). */
+  /** `GET /v1/error-groups`: most error events read (the newest). */
   errorScanRows: 20_000,
+  /** `GET /v1/error-groups`: most apps listed per group (`app_count` says how many there are). */
+  appsPerErrorGroup: 10,
   /** `GET /v1/outcomes`: window when `from` is absent, and the widest window (ms). */
   defaultOutcomeWindowMs: 3_600_000,
   maxOutcomeWindowMs: 31 * 24 * 3_600_000,

@@ -295,10 +295,10 @@ export interface Storage {
   queryMetrics(query: MetricQuery): Promise<MetricPage>;
   /**
    * A page of the apps seen in a window: events indexed by app, metrics through the rollups and the
-   * invalidation log (layout/apps-page-sql.ts).
+   * invalidation log (layout/activity-sql.ts).
    */
   queryApps(query: AppsQuery): Promise<AppsPage>;
-  /** A page of the stored metric names seen in a window, of one app or all (layout/metric-names-sql.ts). */
+  /** A page of the stored metric names seen in a window, of one app or all (layout/activity-sql.ts). */
   queryMetricNames(query: MetricNamesQuery): Promise<MetricNamesPage>;
   /** One stored metric name in a window, or null when it has no data there (the names' summaries). */
   queryMetricName(query: MetricNameQuery): Promise<StoredMetricName | null>;

@@ -329,6 +329,8 @@ describe('runner helpers', () => {
     expect(() => parseClusterArgs(['--collectors', '21'])).toThrow(
       /--collectors needs an integer from 1 to 20/,
     );
-    expect(() => parseClusterArgs(['--replicas', '3'])).toThrow(/unknown option "--replicas"/);
+    expect(() => parseClusterArgs(['--replicas', '3'])).toThrow(/unknown option --replicas/);
+    expect(() => parseClusterArgs(['--port'])).toThrow(/--port needs a value/);
+    expect(() => parseClusterArgs(['3'])).toThrow(/unknown option "3"/);
   });
 });

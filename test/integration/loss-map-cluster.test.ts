@@ -8,7 +8,13 @@
 import { createClient, type Client } from '../../sdk/src';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { waitFor } from '../support/http';
-import { settledLossMap, totalLosses, type LossMapAnswer, type StorageAt } from '../support/loss-map';
+import {
+  rowsOfApp,
+  settledLossMap,
+  totalLosses,
+  type LossMapAnswer,
+  type StorageAt,
+} from '../support/loss-map';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { redisUrl, uniquePrefix } from '../support/redis';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -94,7 +100,8 @@ describe('loss map end to end beyond one collector (defaults)', () => {
       processes.push(a);
       const client = sdk(`${c.url}/v1/events`, app);
       let invalid = capture(client, 150);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Worker A stores the first events before its database connection is cut.
+      await waitFor('worker A storing events', async () => (await rowsOfApp(at, app)) > 0, 20_000);
 
       // Worker A's next batch hangs in its write, unacked, when it is killed.
       proxy.cut();

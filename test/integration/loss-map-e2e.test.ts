@@ -8,6 +8,7 @@
  */
 import { createClient, type Client } from '../../sdk/src';
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
+import { waitFor } from '../support/http';
 import { settledLossMap, totalLosses, type StorageAt } from '../support/loss-map';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
 
@@ -63,7 +64,11 @@ describe.each(['sqlite', 'postgres'] as const)(
 
       // More than the limit at once, from a buffer of 150: 429s, dynamic sampling, priority drops.
       capture(400);
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitFor(
+        'the collector throttling the app',
+        async () => client.stats().requests.throttled > 0,
+        20_000,
+      );
       // A restart while the SDK keeps capturing and sending (network errors, then the new process).
       const stopping = collector.stop();
       capture(200);

@@ -246,6 +246,41 @@ describe.each(['sqlite', 'postgres'] as const)('read API (%s)', (kind) => {
     expect(opened.map((e) => e.id)).toContain(newest.last_id);
   });
 
+  it('bounds the error groups answer: `limit` groups (default 100) of `total_groups`, 10 apps each of `app_count`', async () => {
+    const gApp = `${app}-groups`;
+    const t = Date.now() - 10_000;
+    // 150 kinds from one app, and one kind from 12 apps.
+    // An env of their own keeps the other tests' errors out of these groups.
+    const env = `groups${process.pid}`;
+    const kinds = Array.from({ length: 150 }, (_, i) =>
+      errorEvent(gApp, {
+        ts: t + i,
+        source: { app: gApp, env },
+        error: { message: 'boom', kind: `Kind${i}` },
+      }),
+    );
+    const spread = Array.from({ length: 12 }, (_, i) =>
+      errorEvent('', {
+        ts: t + 200,
+        source: { app: `${gApp}-${i}`, env },
+        error: { message: 'spread', kind: 'Spread' },
+      }),
+    );
+    expect((await postEvents(c.url, [...kinds, ...spread])).status).toBe(202);
+    const all = await waitFor('every group counted', async () => {
+      const r = await getJson(`${c.url}/v1/error-groups?env=${env}&from=${t}`);
+      return r.body.total_groups === 151 ? r : null;
+    });
+    expect(all.body.groups).toHaveLength(100);
+    const spreadGroup = all.body.groups.find((g: any) => g.kind === 'Spread');
+    expect(spreadGroup.app_count).toBe(12);
+    expect(spreadGroup.apps).toHaveLength(10);
+    const few = await getJson(`${c.url}/v1/error-groups?env=${env}&from=${t}&limit=5`);
+    expect(few.body.groups).toHaveLength(5);
+    expect(few.body.total_groups).toBe(151);
+    expect((await getJson(`${c.url}/v1/error-groups?limit=0`)).status).toBe(400);
+  });
+
   it('answers GET /pipeline with this collector’s state, sampled every second', async () => {
     const pApp = `${app}-pipeline`;
     await postEvents(c.url, [log(pApp), log(pApp)]);

@@ -30,7 +30,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The file a relative specifier names: `x.ts`, `x.tsx` or `x/index.ts`, as written when none exists. */
+/** The file a relative specifier names: the specifier with `.ts` or `.tsx` added, or the `index.ts` of its folder, as written when none exists. */
 function resolveFile(fromFile: string, specifier: string): string {
   const base = path.resolve(path.dirname(fromFile), specifier);
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts')]) {

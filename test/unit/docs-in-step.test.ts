@@ -17,6 +17,16 @@ describe('docs', () => {
     expect(httpApi).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|`));
   });
 
+  it('documents only error codes the catalogue holds, with their status', () => {
+    const documented = [...httpApi.matchAll(/^\| `([a-z_]+)`\s*\| (\d{3})\s*\|/gm)].map((m) => [
+      m[1] as string,
+      Number(m[2]),
+    ]);
+    expect(documented.length).toBeGreaterThan(20);
+    const catalogue = ERROR_CATALOGUE as Record<string, { status: number } | undefined>;
+    expect(documented.filter(([code, status]) => catalogue[code as string]?.status !== status)).toEqual([]);
+  });
+
   it.each(Object.entries(rejectionHints(eventLimits(loadConfig({}, [])))))(
     'documents rejection reason %s with its hint at the default limits',
     (reason, hint) => {

@@ -1,7 +1,8 @@
 /**
  * Every repo path the README and docs/*.md name exists in the tree: backticked paths (`src/…`,
  * `test/…`, `deploy/…`, the short `intake/…` forms that stand for `src/intake/…`, file names such
- * as `durability.test.ts`, globs such as `queue-*.test.ts`) and relative links.
+ * as `durability.test.ts`, globs such as `queue-*.test.ts`) and relative links. So does every
+ * path a comment in the code names (`layout/activity-sql.ts`, `token-bucket.ts`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -121,5 +122,58 @@ describe('paths named in the README and docs/', () => {
 
   it("lists every folder and file of src/ in ARCHITECTURE's folder map", () => {
     expect(folderMap().sort()).toEqual(readdirSync(path.join(ROOT, 'src')).sort());
+  });
+});
+
+/** Source files whose comments are read: the collector, the SDK, the tools and the tests. */
+const CODE = files.filter((f) => /^(src|sdk\/src|tools|test)\/.*\.ts$/.test(f));
+/** A path with a folder in a comment: `storage/port.ts`, `test/unit/docs-paths.test.ts`, `layout/*-sql.ts`. */
+const COMMENT_PATH =
+  /(?<![\w.$/-])((?:[\w*.-]+\/)+[\w*.-]+\.(?:ts|md|sql|proto|mjs|cjs|ya?ml|cfg|sh))(?![\w/])/g;
+/** A file named alone in a comment; a hyphen tells a file's name from code (`res.json`, `x.ts`). */
+const COMMENT_FILE = /(?<![\w.$/-])([a-z]\w*(?:-\w+)+(?:\.\w+)*\.(?:ts|md))(?![\w/])/g;
+
+/** Whether a path a comment in `file` names is in the tree: from the root, src/, the file's folder, or as the end of a path. */
+function commentPathExists(file: string, p: string): boolean {
+  if (p.split('/').includes('dist') || p.startsWith('node_modules/')) return true;
+  if (p.includes('*')) {
+    const re = globRegex(p);
+    return files.some((f) => re.test(f));
+  }
+  if (!p.includes('/')) return names.has(p);
+  const bare = p.replace(/^\.\//, '');
+  return (
+    exists(bare) ||
+    existsSync(path.resolve(ROOT, path.dirname(file), p)) ||
+    files.some((f) => f.endsWith(`/${bare}`))
+  );
+}
+
+function commentPaths(file: string): Named[] {
+  const out: Named[] = [];
+  readFileSync(path.join(ROOT, file), 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      const comment = /^\s*(?:\/\/|\/\*|\*)(.*)$/.exec(text)?.[1];
+      if (comment === undefined) return;
+      for (const re of [COMMENT_PATH, COMMENT_FILE]) {
+        for (const m of comment.matchAll(re)) out.push({ doc: file, line: i + 1, path: m[1] as string });
+      }
+    });
+  return out;
+}
+
+describe('paths named in comments under src/, sdk/src/, tools/ and test/', () => {
+  const named = CODE.flatMap(commentPaths);
+
+  it('finds the paths it checks', () => {
+    expect(named.length).toBeGreaterThan(200);
+  });
+
+  it('names only paths that exist in the tree', () => {
+    const missing = named
+      .filter((n) => !commentPathExists(n.doc, n.path))
+      .map((n) => `${n.doc}:${n.line} ${n.path}`);
+    expect(missing).toEqual([]);
   });
 });

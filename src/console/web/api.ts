@@ -136,6 +136,8 @@ export interface MetricNamesAnswer {
 export interface ErrorGroupsAnswer {
   readonly complete: boolean;
   readonly scanned_from: number;
+  /** Groups found; `groups` holds the most recent `limit` of them. */
+  readonly total_groups: number;
   readonly groups: Array<{
     fingerprint: string;
     kind: string | null;
@@ -145,7 +147,9 @@ export interface ErrorGroupsAnswer {
     first_seen: number;
     last_seen: number;
     last_id: string;
+    /** The first apps of the group; `app_count` says how many there are. */
     apps: string[];
+    app_count: number;
   }>;
 }
 

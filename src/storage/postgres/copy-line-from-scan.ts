@@ -14,7 +14,7 @@ import { CopyLine } from './copy-encoding';
 /*
  * The single pass's row writer for PostgreSQL: an event the scan validated (events/scan/) written
  * from the body's bytes straight to its line of COPY text, byte for byte the line `toCopyLine`
- * writes for the same event typed (test/unit/storage/copy-line-from-scan.test.ts proves it on
+ * writes for the same event typed (test/unit/storage/single-pass-rows.test.ts proves it on
  * generated bodies). Lines are cut from shared slabs: one allocation per many events, and a
  * slab's memory goes when the last line cut from it is committed (lanes release in order).
  */

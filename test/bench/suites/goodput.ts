@@ -6,15 +6,22 @@
  * plus the limit over the time it sends). Three more apps go at 1.5, 3 and 10 × for 15 s and then at
  * a quarter of the limit, to time the SDK's rate back to 1. Then, with limits off, apps offer about
  * twice what the collector stores (measured just before in the same run), to check that what is
- * stored stays near that capacity and that no error is sampled. The curve is drawn to
+ * stored stays near that capacity and that no error is sampled. Last, with limits off, one app
+ * floods far past that capacity beside quiet apps at 10 events/s: each quiet app keeps what it
+ * generated (fair shares of the lanes and of the overload gate). The curve is drawn to
  * docs/goodput.png (docs/performance.md shows it).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { launchChromium } from '../../support/chromium';
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
+import { createHttpClient } from '../http-client';
+import { runClosedLoop } from '../load-closed';
+import { statusCount } from '../load-result';
+import type { RequestBody } from '../workload';
 import { bounded, figure, round } from '../rows';
 import { runSdkApps, settledAfterMs, type AppRun } from '../sdk-load';
 import type { BenchRow } from '../types';
@@ -30,6 +37,13 @@ const RETURN_MULTIPLES = [1.5, 3, 10] as const;
 const LOAD_SECONDS = { quick: 15, full: 30 };
 /** The overloaded run: apps that share twice the capacity. */
 const OVERLOAD_APPS = 20;
+/** The fair-share run: one app floods, beside quiet apps using the SDK at 10 events/s each. */
+const QUIET_APPS = 3;
+const QUIET_PER_SECOND = 10;
+/** The flood: concurrent senders of bodies of 1,000 events, cycling through `FLOOD_BODIES` of them. */
+const FLOOD_SENDERS = 16;
+const FLOOD_BODIES = 100;
+const FLOOD_BODY_EVENTS = 1000;
 const CHART = path.resolve(__dirname, '..', '..', '..', '..', 'docs', 'goodput.png');
 
 interface Stored {
@@ -181,6 +195,8 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
   const over = await startCollector({ databaseUrl: overDb.url, ack: 'queued' });
   try {
     ctx.progress(`goodput: ${OVERLOAD_APPS} apps offering ${Math.round(2 * C)} events/s in all, limits off`);
+    const cpu0 = over.sample().cpuSeconds;
+    const self0 = process.cpuUsage();
     const runs = await runSdkApps(
       `${over.origin}/v1/events`,
       Array.from({ length: OVERLOAD_APPS }, (_, i) => ({
@@ -189,12 +205,15 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
         seconds,
       })),
     );
+    const self = process.cpuUsage(self0);
     const stored = await settledStore(overDb.url, runs);
+    const collectorCpu = over.sample().cpuSeconds - cpu0;
     let storedEvents = 0;
     let errorsStored = 0;
     let errors = 0;
     let offered = 0;
     let sampled = 0;
+    let bufferFull = 0;
     let span = 0;
     for (const r of runs) {
       const s = stored.get(r.app) ?? { logs: 0, errors: 0 };
@@ -203,6 +222,7 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
       errors += r.errors;
       offered += r.events + r.errors;
       sampled += r.sampled;
+      bufferFull += r.bufferFull;
       span = Math.max(span, r.closedAt - r.startedAt);
     }
     const storedPerSecond = storedEvents / (span / 1000);
@@ -220,7 +240,15 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
           offered_per_s: Math.round(offered / seconds),
           stored_per_s: Math.round(storedPerSecond),
           sampled,
+          buffer_full: bufferFull,
           errors_stored: `${errorsStored}/${errors}`,
+          // Where the CPU went: the SDK apps run in this process, beside the collector; the
+          // capacity's closed loop sends prepared bodies and costs next to nothing.
+          collector_cpu_s_per_million: round((collectorCpu / storedEvents) * 1e6),
+          capacity_cpu_s_per_million: round(capacity.cpuSecondsPerMillion),
+          sdk_apps_cpu_s: round((self.user + self.system) / 1e6),
+          collector_cpu_s: round(collectorCpu),
+          span_s: round(span / 1000),
         },
       ),
     );
@@ -229,10 +257,85 @@ export async function runGoodputBench(ctx: BenchContext): Promise<BenchRow[]> {
     await ctx.databases.drop(overDb);
   }
 
+  // 3. Limits off, one app flooding far past capacity beside quiet apps: fair shares.
+  const fairDb = await ctx.databases.fresh('goodput_fair');
+  const fair = await startCollector({ databaseUrl: fairDb.url, ack: 'queued' });
+  try {
+    ctx.progress(`goodput: one app flooding, ${QUIET_APPS} apps at ${QUIET_PER_SECOND} events/s, limits off`);
+    const client = createHttpClient(fair.origin, FLOOD_SENDERS);
+    const [flood, quiet] = await Promise.all([
+      runClosedLoop({
+        client,
+        path: '/v1/events',
+        bodies: floodBodies('flood'),
+        // The flood's events are not counted: a body sent again is stored once.
+        maxRequests: 1_000_000,
+        concurrency: FLOOD_SENDERS,
+        maxMs: seconds * 1000,
+      }),
+      runSdkApps(
+        `${fair.origin}/v1/events`,
+        Array.from({ length: QUIET_APPS }, (_, i) => ({
+          app: `quiet-${i}`,
+          perSecond: QUIET_PER_SECOND,
+          seconds,
+        })),
+      ),
+    ]);
+    await client.close();
+    const stored = await settledStore(fairDb.url, quiet);
+    let generated = 0;
+    let kept = 0;
+    let sampled = 0;
+    let worst = 1;
+    for (const r of quiet) {
+      const s = stored.get(r.app) ?? { logs: 0, errors: 0 };
+      generated += r.events + r.errors;
+      kept += s.logs + s.errors;
+      sampled += r.sampled;
+      worst = Math.min(worst, (s.logs + s.errors) / Math.max(1, r.events + r.errors));
+    }
+    const offeredTimes = flood.sentEvents / seconds / C;
+    rows.push(
+      bounded(
+        SUITE,
+        'limits off, one app flooding: each quiet app stored ÷ generated',
+        round(worst),
+        'ratio',
+        '≥ 0.99, none sampled',
+        worst >= 0.99 && sampled === 0,
+        {
+          flood_offered_x_capacity: round(offeredTimes),
+          flood_accepted: flood.accepted,
+          flood_429: statusCount(flood, 429),
+          quiet_generated: generated,
+          quiet_stored: kept,
+          quiet_sampled: sampled,
+        },
+      ),
+    );
+  } finally {
+    await fair.stop();
+    await ctx.databases.drop(fairDb);
+  }
+
   await drawCurve(points, seconds).catch((err: unknown) =>
     ctx.progress(`goodput: no chart drawn (${(err as Error).message})`),
   );
   return rows;
+}
+
+/** `FLOOD_BODIES` bodies of `FLOOD_BODY_EVENTS` metric samples of `app` (sent without `X-Sluice-App`). */
+function floodBodies(app: string): RequestBody[] {
+  const ts = Date.now();
+  return Array.from({ length: FLOOD_BODIES }, () => {
+    const events = Array.from(
+      { length: FLOOD_BODY_EVENTS },
+      (_, i) =>
+        `{"id":"${randomUUID()}","type":"metric","name":"flood.sample","ts":${ts},"source":{"app":"${app}"},"value":${i}}`,
+    );
+    return { bytes: Buffer.from(`{"events":[${events.join(',')}]}`), events: FLOOD_BODY_EVENTS };
+  });
 }
 
 /** The curve as an SVG page, rendered to docs/goodput.png by Chromium. */

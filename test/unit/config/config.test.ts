@@ -110,6 +110,10 @@ describe('loadConfig', () => {
   it('rejects unknown flags and flags without a value', () => {
     expect(() => flagsToEnv(['--prot', '1'])).toThrow(/not a known option/);
     expect(() => flagsToEnv(['--port'])).toThrow(/needs a value/);
+    expect(() => flagsToEnv(['--port', '--host', '::1'])).toThrow(/SLUICE_PORT="" needs a value/);
+    expect(() => flagsToEnv(['--port', '1', '--port=2'])).toThrow(/SLUICE_PORT="" is given twice/);
+    expect(() => flagsToEnv(['serve'])).toThrow(/not a known option/);
+    expect(flagsToEnv(['--port=1', '--host', '::1'])).toEqual({ SLUICE_PORT: '1', SLUICE_HOST: '::1' });
   });
 
   it('lists every variable in --help', () => {

@@ -93,6 +93,15 @@ describe('SamplingAdvisor', () => {
     expect(advisor.advice(subject('loud'), clock.t)).toBeCloseTo((990 / 3000) * ADVICE_HEADROOM, 1);
   });
 
+  it("takes a new app's first report as a rate over a second at least, not over its first millisecond", () => {
+    const { advisor, clock, feed } = fed({ drain: 10_000 });
+    feed('loud', 100_000, 10);
+    advisor.overloaded(clock.t);
+    // A quiet app's first client report: the 50 events of its first 5 s flush, all at once.
+    advisor.demand(subject('quiet'), 50, clock.t);
+    expect(advisor.advice(subject('quiet'), clock.t)).toBe(1);
+  });
+
   it('never advises below its floor, and forgets apps beyond its bound without growing', () => {
     const { advisor, clock } = fed();
     advisor.demand(subject('x'), 1e9, clock.t);

@@ -69,3 +69,54 @@ describe('ShedRule', () => {
     expect(seen).toEqual([{ 'x-api-key': 'k' }]);
   });
 });
+
+describe('ShedRule, by flow', () => {
+  it('refuses only the flow that sends most while saturated, never a quiet one', () => {
+    const metrics = createMetrics();
+    let now = 0;
+    // The process lags for 100 ms after it let a loud request through (its work is what saturates).
+    let loudLetThroughAt = -Infinity;
+    const shed = new ShedRule({
+      waitsMs: [() => (now - loudLetThroughAt < 100 ? 50 : 0)],
+      shedAtMs: 10,
+      rejected: metrics.requestsRejected,
+      flowOf: (headers) => String(headers['x-sluice-app'] ?? ''),
+      now: () => now,
+    });
+    holding(shed, 4);
+    const loud = { 'x-sluice-app': 'loud', 'content-length': '100000' };
+    const quiet = { 'x-sluice-app': 'quiet', 'content-length': '1000' };
+    let loudRefused = 0;
+    let quietRefused = 0;
+    // 5 s: the loud flow sends 50 requests of 100 kB a second, the quiet one 1 of 1 kB.
+    for (let ms = 0; ms < 5000; ms += 20) {
+      now = ms;
+      if (shed.refuseUnread(loud) !== null) loudRefused++;
+      else loudLetThroughAt = now;
+      if (ms % 1000 === 500 && shed.refuseUnread(quiet) !== null) quietRefused++;
+    }
+    expect(quietRefused).toBe(0);
+    expect(loudRefused).toBeGreaterThan(100);
+  });
+
+  it('refuses every flow alike when they send alike', () => {
+    const metrics = createMetrics();
+    let now = 0;
+    const shed = new ShedRule({
+      waitsMs: [() => 50],
+      shedAtMs: 10,
+      rejected: metrics.requestsRejected,
+      flowOf: (headers) => String(headers['x-sluice-app'] ?? ''),
+      now: () => now,
+    });
+    holding(shed, 4);
+    const refused = { a: 0, b: 0 };
+    for (let ms = 0; ms < 5000; ms += 20) {
+      now = ms;
+      for (const app of ['a', 'b'] as const)
+        if (shed.refuseUnread({ 'x-sluice-app': app, 'content-length': '1000' }) !== null) refused[app]++;
+    }
+    expect(refused.a).toBeGreaterThan(50);
+    expect(refused.b).toBeGreaterThan(50);
+  });
+});

@@ -296,7 +296,9 @@ describe('BatchWriterLoop', () => {
       admit(standardLane, ['later']);
       // The last batch commits first: the first two are still in flight.
       gates.pop()?.();
-      await new Promise((r) => setTimeout(r, 20));
+      await until(() => storage.batches.length === 1);
+      // Every callback its commit set off has run by the next turn of the event loop.
+      await new Promise((r) => setImmediate(r));
       expect(done).toBe(false);
       gates.shift()?.();
       gates.shift()?.();

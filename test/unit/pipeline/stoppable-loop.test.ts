@@ -71,7 +71,9 @@ describe('StoppableLoop', () => {
     });
     await until(() => loop.state === 'running');
     const stopped = loop.stop();
-    await new Promise((r) => setTimeout(r, 20));
+    // Every callback stop() set off has run by the next turn of the event loop.
+    await new Promise((r) => setImmediate(r));
+    expect(loop.state).toBe('stopping');
     expect(backedOff).toBe(false);
     loop.abort();
     expect(loop.state).toBe('aborting');

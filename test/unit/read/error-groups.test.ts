@@ -1,5 +1,5 @@
 import { errorFingerprint, messageTemplate } from '../../../src/read/error-fingerprint';
-import { groupErrors } from '../../../src/read/error-groups';
+import { groupErrors, groupErrorsYielding } from '../../../src/read/error-groups';
 
 describe('message templates', () => {
   it.each([
@@ -74,5 +74,39 @@ describe('groupErrors', () => {
       ['Y', 5, 'z9'],
       ['X', 1, 'a1'],
     ]);
+  });
+});
+
+describe('grouping in slices', () => {
+  const rows = Array.from({ length: 2500 }, (_, i) => ({
+    app: `app-${i % 7}`,
+    kind: `Kind${i % 3}`,
+    message: `order ${i} not found`,
+    count: 1,
+    firstTs: i,
+    lastTs: i,
+    lastId: `id-${i}`,
+  }));
+
+  it('groups as groupErrors does', async () => {
+    expect(await groupErrorsYielding(rows, 100)).toEqual(groupErrors(rows));
+  });
+
+  it('gives the event loop a turn between slices', async () => {
+    let turns = 0;
+    let done = false;
+    const counting = new Promise<void>((resolve) => {
+      const tick = (): void => {
+        turns++;
+        if (done) resolve();
+        else setImmediate(tick);
+      };
+      setImmediate(tick);
+    });
+    await groupErrorsYielding(rows, 100);
+    done = true;
+    await counting;
+    // 25 slices: the loop turned between them, so other work (an ingest request) ran meanwhile.
+    expect(turns).toBeGreaterThanOrEqual(20);
   });
 });

@@ -96,12 +96,17 @@ describe('client: events on the wire (docs/ARCHITECTURE.md wire contract)', () =
     for (let i = 0; i < 20; i++) client.log('app.log', `a longer line number ${i} `.repeat(4));
     await client.flush();
     const [small, big] = transport.requests.map((r) => r.request);
-    expect(small!.headers).toEqual({ 'content-type': 'application/json', 'x-api-key': 'k-123' });
+    expect(small!.headers).toEqual({
+      'content-type': 'application/json',
+      'x-api-key': 'k-123',
+      'x-sluice-app': 'shop',
+    });
     expect(typeof small!.body).toBe('string');
     expect(big!.headers).toEqual({
       'content-type': 'application/json',
       'content-encoding': 'gzip',
       'x-api-key': 'k-123',
+      'x-sluice-app': 'shop',
     });
     const json = JSON.parse(await gunzip(big!.body as Uint8Array<ArrayBuffer>));
     expect(json.events).toHaveLength(20);

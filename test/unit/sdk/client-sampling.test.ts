@@ -8,6 +8,27 @@ import { harness } from './harness';
  * above 0.3, i.e. at 1.0 and 0.5, and sampled out at 0.1.
  */
 describe('client: dynamic sampling through every transition', () => {
+  it('a 429 refused unread (`overloaded`, no advice) leaves the rate: it says nothing of the app', async () => {
+    const { client, clock, transport } = harness({ random: () => 0.3 });
+    const overloaded = {
+      status: 429,
+      retryAfter: '2',
+      body: { accepted: 0, rejected: [], error: 'overloaded', message: 'Collector is saturated' },
+    };
+    transport.answer(overloaded, overloaded);
+    client.log('app.line', 'one');
+    await clock.advance(0);
+    expect(transport.requests).toHaveLength(1);
+    expect(client.stats()).toMatchObject({ dynamicRate: 1, effectiveRate: 1 });
+    await clock.advance(2000); // Retry-After: resent, refused unread again
+    expect(transport.requests).toHaveLength(2);
+    expect(client.stats().dynamicRate).toBe(1);
+    client.metric('render.frame_drop', 1);
+    expect(client.stats().dropped.sampled).toBe(0);
+    // It is still waited out, with backoff: nothing is resent before Retry-After.
+    expect(client.stats().requests.throttled).toBe(2);
+  });
+
   it('1.0 → 429 → 0.5 → 429 → 0.1 → 10 successes → 0.5 → 30 successes → 1.0', async () => {
     const { client, clock, transport } = harness({ random: () => 0.3 });
     transport.answer(throttleAll('1'), throttleAll('1'));

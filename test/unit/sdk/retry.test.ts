@@ -80,6 +80,7 @@ describe('classify', () => {
       rejected: [0],
       throttled: [2, 3],
       retryAfterMs: 2000,
+      unread: false,
     });
   });
 
@@ -89,6 +90,7 @@ describe('classify', () => {
       rejected: [],
       throttled: [0, 1, 2],
       retryAfterMs: undefined,
+      unread: false,
     });
     // The collector's answer to a request it refused unread while saturated.
     const overloaded = { accepted: 0, rejected: [], error: 'overloaded', message: 'Collector is saturated' };
@@ -97,6 +99,7 @@ describe('classify', () => {
       rejected: [],
       throttled: [0, 1, 2],
       retryAfterMs: 2000,
+      unread: true,
     });
   });
 

@@ -5,6 +5,8 @@ import { ago, fromLocalInput, isoTime, localTime, num, toLocalInput } from '../f
 import { failureNotice, paramsOf, type View } from '../view';
 
 const PAGE = 50;
+/** Error groups shown: the most recent; the caption says how many there are. */
+const SHOWN_GROUPS = 20;
 /** Pages cut short by the API's scan bound are continued at most this often per click. */
 const MAX_FOLLOW_UPS = 5;
 const TYPES: ReadonlyArray<readonly [string, string]> = [
@@ -203,12 +205,16 @@ export const eventsView: View = {
         try {
           const g = await getJson<ErrorGroupsAnswer>(
             '/v1/error-groups',
-            { app: q.app, env: q.env, version: q.version, from: q.from, to: q.to },
+            { app: q.app, env: q.env, version: q.version, from: q.from, to: q.to, limit: SHOWN_GROUPS },
             signal,
           );
+          const counted =
+            g.total_groups > g.groups.length
+              ? `the ${g.groups.length} most recent of ${num(g.total_groups, 0)}`
+              : `${g.groups.length}`;
           const caption = g.complete
-            ? `Errors grouped (${g.groups.length})`
-            : `Errors grouped (${g.groups.length}; the newest errors only, since ${localTime(g.scanned_from)})`;
+            ? `Errors grouped (${counted})`
+            : `Errors grouped (${counted}; the newest errors only, since ${localTime(g.scanned_from)})`;
           replace(
             groups,
             h('h2', null, caption),
@@ -229,7 +235,7 @@ export const eventsView: View = {
                   h(
                     'tbody',
                     null,
-                    ...g.groups.slice(0, 20).map((grp) => {
+                    ...g.groups.map((grp) => {
                       const row = h(
                         'tr',
                         { attrs: { tabindex: 0, 'data-fingerprint': grp.fingerprint } },
@@ -237,7 +243,13 @@ export const eventsView: View = {
                         h('td', null, grp.kind ?? '–'),
                         h('td', { attrs: { title: grp.message } }, grp.template),
                         h('td', { attrs: { title: localTime(grp.last_seen) } }, ago(grp.last_seen)),
-                        h('td', null, grp.apps.join(', ')),
+                        h(
+                          'td',
+                          null,
+                          grp.app_count > grp.apps.length
+                            ? `${grp.apps.join(', ')} and ${grp.app_count - grp.apps.length} more`
+                            : grp.apps.join(', '),
+                        ),
                       );
                       const open = async (): Promise<void> => {
                         const page = await getJson<EventsAnswer>(

@@ -1,4 +1,9 @@
-/** Flags of the commands that are no collector (`tail`, `query`, `delete`): parsed here, not settings. */
+import { parseArgs } from 'node:util';
+
+/**
+ * Command-line flags, read by Node's `util.parseArgs`: the flags of the commands that are no
+ * collector (`tail`, `query`, `delete`), of `sluice cluster`, and the setting flags of `serve`.
+ */
 
 /** A bad flag or value; the message says which, and the command prints its usage after it. */
 export class UsageError extends Error {
@@ -21,40 +26,59 @@ export interface ParsedFlags {
 /**
  * Reads the flags of `spec` (names without `--`). With `keepUnknown`, other `--flags` and their
  * values are left in `rest` (for a command that passes them on as settings); otherwise they are an
- * error.
+ * error. A value never starts with `--` unless given as `--flag=--value`; a single-dash argument
+ * (`-5`, `-x`) is no flag.
  */
 export function parseFlags(
   args: readonly string[],
   spec: Readonly<Record<string, FlagKind>>,
   keepUnknown = false,
 ): ParsedFlags {
+  const options = Object.fromEntries(
+    Object.entries(spec).map(([name, kind]) => [
+      name,
+      { type: kind === 'switch' ? ('boolean' as const) : ('string' as const), multiple: kind === 'list' },
+    ]),
+  );
+  const { tokens } = parseArgs({
+    args: [...args],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const values = new Map<string, string>();
   const lists = new Map<string, string[]>();
   const switches = new Set<string>();
   const rest: string[] = [];
   const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (!arg.startsWith('--')) {
-      if (keepUnknown) rest.push(arg);
-      else positional.push(arg);
+  const free = (arg: string): void => {
+    if (keepUnknown) rest.push(arg);
+    else positional.push(arg);
+  };
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      free(token.value);
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq >= 0 ? eq : undefined);
+    if (token.kind === 'option-terminator' || !token.rawName.startsWith('--')) {
+      free(args[token.index] ?? '');
+      continue;
+    }
+    const { name } = token;
     const kind = spec[name];
     if (kind === undefined) {
       if (!keepUnknown) throw new UsageError(`unknown option --${name}`);
-      rest.push(arg);
+      rest.push(args[token.index] ?? '');
       continue;
     }
     if (kind === 'switch') {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      if (token.inlineValue === true) throw new UsageError(`--${name} takes no value`);
       switches.add(name);
       continue;
     }
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) {
+    const value = token.value;
+    if (value === undefined || (token.inlineValue !== true && value.startsWith('--'))) {
       throw new UsageError(`--${name} needs a value`);
     }
     if (kind === 'list') lists.set(name, [...(lists.get(name) ?? []), value]);
