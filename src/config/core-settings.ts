@@ -30,7 +30,7 @@ export const CORE_SETTINGS = {
   }),
   databaseReadUrl: setting({
     env: 'SLUICE_DATABASE_READ_URL',
-    doc: 'PostgreSQL URL of a streaming-replication standby of SLUICE_DATABASE_URL that takes the reads (read API, console, `sluice query` / `tail`); writes, jobs and locks stay on the primary. A read first waits (up to 500 ms) until the standby has replayed what this collector acknowledged; a standby that is down, behind by more than SLUICE_READ_STANDBY_MAX_LAG_MS or slower than that wait sends the read to the primary (`Sluice-Read-Source` header). Unset: reads go to the primary.',
+    doc: 'PostgreSQL URL of a streaming-replication standby of SLUICE_DATABASE_URL that takes the reads (read API, console, `sluice query` / `tail`); writes, jobs and locks stay on the primary. A read first waits (up to 500 ms) until the standby has replayed what this collector acknowledged; a standby that is down, behind by more than SLUICE_READ_STANDBY_MAX_LAG_MS or slower than that wait sends the read to the primary (`X-Sluice-Read-Source` header). Unset: reads go to the primary.',
     parse: postgresUrl(),
   }),
   sqlitePath: setting({

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { READ_SOURCE_HEADER } from './read-route-header';
 import { SAMPLE_RATE_HEADER } from './send-json';
 
 /** Seconds a browser may cache a preflight answer. */
@@ -40,7 +41,7 @@ export function corsPolicy(
       'Access-Control-Allow-Origin',
       allowOrigin,
       'Access-Control-Expose-Headers',
-      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}`,
+      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}, ${READ_SOURCE_HEADER}`,
     ];
     return {
       actual: { headers: actual, preflight: false },

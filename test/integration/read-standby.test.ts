@@ -42,14 +42,14 @@ describe('reads from a PostgreSQL standby', () => {
     // The migrations replay first: until then the standby is behind on what this collector wrote.
     await waitFor('reads from the standby', async () => {
       const r = await getJson(`${c.url}/v1/events?app=standby-warmup&limit=1`);
-      return r.headers.get('sluice-read-source') === 'standby';
+      return r.headers.get('x-sluice-read-source') === 'standby';
     });
     for (let i = 0; i < 5; i++) {
       const e = metric('standby-ack');
       expect((await postEvents(c.url, [e])).status).toBe(202);
       const read = await getJson(`${c.url}/v1/events?app=standby-ack&limit=1`);
       expect(read.status).toBe(200);
-      expect(read.headers.get('sluice-read-source')).toBe('standby');
+      expect(read.headers.get('x-sluice-read-source')).toBe('standby');
       expect(idsOf(read.body)).toEqual([e.id]);
     }
     const pipeline = await getJson(`${c.url}/pipeline`);
@@ -71,7 +71,7 @@ describe('reads from a PostgreSQL standby', () => {
       const tookMs = performance.now() - started;
       expect(read.status).toBe(200);
       expect(idsOf(read.body)).toEqual([e.id]);
-      expect(read.headers.get('sluice-read-source')).toMatch(
+      expect(read.headers.get('x-sluice-read-source')).toMatch(
         /^primary; reason=(not_replayed|standby_lagging)$/,
       );
       expect(tookMs).toBeLessThan(READ_BOUND_MS);
@@ -80,7 +80,7 @@ describe('reads from a PostgreSQL standby', () => {
     }
     await waitFor('reads from the standby again', async () => {
       const r = await getJson(`${c.url}/v1/events?app=standby-paused&limit=1`);
-      return r.headers.get('sluice-read-source') === 'standby';
+      return r.headers.get('x-sluice-read-source') === 'standby';
     });
   }, 60_000);
 
@@ -92,7 +92,7 @@ describe('reads from a PostgreSQL standby', () => {
       const started = performance.now();
       const read = await getJson(`${c.url}/v1/events?app=standby-down&limit=1`);
       expect(read.status).toBe(200);
-      expect(read.headers.get('sluice-read-source')).toBe('primary; reason=standby_down');
+      expect(read.headers.get('x-sluice-read-source')).toBe('primary; reason=standby_down');
       expect(idsOf(read.body)).toEqual([e.id]);
       expect(performance.now() - started).toBeLessThan(READ_BOUND_MS);
     }
