@@ -137,6 +137,8 @@ function expected(): Record<string, Expectation> {
     'Requests per published message/B': { labels: [], value: between(1, 256), count: 1 },
     'Requests per published message/C': { labels: [], value: between(1, 256), count: 1 },
     'Events given up on/A': 'none',
+    'Read standby lag/A': 'none',
+    'Read standby lag/B': 'none',
     // Preset at 0: the first dead letter is an increase.
     'Events given up on/B': {
       labels: ['reason'],

@@ -126,6 +126,9 @@ const EXPECTED: Record<string, Expectation> = {
   // Preset at 0: the first dropped row is an increase.
   'Events given up on/A': { labels: ['reason'], value: oneOf(0), count: 1 },
   'Events given up on/B': 'none',
+  // No read standby in this setup.
+  'Read standby lag/A': 'none',
+  'Read standby lag/B': 'none',
   // The rules' measures.
   'sluice:lane_fill:ratio': {
     labels: ['__name__', 'instance', 'job', 'lane'],
