@@ -39,7 +39,7 @@ export function createReadStandbyMetrics(registry: Registry) {
   return {
     readsRouted: new Counter({
       name: 'sluice_read_standby_routes_total',
-      help: 'Requests of the read API with a read standby configured (SLUICE_DATABASE_READ_URL), by source (standby or primary) and, for the primary, reason: standby_down, standby_lagging (past SLUICE_READ_STANDBY_MAX_LAG_MS), not_replayed (the last acknowledged commit was not replayed within the wait), commit_unknown, replay_conflict (replay cancelled the read on the standby); none for the standby.',
+      help: 'Requests of the read API with a read standby configured (SLUICE_DATABASE_READ_URL), by where their reads went (a request whose read the standby failed counts again for the primary): source (standby or primary) and, for the primary, reason: standby_down, standby_lagging (past SLUICE_READ_STANDBY_MAX_LAG_MS), not_replayed (the last acknowledged commit was not replayed within the wait), commit_unknown, replay_conflict (replay cancelled the read on the standby); none for the standby.',
       labelNames: ['source', 'reason'] as const,
       registers: r,
     }),

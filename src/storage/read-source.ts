@@ -24,8 +24,31 @@ export interface ReadRoute {
  * (a page and its totals) read the same server; `onRoute` tells the caller (a response header).
  */
 export class ReadRouteScope {
-  route: ReadRoute | null = null;
-  constructor(readonly onRoute: (route: ReadRoute) => void) {}
+  private deciding: Promise<ReadRoute> | null = null;
+  private current: ReadRoute | null = null;
+  constructor(private readonly onRoute: (route: ReadRoute) => void) {}
+
+  /** The request's route: `decide` runs for its first read only, and reads started meanwhile share it. */
+  decide(decide: () => Promise<ReadRoute>): Promise<ReadRoute> {
+    if (this.current !== null) return Promise.resolve(this.current);
+    this.deciding ??= decide().then((route) => {
+      this.current ??= route;
+      this.onRoute(this.current);
+      return this.current;
+    });
+    return this.deciding;
+  }
+
+  /** The standby failed a read of this request: its later reads go where `route` says. */
+  reroute(route: ReadRoute): void {
+    this.current = route;
+    this.onRoute(route);
+  }
+
+  /** Where the request's reads go now; null before its first read. */
+  get route(): ReadRoute | null {
+    return this.current;
+  }
 }
 
 const scopes = new AsyncLocalStorage<ReadRouteScope>();

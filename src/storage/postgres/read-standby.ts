@@ -102,15 +102,9 @@ export class ReadStandby {
   /** The read query to give the read side: routes each read as the class comment says. */
   readonly query: ReadQuery = async (text, values) => {
     const scope = currentReadRouteScope();
-    let route = scope?.route ?? null;
-    if (route === null) {
-      route = await this.decide();
-      this.o.onRoute?.(route);
-      if (scope !== undefined) {
-        scope.route = route;
-        scope.onRoute(route);
-      }
-    }
+    const route = await (scope === undefined
+      ? this.decideCounted()
+      : scope.decide(() => this.decideCounted()));
     if (route.source === 'primary') return this.o.primary(text, values);
     try {
       return await this.o.standby(text, values);
@@ -123,10 +117,7 @@ export class ReadStandby {
         reason: conflict ? 'replay_conflict' : 'standby_down',
       };
       this.o.onRoute?.(fallback);
-      if (scope !== undefined) {
-        scope.route = fallback;
-        scope.onRoute(fallback);
-      }
+      scope?.reroute(fallback);
       return this.o.primary(text, values);
     }
   };
@@ -157,6 +148,12 @@ export class ReadStandby {
     const at = this.state.checkedAt;
     if (at !== null && this.o.clock.now() - at < this.checkEveryMs) return this.state;
     return this.check();
+  }
+
+  private async decideCounted(): Promise<ReadRoute> {
+    const route = await this.decide();
+    this.o.onRoute?.(route);
+    return route;
   }
 
   private async decide(): Promise<ReadRoute> {

@@ -70,6 +70,29 @@ describe('read standby routes', () => {
     });
   });
 
+  it('the reads of one request share one decision, even when they start together', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3100' });
+    const routes: ReadRoute[] = [];
+    const standby = new ReadStandby({
+      standby: s.standby,
+      primary: s.primary,
+      maxLagMs: 10_000,
+      waitMs: 50,
+      clock: { now: () => Date.now() },
+      logger: createLogger('silent'),
+      onRoute: (r) => routes.push(r),
+    });
+    standby.noteCommit('0/3100');
+    const heard: ReadRoute[] = [];
+    const scope = new ReadRouteScope((r) => heard.push(r));
+    const answers = await withReadRouteScope(scope, () =>
+      Promise.all([standby.query('SELECT 1', []), standby.query('SELECT 2', [])]),
+    );
+    expect(answers.map((a) => a.rows[0]?.from)).toEqual(['primary', 'primary']);
+    expect(routes).toEqual([{ source: 'primary', reason: 'not_replayed' }]);
+    expect(heard).toEqual([{ source: 'primary', reason: 'not_replayed' }]);
+  });
+
   it('a replay conflict sends that read to the primary and keeps the standby for the next', async () => {
     const s = servers({ replayed: '0/3000', written: '0/3000' });
     const standby = standbyOf(s);
