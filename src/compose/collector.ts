@@ -293,7 +293,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const queue = config.mode === 'ingest' ? queueConfig(config, 'collector') : null;
   const metrics = createMetrics();
   const limitsAndKeys = createRateLimitsAndKeys(config, metrics.registry, clock, logger);
-  const storage = openStorage(config, logger, clock, metrics.registry);
+  const storage = openStorage(config, logger, clock, metrics.registry, { servesReads: true });
   const readiness = new Readiness(metrics, queue !== null ? 'jetstream' : 'storage');
   // In queue mode the database is prepared in the background; the recorder writes once it is.
   const preparation =
@@ -330,6 +330,9 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       nats: queue === null ? 'off' : readiness.dependencyUp ? 'up' : 'down',
     }),
     clock,
+    ...(storage.kind === 'postgres' && storage.readStandby !== null
+      ? { readStandby: storage.readStandby }
+      : {}),
   });
   await pipeline.sample();
   const sampler = new PeriodicTask('pipeline state', PIPELINE_SAMPLE_MS, () => pipeline.sample(), logger);

@@ -4,7 +4,7 @@
  */
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock';
-import { createStorageMetrics } from '../metrics/storage-instruments';
+import { createReadStandbyMetrics, createStorageMetrics } from '../metrics/storage-instruments';
 import type { Config } from '../config/load';
 import type { EventLimits } from '../events/limits';
 import { keepTrying, retryUntil } from '../lifecycle/startup';
@@ -16,13 +16,19 @@ import { createSqliteStorage, type SqliteStorage } from '../storage/sqlite';
 /** The storage a process opens: SQLite (tier 1) or PostgreSQL. */
 export type OpenedStorage = SqliteStorage | PostgresStorage;
 
+/**
+ * Opens the configured storage. `servesReads`: the process answers the read API (a collector), so
+ * its reads go to the read standby when `SLUICE_DATABASE_READ_URL` is set; a worker's do not.
+ */
 export function openStorage(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
   registry?: Registry,
+  { servesReads = false }: { readonly servesReads?: boolean } = {},
 ): OpenedStorage {
   if (config.databaseUrl !== null) {
+    const standby = servesReads ? config.databaseReadUrl : null;
     return createPostgresStorage({
       connectionString: config.databaseUrl,
       // The writer's own connections: one per batch in flight.
@@ -30,6 +36,13 @@ export function openStorage(
       readPoolSize: config.readPoolSize,
       readTimeoutMs: config.readTimeoutMs,
       readWaitMs: config.readWaitMs,
+      ...(standby === null
+        ? {}
+        : {
+            readConnectionString: standby,
+            standbyMaxLagMs: config.readStandbyMaxLagMs,
+            ...(registry === undefined ? {} : { standbyMetrics: createReadStandbyMetrics(registry) }),
+          }),
       timeoutMs: config.storageTimeoutMs,
       partitionsAheadDays: config.partitionsAheadDays,
       retentionRawMs: config.retentionRawMs,

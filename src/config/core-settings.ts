@@ -28,6 +28,11 @@ export const CORE_SETTINGS = {
     doc: 'PostgreSQL URL (postgres://…). Unset: SQLite at SLUICE_SQLITE_PATH (tier 1).',
     parse: postgresUrl(),
   }),
+  databaseReadUrl: setting({
+    env: 'SLUICE_DATABASE_READ_URL',
+    doc: 'PostgreSQL URL of a streaming-replication standby of SLUICE_DATABASE_URL that takes the reads (read API, console, `sluice query` / `tail`); writes, jobs and locks stay on the primary. A read first waits (up to 500 ms) until the standby has replayed what this collector acknowledged; a standby that is down, behind by more than SLUICE_READ_STANDBY_MAX_LAG_MS or slower than that wait sends the read to the primary (`X-Sluice-Read-Source` header). Unset: reads go to the primary.',
+    parse: postgresUrl(),
+  }),
   sqlitePath: setting({
     env: 'SLUICE_SQLITE_PATH',
     default: './data/sluice.db',
@@ -171,6 +176,12 @@ export const CORE_SETTINGS = {
     default: '250',
     doc: 'PostgreSQL: longest a read waits for a free read connection (then 503 `storage_busy`) or to connect (then 503 `storage_unavailable`), with `Retry-After`.',
     parse: duration(1, 60_000, 'ms'),
+  }),
+  readStandbyMaxLagMs: setting({
+    env: 'SLUICE_READ_STANDBY_MAX_LAG_MS',
+    default: '10000',
+    doc: 'With SLUICE_DATABASE_READ_URL: most replication lag at which the standby still takes reads; past it reads go to the primary until it catches up.',
+    parse: duration(0, 3_600_000, 'ms'),
   }),
   storageTimeoutMs: setting({
     env: 'SLUICE_STORAGE_TIMEOUT_MS',

@@ -105,6 +105,13 @@ export function loadConfig(
       `must not exceed SLUICE_QUEUE_CAPACITY (${result.queueCapacity})`,
     );
   }
+  if (result.databaseReadUrl !== null && result.databaseUrl === null) {
+    throw new ConfigError(
+      'SLUICE_DATABASE_READ_URL',
+      result.databaseReadUrl,
+      'needs SLUICE_DATABASE_URL: a read standby is a replica of the PostgreSQL primary the collector writes to',
+    );
+  }
   if (result.headersTimeoutMs > result.requestTimeoutMs) {
     throw new ConfigError(
       'SLUICE_HEADERS_TIMEOUT_MS',

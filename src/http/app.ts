@@ -30,6 +30,7 @@ import { getOutcomes } from './routes/get-outcomes';
 import type { Principal } from '../auth/api-keys';
 import { PATHS } from './paths';
 import { readBarrier } from './read-barrier';
+import { readRouteHeader } from './read-route-header';
 import { AllowedMethods } from './allowed-methods';
 import { READ_LIMITS } from '../read/read-limits';
 import { sendError } from './send-error';
@@ -216,9 +217,10 @@ function expressApp(
     deps.acknowledgedSettled === undefined
       ? []
       : [readBarrier({ settled: deps.acknowledgedSettled, timeoutMs: READ_LIMITS.barrierTimeoutMs })];
+  const routeScope = readRouteHeader();
   for (const [path, corsHandlers, handler] of reads) {
     if (corsHandlers.length > 0 && path !== PATHS.events) route('OPTIONS', path, ...corsHandlers);
-    route('GET', path, ...corsHandlers, ...read, ...barrier, handler);
+    route('GET', path, ...corsHandlers, ...read, routeScope, ...barrier, handler);
   }
   // Per process, like /metrics, but it names apps: a read key when auth is on.
   route('GET', PATHS.pipeline, ...read, getPipeline(deps.pipeline));

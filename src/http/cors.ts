@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { READ_SOURCE_HEADER } from './read-route-header';
 import { SAMPLE_RATE_HEADER } from './send-json';
 
 /** Seconds a browser may cache a preflight answer. */
@@ -44,7 +45,7 @@ export function corsPolicy(
       'Access-Control-Allow-Origin',
       allowOrigin,
       'Access-Control-Expose-Headers',
-      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}${headers.expose && `, ${headers.expose}`}`,
+      `Retry-After, X-Request-Id, ${SAMPLE_RATE_HEADER}, ${READ_SOURCE_HEADER}${headers.expose && `, ${headers.expose}`}`,
     ];
     return {
       actual: { headers: actual, preflight: false },

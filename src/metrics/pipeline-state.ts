@@ -61,6 +61,21 @@ export interface PipelineSources {
   readonly limitPerSecond: (app: string) => number | null;
   readonly health: () => PipelineHealth;
   readonly clock: Clock;
+  /** The read standby (`SLUICE_DATABASE_READ_URL`), checked at each sample; absent without one. */
+  readonly readStandby?: ReadStandbySource;
+}
+
+/** What the pipeline state shows of a read standby. */
+export interface ReadStandbySource {
+  current(): {
+    readonly up: boolean;
+    readonly lagBytes: number | null;
+    readonly lagSeconds: number | null;
+    readonly replayedLsn: string | null;
+    readonly checkedAt: number | null;
+    readonly error: string | null;
+  };
+  check(): Promise<unknown>;
 }
 
 /** Cumulative counts at one sample. */
@@ -202,6 +217,7 @@ export class PipelineState {
 
   /** Takes one sample; the composition root calls it every second. */
   async sample(): Promise<void> {
+    await this.s.readStandby?.check();
     const totals = await readTotals(this.s.metrics, this.s.clock.now());
     this.history.push(totals);
     if (this.history.length > HISTORY_SAMPLES + 1) this.history.shift();
@@ -239,6 +255,20 @@ export class PipelineState {
       queue: this.queue(),
       apps: this.busiestApps(),
       health: this.s.health(),
+      read_standby: this.readStandby(),
+    };
+  }
+
+  private readStandby(): Record<string, unknown> | null {
+    if (this.s.readStandby === undefined) return null;
+    const s = this.s.readStandby.current();
+    return {
+      up: s.up,
+      lag_seconds: s.lagSeconds === null ? null : round(s.lagSeconds, 3),
+      lag_bytes: s.lagBytes,
+      replayed_lsn: s.replayedLsn,
+      checked_at: s.checkedAt,
+      error: s.error,
     };
   }
 

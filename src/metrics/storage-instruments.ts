@@ -31,6 +31,39 @@ export function createStorageMetrics(registry: Registry) {
 export type StorageMetrics = ReturnType<typeof createStorageMetrics>;
 
 /**
+ * Instruments of the read standby (src/storage/postgres/read-standby.ts), made only when one is
+ * configured (`SLUICE_DATABASE_READ_URL`): without one, no `sluice_read_standby_*` series exists.
+ */
+export function createReadStandbyMetrics(registry: Registry) {
+  const r = [registry];
+  return {
+    readsRouted: new Counter({
+      name: 'sluice_read_standby_routes_total',
+      help: 'Requests of the read API with a read standby configured (SLUICE_DATABASE_READ_URL), by where their reads went (a request whose read the standby failed counts again for the primary): source (standby or primary) and, for the primary, reason: standby_down, standby_lagging (past SLUICE_READ_STANDBY_MAX_LAG_MS), not_replayed (the last acknowledged commit was not replayed within the wait), commit_unknown, replay_conflict (replay cancelled the read on the standby); none for the standby.',
+      labelNames: ['source', 'reason'] as const,
+      registers: r,
+    }),
+    standbyUp: new Gauge({
+      name: 'sluice_read_standby_up',
+      help: '1 when the read standby (SLUICE_DATABASE_READ_URL) is reachable and in recovery at its last check, else 0.',
+      registers: r,
+    }),
+    standbyLagSeconds: new Gauge({
+      name: 'sluice_read_standby_lag_seconds',
+      help: 'Replication lag of the read standby at its last check (seconds): 0 when it has replayed all the primary wrote, else the age of what it has not replayed; -1 when unknown (down, or the primary did not answer).',
+      registers: r,
+    }),
+    standbyLagBytes: new Gauge({
+      name: 'sluice_read_standby_lag_bytes',
+      help: 'WAL the primary wrote that the read standby has not replayed, at its last check (bytes); -1 when unknown.',
+      registers: r,
+    }),
+  };
+}
+
+export type ReadStandbyMetrics = ReturnType<typeof createReadStandbyMetrics>;
+
+/**
  * `sluice_storage_up`, made only by a process that writes to storage: a collector of tiers 1–3
  * and a worker. An ingest collector (tier 4) writes nothing and exports no such series, so
  * `sum(sluice_storage_up)` counts the writers that can write (docs/monitoring.md).

@@ -9,7 +9,9 @@ import { ensureDailyPartitions } from './partitions';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
-import { createReadPool } from './read-pool';
+import { createReadPool, type ReadQuery } from './read-pool';
+import { COMMIT_POSITION_SQL, ReadStandby } from './read-standby';
+import type { Logger } from '../../log/logger';
 import { queryAppsWith, queryMetricNameWith, queryMetricNamesWith } from '../layout/activity-sql';
 import { PG_ACTIVITY_DIALECT } from './activity-dialect';
 import { scanErrorsWith } from '../layout/error-scan-sql';
@@ -54,13 +56,17 @@ function rowCodec(method: WriteMethod, countStored: boolean): RowCodec {
 
 const DEFAULT_READ_POOL_SIZE = 4;
 const DEFAULT_READ_WAIT_MS = 250;
+const DEFAULT_STANDBY_MAX_LAG_MS = 10_000;
+/** As long as the read barrier's wait (READ_LIMITS.barrierTimeoutMs). */
+const DEFAULT_STANDBY_WAIT_MS = 500;
 /** Migrations and partition DDL run rarely: their connection closes when idle this long (ms). */
 const MAINTENANCE_IDLE_MS = 5000;
 
 /**
  * The `Storage` port on PostgreSQL. Opens no connection until the first call. Four pools, so no
  * kind of work can take another's connections: the writer's (`poolSize`), the read API's
- * (bounded wait and statement timeout; see read-pool.ts), one for the health check (`ping`), and
+ * (bounded wait and statement timeout; see read-pool.ts; with `readConnectionString` a second one
+ * on the standby, read-standby.ts), one for the health check (`ping`), and
  * one for migrations and partition DDL. The scheduler's jobs run on connections of their own
  * (maintenance-runner.ts).
  */
@@ -87,6 +93,26 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     },
     logger,
   );
+  const standbyReads =
+    options.readConnectionString === undefined
+      ? null
+      : createReadPool(
+          {
+            connectionString: options.readConnectionString,
+            size: readPoolSize,
+            statementTimeoutMs: options.readTimeoutMs ?? timeoutMs,
+            waitMs: options.readWaitMs ?? DEFAULT_READ_WAIT_MS,
+            // A standby that cannot answer is not a refused read: the read goes to the primary.
+            onRefused: (reason) => {
+              if (reason !== 'unavailable') options.metrics?.readsRefused.inc({ reason });
+            },
+            name: 'read_standby',
+          },
+          logger,
+        );
+  const readStandby =
+    standbyReads === null ? null : createStandby(standbyReads.query, reads.query, options, logger);
+  const readQuery = readStandby?.query ?? reads.query;
   const health = createPool({ connectionString, poolSize: 1, timeoutMs, name: 'health' }, logger);
   const maintenance = createPool(
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
@@ -97,8 +123,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'outcomes' },
     logger,
   );
-  const pools = { writer, read: reads.pool, health, maintenance, outcomes };
-  const run = pgReadRunner(reads.query);
+  const pools = {
+    writer,
+    read: reads.pool,
+    ...(standbyReads === null ? {} : { read_standby: standbyReads.pool }),
+    health,
+    maintenance,
+    outcomes,
+  };
+  const run = pgReadRunner(readQuery);
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
   const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
@@ -109,7 +142,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     return withClient(writer, logger, async (client) => {
       writing.add(client);
       try {
-        return await codec.write(client, rows);
+        const result = await codec.write(client, rows);
+        if (readStandby !== null) readStandby.noteCommit(await commitPosition(client, logger));
+        return result;
       } finally {
         writing.delete(client);
       }
@@ -149,14 +184,21 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     cutWrites,
 
     queryEvents: (query) => queryEventsWith(run, query, PG_EVENTS_DIALECT),
-    queryMetrics: (query) => queryMetrics(reads.query, query),
+    queryMetrics: (query) => queryMetrics(readQuery, query),
     queryApps: (query) => queryAppsWith(run, query),
     queryMetricNames: (query) => queryMetricNamesWith(run, query, PG_ACTIVITY_DIALECT),
     queryMetricName: (query) => queryMetricNameWith(run, query, PG_ACTIVITY_DIALECT),
     scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
-    queryOutcomes: (query) => queryOutcomes(reads.query, query),
-    deleteAppData: (deletion) => deleteAppData(writer, logger, deletion),
+    queryOutcomes: (query) => queryOutcomes(readQuery, query),
+    deleteAppData: async (deletion) => {
+      const deleted = await deleteAppData(writer, logger, deletion);
+      if (readStandby !== null) {
+        readStandby.noteCommit(await withClient(writer, logger, (client) => commitPosition(client, logger)));
+      }
+      return deleted;
+    },
+    readStandby,
 
     async ping(): Promise<void> {
       await health.query('SELECT 1');
@@ -167,6 +209,45 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       return closing;
     },
   };
+}
+
+function createStandby(
+  standby: ReadQuery,
+  primary: ReadQuery,
+  options: PostgresStorageOptions,
+  logger: Logger,
+): ReadStandby {
+  const metrics = options.standbyMetrics;
+  return new ReadStandby({
+    standby,
+    primary,
+    maxLagMs: options.standbyMaxLagMs ?? DEFAULT_STANDBY_MAX_LAG_MS,
+    waitMs: options.standbyWaitMs ?? DEFAULT_STANDBY_WAIT_MS,
+    clock: options.clock,
+    logger: logger.child({ pool: 'read_standby' }),
+    onRoute: (route) => metrics?.readsRouted.inc({ source: route.source, reason: route.reason ?? 'none' }),
+    onState: (state) => {
+      metrics?.standbyUp.set(state.up ? 1 : 0);
+      metrics?.standbyLagSeconds.set(state.lagSeconds ?? -1);
+      metrics?.standbyLagBytes.set(state.lagBytes ?? -1);
+    },
+  });
+}
+
+/**
+ * The primary's WAL position right after a commit on `client`; null (reads then go to the primary
+ * until the next commit) when it cannot be read: the commit stands, so the write must not fail.
+ */
+async function commitPosition(client: pg.PoolClient, logger: Logger): Promise<string | null> {
+  try {
+    return (await client.query<{ lsn: string }>(COMMIT_POSITION_SQL)).rows[0]?.lsn ?? null;
+  } catch (err) {
+    logger.warn(
+      { err },
+      'could not read the WAL position of a commit: reads go to the primary until the next',
+    );
+    return null;
+  }
 }
 
 /** Pool gauges, refreshed at every scrape. */

@@ -1,7 +1,8 @@
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
-import type { StorageMetrics } from '../../metrics/storage-instruments';
+import type { ReadStandbyMetrics, StorageMetrics } from '../../metrics/storage-instruments';
 import type { Storage } from '../port';
+import type { ReadStandby } from './read-standby';
 
 /** How `writeRows` sends rows; both store an `(id, ts)` once (see write-copy.ts and write-unnest.ts). */
 export type WriteMethod = 'unnest' | 'copy';
@@ -16,6 +17,22 @@ export interface PostgresStorageOptions {
   readonly poolSize: number;
   /** Connections of the read API (`queryEvents`, `queryMetrics`). Config default 4 (`SLUICE_PG_READ_POOL_SIZE`). */
   readonly readPoolSize?: number;
+  /**
+   * `postgres://` URL of a streaming-replication standby of `connectionString` that takes the
+   * reads (read-standby.ts); writes, jobs and locks stay on the primary. Default: none, reads go to
+   * the primary (`SLUICE_DATABASE_READ_URL`).
+   */
+  readonly readConnectionString?: string;
+  /**
+   * Most replication lag at which the standby still takes reads (milliseconds). Config default
+   * 10000 (`SLUICE_READ_STANDBY_MAX_LAG_MS`).
+   */
+  readonly standbyMaxLagMs?: number;
+  /**
+   * Longest a read waits for the standby to replay the last commit this collector acknowledged
+   * (milliseconds); then it reads the primary. Default 500.
+   */
+  readonly standbyWaitMs?: number;
   /** statement_timeout of a read (milliseconds). Config default 5000 (`SLUICE_PG_READ_TIMEOUT_MS`). */
   readonly readTimeoutMs?: number;
   /**
@@ -54,10 +71,14 @@ export interface PostgresStorageOptions {
   readonly outcomes?: boolean;
   /** Pool gauges and refused reads. Default: not exported. */
   readonly metrics?: StorageMetrics;
+  /** The read standby's lag, state and routes (with `readConnectionString`). Default: not exported. */
+  readonly standbyMetrics?: ReadStandbyMetrics;
 }
 
 export interface PostgresStorage extends Storage {
   readonly kind: 'postgres';
+  /** The read standby; null without `readConnectionString`. */
+  readonly readStandby: ReadStandby | null;
   /**
    * Creates missing daily partitions from today (UTC) to today + `partitionsAheadDays`. Idempotent
    * and safe from many processes at once. Inserts never depend on it: the default partition takes

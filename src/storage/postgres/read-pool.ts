@@ -21,6 +21,8 @@ export interface ReadPoolOptions {
   readonly waitMs: number;
   /** Called for each read refused: busy (`pool_full`, `timeout`) or storage `unavailable`. */
   readonly onRefused: (reason: StorageBusyError['reason'] | 'unavailable') => void;
+  /** Pool name in logs and `application_name`. Default `read`. */
+  readonly name?: string;
 }
 
 /** SQLSTATE 57014: the statement was cancelled by statement_timeout. */
@@ -46,7 +48,7 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
       poolSize: o.size,
       timeoutMs: o.statementTimeoutMs,
       connectTimeoutMs: o.waitMs,
-      name: 'read',
+      name: o.name ?? 'read',
     },
     logger,
   );

@@ -2,6 +2,17 @@ import { ConfigError, flagsToEnv, settingsHelp, loadConfig } from '../../../src/
 import { SETTINGS } from '../../../src/config/settings';
 
 describe('loadConfig', () => {
+  it('takes a read standby only next to a primary, and never prints its password', () => {
+    const standby = 'postgres://sluice:secret@standby:5432/sluice';
+    expect(() => loadConfig({ SLUICE_DATABASE_READ_URL: standby })).toThrow(
+      /^SLUICE_DATABASE_READ_URL="postgres:\/\/sluice:\*+@standby:5432\/sluice" needs SLUICE_DATABASE_URL/,
+    );
+    const c = loadConfig({ SLUICE_DATABASE_URL: 'postgres://p/sluice', SLUICE_DATABASE_READ_URL: standby });
+    expect(c.databaseReadUrl).toBe(standby);
+    expect(c.readStandbyMaxLagMs).toBe(10_000);
+    expect(loadConfig({}).databaseReadUrl).toBeNull();
+  });
+
   it('gives tier 1 defaults with no configuration at all', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);

@@ -1,0 +1,149 @@
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/cluster/free-port';
+import { adminUrl } from './postgres';
+import { runCommand, type CommandRun } from './run-command';
+
+/** A streaming-replication standby of the test primary: its own cluster, port and temp folder. */
+export interface PostgresStandby {
+  readonly port: number;
+  /** URL of `database` on the standby (replicated from the primary's database of that name). */
+  urlOf(database: string): string;
+  /** Stops the server (fast shutdown); `start` starts it again. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Runs SQL on the standby (`pg_wal_replay_pause()`, …) through psql. */
+  sql(text: string): Promise<string>;
+  /** Stops the server if it runs and removes its folder. */
+  remove(): Promise<void>;
+}
+
+function binDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const dir = versions.map((v) => path.join(root, v, 'bin')).find((d) => existsSync(path.join(d, 'pg_ctl')));
+  if (dir === undefined)
+    throw new Error(`no PostgreSQL server binaries under ${root} (apt-get install postgresql)`);
+  return dir;
+}
+
+/** PostgreSQL refuses to run as root: the cluster then belongs to, and runs as, `postgres`. */
+const asRoot = process.getuid?.() === 0;
+
+function run(command: string, args: readonly string[], cwd: string): Promise<CommandRun> {
+  return asRoot
+    ? runCommand('runuser', ['-u', 'postgres', '--', command, ...args], cwd)
+    : runCommand(command, args, cwd);
+}
+
+async function must(what: string, pending: Promise<CommandRun>): Promise<string> {
+  const r = await pending;
+  if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+  return r.stdout;
+}
+
+/**
+ * Makes a standby with `pg_basebackup` from the primary at `adminUrl()` and starts it. The primary's
+ * pg_hba.conf must allow replication connections of its user from 127.0.0.1; when it does not, this
+ * fails saying the line to add.
+ */
+export async function startPostgresStandby(): Promise<PostgresStandby> {
+  const bin = binDir();
+  const primary = new URL(adminUrl());
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-standby-'));
+  if (asRoot) await chown(dir, ...(await postgresIds()));
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  const user = decodeURIComponent(primary.username || 'postgres');
+  const backup = await run(
+    path.join(bin, 'pg_basebackup'),
+    [
+      '-h',
+      primary.hostname,
+      '-p',
+      primary.port || '5432',
+      '-U',
+      user,
+      '-D',
+      data,
+      '-X',
+      'stream',
+      '-R',
+      '-c',
+      'fast',
+    ],
+    dir,
+  );
+  if (backup.code !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    const hint = /no pg_hba.conf entry for replication/.test(backup.stderr)
+      ? ` Allow replication connections on the primary: add "host replication ${user} 127.0.0.1/32 trust" to its pg_hba.conf (SHOW hba_file) and run SELECT pg_reload_conf().`
+      : '';
+    throw new Error(`pg_basebackup from ${primary.host} failed: ${backup.stderr.trim()}.${hint}`);
+  }
+  // The Debian primary keeps its configuration in /etc: the copy gets a small one of its own.
+  const conf = [
+    "listen_addresses = '127.0.0.1'",
+    `port = ${port}`,
+    `unix_socket_directories = '${dir}'`,
+    'hot_standby = on',
+    'fsync = off',
+    'shared_buffers = 16MB',
+    '',
+  ].join('\n');
+  await writeFile(path.join(data, 'postgresql.conf'), conf);
+  await writeFile(path.join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  await writeFile(path.join(data, 'pg_ident.conf'), '');
+  if (asRoot) {
+    const [uid, gid] = await postgresIds();
+    for (const f of ['postgresql.conf', 'pg_hba.conf', 'pg_ident.conf'])
+      await chown(path.join(data, f), uid, gid);
+  }
+  const pgCtl = path.join(bin, 'pg_ctl');
+  const log = path.join(dir, 'server.log');
+  let running = false;
+  const standby: PostgresStandby = {
+    port,
+    urlOf: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
+    async start() {
+      await must('pg_ctl start', run(pgCtl, ['-D', data, '-l', log, '-w', '-t', '60', 'start'], dir));
+      running = true;
+    },
+    async stop() {
+      await must('pg_ctl stop', run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop'], dir));
+      running = false;
+    },
+    sql: (text) =>
+      must(
+        'psql',
+        runCommand(
+          path.join(bin, 'psql'),
+          ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'postgres', '-Atc', text],
+          dir,
+        ),
+      ),
+    async remove() {
+      if (running) await run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop'], dir);
+      running = false;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await standby.start();
+  } catch (err) {
+    await standby.remove();
+    throw err;
+  }
+  return standby;
+}
+
+async function postgresIds(): Promise<[number, number]> {
+  const id = await runCommand('id', ['postgres'], os.tmpdir());
+  const uid = /uid=(\d+)/.exec(id.stdout)?.[1];
+  const gid = /gid=(\d+)/.exec(id.stdout)?.[1];
+  if (uid === undefined || gid === undefined)
+    throw new Error('running as root needs a postgres user to run the standby as');
+  return [Number(uid), Number(gid)];
+}

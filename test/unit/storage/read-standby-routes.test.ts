@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import { createLogger } from '../../../src/log/logger';
+import { ReadStandby } from '../../../src/storage/postgres/read-standby';
+import type { ReadQuery } from '../../../src/storage/postgres/read-pool';
+import { ReadRouteScope, withReadRouteScope, type ReadRoute } from '../../../src/storage/read-source';
+import { StorageUnavailableError } from '../../../src/storage/storage-unavailable';
+
+/**
+ * The routing rules of the read standby, each on its own: the integration test
+ * (test/integration/read-standby.test.ts) covers them on a real standby, where a replay conflict
+ * or a failed WAL position read cannot be made on demand.
+ */
+function result<Row extends pg.QueryResultRow>(rows: Row[]): pg.QueryResult<Row> {
+  return { rows, rowCount: rows.length, command: 'SELECT', oid: 0, fields: [] };
+}
+
+/** A standby replayed to `replayed`, a primary written to `written`; `fail` makes the next data read fail. */
+function servers(o: { replayed: string; written: string }) {
+  const calls = { standby: 0, primary: 0 };
+  let fail: Error | null = null;
+  const standby: ReadQuery = async <Row extends pg.QueryResultRow>(text: string) => {
+    if (text.includes('pg_is_in_recovery')) {
+      return result([{ recovery: true, replayed: o.replayed, replay_age: 0.1 }] as unknown as Row[]);
+    }
+    if (text.includes('pg_last_wal_replay_lsn'))
+      return result([{ replayed: o.replayed }] as unknown as Row[]);
+    calls.standby++;
+    if (fail !== null) {
+      const err = fail;
+      fail = null;
+      throw err;
+    }
+    return result([{ from: 'standby' }] as unknown as Row[]);
+  };
+  const primary: ReadQuery = async <Row extends pg.QueryResultRow>(text: string) => {
+    if (text.includes('pg_current_wal_lsn')) return result([{ lsn: o.written }] as unknown as Row[]);
+    calls.primary++;
+    return result([{ from: 'primary' }] as unknown as Row[]);
+  };
+  return { standby, primary, calls, failNext: (err: Error) => (fail = err) };
+}
+
+function standbyOf(s: ReturnType<typeof servers>): ReadStandby {
+  return new ReadStandby({
+    standby: s.standby,
+    primary: s.primary,
+    maxLagMs: 10_000,
+    waitMs: 50,
+    clock: { now: () => Date.now() },
+    logger: createLogger('silent'),
+  });
+}
+
+async function readIn(standby: ReadStandby): Promise<{ from: unknown; route: ReadRoute | null }> {
+  const scope = new ReadRouteScope(() => undefined);
+  const answer = await withReadRouteScope(scope, () => standby.query('SELECT 1', []));
+  return { from: answer.rows[0]?.from, route: scope.route };
+}
+
+describe('read standby routes', () => {
+  it('reads the standby once it has replayed the last commit, the primary when it has not', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    const standby = standbyOf(s);
+    standby.noteCommit('0/3000');
+    expect(await readIn(standby)).toEqual({ from: 'standby', route: { source: 'standby', reason: null } });
+    standby.noteCommit('0/3100');
+    expect(await readIn(standby)).toEqual({
+      from: 'primary',
+      route: { source: 'primary', reason: 'not_replayed' },
+    });
+  });
+
+  it('the reads of one request share one decision, even when they start together', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3100' });
+    const routes: ReadRoute[] = [];
+    const standby = new ReadStandby({
+      standby: s.standby,
+      primary: s.primary,
+      maxLagMs: 10_000,
+      waitMs: 50,
+      clock: { now: () => Date.now() },
+      logger: createLogger('silent'),
+      onRoute: (r) => routes.push(r),
+    });
+    standby.noteCommit('0/3100');
+    const heard: ReadRoute[] = [];
+    const scope = new ReadRouteScope((r) => heard.push(r));
+    const answers = await withReadRouteScope(scope, () =>
+      Promise.all([standby.query('SELECT 1', []), standby.query('SELECT 2', [])]),
+    );
+    expect(answers.map((a) => a.rows[0]?.from)).toEqual(['primary', 'primary']);
+    expect(routes).toEqual([{ source: 'primary', reason: 'not_replayed' }]);
+    expect(heard).toEqual([{ source: 'primary', reason: 'not_replayed' }]);
+  });
+
+  it('a replay conflict sends that read to the primary and keeps the standby for the next', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    const standby = standbyOf(s);
+    const conflict = Object.assign(new Error('canceling statement due to conflict with recovery'), {
+      code: '40001',
+    });
+    s.failNext(new StorageUnavailableError('PostgreSQL cannot serve reads now', { cause: conflict }));
+    expect(await readIn(standby)).toEqual({
+      from: 'primary',
+      route: { source: 'primary', reason: 'replay_conflict' },
+    });
+    expect(standby.current().up).toBe(true);
+    expect((await readIn(standby)).from).toBe('standby');
+  });
+
+  it('a standby that fails a read is down: this read and the next go to the primary', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    const standby = standbyOf(s);
+    s.failNext(new StorageUnavailableError('connection refused', { cause: new Error('ECONNREFUSED') }));
+    expect(await readIn(standby)).toEqual({
+      from: 'primary',
+      route: { source: 'primary', reason: 'standby_down' },
+    });
+    expect(standby.current().up).toBe(false);
+    expect((await readIn(standby)).route).toEqual({ source: 'primary', reason: 'standby_down' });
+  });
+
+  it('a commit whose WAL position could not be read sends reads to the primary until the next commit', async () => {
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    const standby = standbyOf(s);
+    standby.noteCommit(null);
+    expect((await readIn(standby)).route).toEqual({ source: 'primary', reason: 'commit_unknown' });
+    standby.noteCommit('0/2000');
+    expect((await readIn(standby)).route).toEqual({ source: 'standby', reason: null });
+  });
+});
