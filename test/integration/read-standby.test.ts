@@ -1,27 +1,46 @@
 import { startCollectorProcess, type CollectorProcess } from '../support/collector-process';
 import { metric } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { startPostgresStandby, type PostgresStandby } from '../support/postgres-standby';
+import pg from 'pg';
+import {
+  startPostgresStandby,
+  startPrivatePrimary,
+  type PostgresStandby,
+  type PrivatePrimary,
+} from '../support/postgres-standby';
+
+async function psqlAdmin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 const idsOf = (body: { events: Array<{ id: string }> }): string[] => body.events.map((e) => e.id);
 /** A read never waits longer than the read barrier, the standby's wait and a connect timeout, with room for a shared CPU. */
 const READ_BOUND_MS = 3000;
 
 /**
- * `SLUICE_DATABASE_READ_URL` on a real streaming-replication standby (pg_basebackup of the local
- * primary, its own port and folder), with the defaults a user gets: reads go to the standby and
+ * `SLUICE_DATABASE_READ_URL` on a real streaming-replication standby (pg_basebackup of a primary
+ * the test starts, each on its own port and folder), with the defaults a user gets: reads go to the standby and
  * still see what was acknowledged; a standby that lags or is stopped sends them to the primary.
  */
 describe('reads from a PostgreSQL standby', () => {
-  let db: TestDatabase;
+  let primary: PrivatePrimary;
+  let db: { url: string };
   let standby: PostgresStandby;
   let c: CollectorProcess;
 
   beforeAll(async () => {
-    db = await createTestDatabase('read_standby');
-    standby = await startPostgresStandby();
-    const database = new URL(db.url).pathname.slice(1);
+    // A primary of the test's own: replication needs no change to the machine's PostgreSQL.
+    primary = await startPrivatePrimary();
+    const database = 'read_standby';
+    await psqlAdmin(primary.url, `CREATE DATABASE ${database}`);
+    db = { url: primary.urlOf(database) };
+    standby = await startPostgresStandby(primary.url);
     // The database exists on the standby once replay has reached its creation.
     await waitFor('the test database on the standby', async () => {
       const found = await standby.sql(`SELECT 1 FROM pg_database WHERE datname = '${database}'`);
@@ -35,7 +54,7 @@ describe('reads from a PostgreSQL standby', () => {
   afterAll(async () => {
     await c?.stop();
     await standby?.remove();
-    await db?.drop();
+    await primary?.remove();
   }, 60_000);
 
   it('a GET right after each 202 shows its event, read from the standby', async () => {

@@ -1,4 +1,4 @@
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,14 +44,74 @@ async function must(what: string, pending: Promise<CommandRun>): Promise<string>
   return r.stdout;
 }
 
+/** A primary of the test's own: `initdb` in a temp folder, on its own port, replication allowed. */
+export interface PrivatePrimary {
+  /** Admin URL (its `postgres` database). */
+  readonly url: string;
+  /** URL of `database` on it. */
+  urlOf(database: string): string;
+  /** Stops the server and removes its folder. */
+  remove(): Promise<void>;
+}
+
 /**
- * Makes a standby with `pg_basebackup` from the primary at `adminUrl()` and starts it. The primary's
- * pg_hba.conf must allow replication connections of its user from 127.0.0.1; when it does not, this
- * fails saying the line to add.
+ * Starts a primary of the test's own, so a standby can be made from it whatever the machine's
+ * PostgreSQL allows (its pg_hba.conf need not allow replication) and its base backup copies only
+ * what the test made.
  */
-export async function startPostgresStandby(): Promise<PostgresStandby> {
+export async function startPrivatePrimary(): Promise<PrivatePrimary> {
   const bin = binDir();
-  const primary = new URL(adminUrl());
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-primary-'));
+  if (asRoot) await chown(dir, ...(await postgresIds()));
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  const initdb = await run(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+    dir,
+  );
+  if (initdb.code !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed (exit ${initdb.code}): ${initdb.stderr.trim()}`);
+  }
+  // Appended to initdb's postgresql.conf, which a standby's copy replaces with its own (settings
+  // in postgresql.auto.conf would be copied and win over the standby's).
+  await appendFile(
+    path.join(data, 'postgresql.conf'),
+    [
+      "listen_addresses = '127.0.0.1'",
+      `port = ${port}`,
+      `unix_socket_directories = '${dir}'`,
+      'wal_level = replica',
+      'max_wal_senders = 4',
+      'fsync = off',
+      'shared_buffers = 16MB',
+      '',
+    ].join('\n'),
+  );
+  await writeOwned(
+    path.join(data, 'pg_hba.conf'),
+    'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
+  );
+  const server = serverOf(bin, dir, data);
+  try {
+    await server.start();
+  } catch (err) {
+    await server.remove();
+    throw err;
+  }
+  const urlOf = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  return { url: urlOf('postgres'), urlOf, remove: () => server.remove() };
+}
+
+/**
+ * Makes a standby with `pg_basebackup` from the primary at `primaryUrl` (default `adminUrl()`) and
+ * starts it. The primary's pg_hba.conf must allow replication connections of its user from
+ * 127.0.0.1; when it does not, this fails saying the line to add.
+ */
+export async function startPostgresStandby(primaryUrl: string = adminUrl()): Promise<PostgresStandby> {
+  const bin = binDir();
+  const primary = new URL(primaryUrl);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-standby-'));
   if (asRoot) await chown(dir, ...(await postgresIds()));
   const data = path.join(dir, 'data');
@@ -93,28 +153,15 @@ export async function startPostgresStandby(): Promise<PostgresStandby> {
     'shared_buffers = 16MB',
     '',
   ].join('\n');
-  await writeFile(path.join(data, 'postgresql.conf'), conf);
-  await writeFile(path.join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
-  await writeFile(path.join(data, 'pg_ident.conf'), '');
-  if (asRoot) {
-    const [uid, gid] = await postgresIds();
-    for (const f of ['postgresql.conf', 'pg_hba.conf', 'pg_ident.conf'])
-      await chown(path.join(data, f), uid, gid);
-  }
-  const pgCtl = path.join(bin, 'pg_ctl');
-  const log = path.join(dir, 'server.log');
-  let running = false;
+  await writeOwned(path.join(data, 'postgresql.conf'), conf);
+  await writeOwned(path.join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  await writeOwned(path.join(data, 'pg_ident.conf'), '');
+  const server = serverOf(bin, dir, data);
   const standby: PostgresStandby = {
     port,
     urlOf: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
-    async start() {
-      await must('pg_ctl start', run(pgCtl, ['-D', data, '-l', log, '-w', '-t', '60', 'start'], dir));
-      running = true;
-    },
-    async stop() {
-      await must('pg_ctl stop', run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop'], dir));
-      running = false;
-    },
+    start: () => server.start(),
+    stop: () => server.stop(),
     sql: (text) =>
       must(
         'psql',
@@ -124,11 +171,7 @@ export async function startPostgresStandby(): Promise<PostgresStandby> {
           dir,
         ),
       ),
-    async remove() {
-      if (running) await run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop'], dir);
-      running = false;
-      await rm(dir, { recursive: true, force: true });
-    },
+    remove: () => server.remove(),
   };
   try {
     await standby.start();
@@ -146,4 +189,32 @@ async function postgresIds(): Promise<[number, number]> {
   if (uid === undefined || gid === undefined)
     throw new Error('running as root needs a postgres user to run the standby as');
   return [Number(uid), Number(gid)];
+}
+
+/** A cluster's server: pg_ctl start and stop, and its removal with its folder. */
+function serverOf(bin: string, dir: string, data: string) {
+  const pgCtl = path.join(bin, 'pg_ctl');
+  const log = path.join(dir, 'server.log');
+  let running = false;
+  return {
+    async start(): Promise<void> {
+      await must('pg_ctl start', run(pgCtl, ['-D', data, '-l', log, '-w', '-t', '60', 'start'], dir));
+      running = true;
+    },
+    async stop(): Promise<void> {
+      await must('pg_ctl stop', run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop'], dir));
+      running = false;
+    },
+    async remove(): Promise<void> {
+      if (running) await run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop'], dir);
+      running = false;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Writes a file of a cluster's folder, owned by `postgres` when the test runs as root. */
+async function writeOwned(file: string, text: string): Promise<void> {
+  await writeFile(file, text);
+  if (asRoot) await chown(file, ...(await postgresIds()));
 }
