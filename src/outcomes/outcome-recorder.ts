@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { OutcomeMetrics } from '../metrics/outcome-instruments';
@@ -11,6 +12,8 @@ export interface OutcomeRecorderOptions {
   readonly flushIntervalMs: number;
   /** Most distinct keys held between writes (and while storage is away). Default 50 000. */
   readonly maxKeys?: number;
+  /** Most counts (keys) one write takes; more are written in several, one after the other. Default 1000. */
+  readonly maxCountsPerWrite?: number;
   /** Most client reports held between writes. Default 10 000. */
   readonly maxReports?: number;
   /** How long `stop` keeps trying to write what is left (milliseconds). Default 5000. */
@@ -21,13 +24,15 @@ export interface OutcomeRecorderOptions {
 }
 
 const STOP_DEADLINE_MS = 5000;
+const MAX_COUNTS_PER_WRITE = 1000;
 const STOP_RETRY_MS = 250;
 
 /**
  * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
- * rows, dead letters, client reports): summed in memory and written in one small transaction every
- * `flushIntervalMs`. A failed write keeps everything for the next (bounded by `maxKeys` and
- * `maxReports`; past them counts are discarded and counted in `sluice_outcomes_discarded_total`).
+ * rows, dead letters, client reports): summed in memory and written every `flushIntervalMs`, in
+ * small transactions of at most `maxCountsPerWrite` counts each. A failed write keeps what it did
+ * not write for the next (bounded by `maxKeys` and `maxReports`; past them counts are discarded
+ * and counted in `sluice_outcomes_discarded_total`).
  * A process that dies without `stop` loses what it held since the last write: its events then
  * stay `pending` in the loss map (docs/ARCHITECTURE.md, "The loss map").
  */
@@ -74,26 +79,47 @@ export class OutcomeRecorder {
     if (counts.length === 0 && reports.length === 0) return true;
     this.reports = new Map();
     let ok = false;
-    this.writing = this.o
-      .write({ counts, reports, now: this.o.clock.now() })
-      .then(() => {
-        ok = true;
-        this.o.metrics.batches.inc({ result: 'written' });
-      })
-      .catch((err: unknown) => {
-        this.o.metrics.batches.inc({ result: 'failed' });
-        this.o.logger.warn(
-          { err, counts: counts.length, reports: reports.length },
-          'loss-map write failed; kept',
-        );
-        for (const c of counts) this.count(c);
-        for (const r of reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
+    this.writing = this.writeInParts(counts, reports)
+      .then((written) => {
+        ok = written;
       })
       .finally(() => {
         this.writing = null;
       });
     await this.writing;
     return ok;
+  }
+
+  /**
+   * Writes `counts` in batches of at most `maxCountsPerWrite` (the reports with the first), one
+   * after the other with a turn of the event loop between two: a synchronous storage (SQLite)
+   * holds the event loop for a whole batch, and 50,000 keys in one took a tenth of a second. Each
+   * batch is its own transaction, so a failed one keeps only itself and those after it.
+   */
+  private async writeInParts(
+    counts: readonly OutcomeCount[],
+    reports: readonly ClientReport[],
+  ): Promise<boolean> {
+    const part = this.o.maxCountsPerWrite ?? MAX_COUNTS_PER_WRITE;
+    for (let from = 0; from === 0 || from < counts.length; from += part) {
+      if (from > 0) await yieldToEventLoop();
+      const batch = { counts: counts.slice(from, from + part), reports: from === 0 ? reports : [] };
+      try {
+        await this.o.write({ ...batch, now: this.o.clock.now() });
+        this.o.metrics.batches.inc({ result: 'written' });
+      } catch (err) {
+        this.o.metrics.batches.inc({ result: 'failed' });
+        const kept = counts.slice(from);
+        this.o.logger.warn(
+          { err, counts: kept.length, reports: batch.reports.length },
+          'loss-map write failed; kept',
+        );
+        for (const c of kept) this.count(c);
+        for (const r of batch.reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
