@@ -91,6 +91,28 @@ async function compactMinuteInSlices(
   }
 }
 
+/** `m` with each call timed: `longest.ms` is the longest so far (milliseconds). */
+function timed(m: SqliteMaintenance, longest: { ms: number }): SqliteMaintenance {
+  const time =
+    <A extends unknown[], R>(f: (...args: A) => R) =>
+    (...args: A): R => {
+      const started = performance.now();
+      try {
+        return f(...args);
+      } finally {
+        longest.ms = Math.max(longest.ms, performance.now() - started);
+      }
+    };
+  return {
+    claimRun: time(m.claimRun),
+    finishRun: time(m.finishRun),
+    foldInvalidatedBuckets: time(m.foldInvalidatedBuckets),
+    deleteBatch: time(m.deleteBatch),
+    oldestUnfoldedMinute: time(m.oldestUnfoldedMinute),
+    compactOutcomeSlice: time(m.compactOutcomeSlice),
+  };
+}
+
 /** The maintenance session on a SQLite storage: each call in short transactions, in slices. */
 function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
   return {
@@ -120,6 +142,11 @@ export interface SqliteMaintenanceOptions {
   /** The clock of the claim and the job; on one box the process clock is the database clock. */
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Told after each run the longest step of it (milliseconds): one synchronous call, during which
+   * the event loop waited (`sluice_scheduler_longest_slice_seconds`).
+   */
+  readonly onRun?: (job: string, longestSliceMs: number) => void;
 }
 
 /**
@@ -142,13 +169,15 @@ class SqliteMaintenanceRunner implements MaintenanceRunner {
     if (!m.claimRun({ job: job.name, slotMs, intervalMs, instance: this.o.instance, startedMs: nowMs })) {
       return { kind: 'claim_lost', nowMs };
     }
+    const longest = { ms: 0 };
     const record = await runAndRecord(job, slotMs, {
       now: nowMs,
-      session: sqliteSession(m),
+      session: sqliteSession(timed(m, longest)),
       signal: this.never,
       logger: this.o.logger,
     });
     m.finishRun(record.completion);
+    this.o.onRun?.(job.name, longest.ms);
     return record.attempt;
   }
 
