@@ -83,6 +83,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
       instance,
       clock: options.databaseClock ?? options.clock,
       logger,
+      onRun: (job, ms) => options.metrics.longestSlice.set({ job_name: job }, ms / 1000),
     });
   }
   const scheduler = new Scheduler({

@@ -66,7 +66,7 @@ export const SCHEDULER_SETTINGS = {
   purgeBatchSize: setting({
     env: 'SLUICE_PURGE_BATCH_SIZE',
     default: '5000',
-    doc: 'Rows removed by one purge DELETE statement.',
+    doc: 'Rows removed by one purge DELETE statement (SQLite: at most 1000, so none holds the event loop for long).',
     parse: integer(1, 1_000_000),
   }),
   purgeMaxRowsPerRun: setting({

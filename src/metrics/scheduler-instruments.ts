@@ -47,6 +47,12 @@ export function createSchedulerMetrics(registry: Registry) {
       'What a successful run could not process and left out, by job: rollup buckets whose samples cannot be folded (downsample; each logged once, the other buckets folded).',
       ['job_name'],
     ),
+    longestSlice: gauge(
+      registry,
+      'sluice_scheduler_longest_slice_seconds',
+      'SQLite: the longest step of the job’s last run on this instance (one statement or short transaction), during which the event loop, and every request, waited; the job yields to the event loop between two steps.',
+      ['job_name'],
+    ),
     lastSuccess: gauge(
       registry,
       'sluice_scheduler_last_success_timestamp_seconds',

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock';
 import type { Logger } from '../log/logger';
 import type { OutcomeMetrics } from '../metrics/outcome-instruments';
@@ -19,6 +20,8 @@ export interface OutcomeRecorderOptions {
   readonly flushIntervalMs: number;
   /** Most distinct keys held between writes (and while storage is away). Default 50 000. */
   readonly maxKeys?: number;
+  /** Most counts (keys) one write takes; more are written in several, one after the other. Default 1000. */
+  readonly maxCountsPerWrite?: number;
   /** Most client reports held between writes. Default 10 000. */
   readonly maxReports?: number;
   /** How long `stop` keeps trying to write what is left (milliseconds). Default 5000. */
@@ -29,6 +32,7 @@ export interface OutcomeRecorderOptions {
 }
 
 const STOP_DEADLINE_MS = 5000;
+const MAX_COUNTS_PER_WRITE = 1000;
 const STOP_RETRY_MS = 250;
 /** Refused keys (and report ids) one log line names; the others are counted. */
 const LOGGED_KEYS = 5;
@@ -38,10 +42,11 @@ const NEVER = (): boolean => false;
 
 /**
  * The loss map's counts that are not decided inside a data transaction (intake decisions, refused
- * rows, dead letters, client reports): summed in memory and written in one small transaction every
- * `flushIntervalMs`. A failed write keeps everything for the next (bounded by `maxKeys` and
- * `maxReports`; past them counts are discarded and counted in `sluice_outcomes_discarded_total`;
- * a failure is logged once until its reason changes, and the end of failures once).
+ * rows, dead letters, client reports): summed in memory and written every `flushIntervalMs`, in
+ * small transactions of at most `maxCountsPerWrite` counts each. A failed write keeps what it did
+ * not write for the next (bounded by `maxKeys` and `maxReports`; past them counts are discarded
+ * and counted in `sluice_outcomes_discarded_total`; a failure is logged once until its reason
+ * changes, and the end of failures once).
  * A process that dies without `stop` loses what it held since the last write: its events then
  * stay `pending` in the loss map (docs/ARCHITECTURE.md, "The loss map").
  */
@@ -92,49 +97,76 @@ export class OutcomeRecorder {
     if (counts.length === 0 && reports.length === 0) return true;
     this.reports = new Map();
     let ok = false;
-    this.writing = writeIsolating(
-      { counts, reports, now: this.o.clock.now() },
-      this.o.write,
-      this.o.isRowFault ?? NEVER,
-    )
-      .then((result) => {
-        this.dropRefused(result);
-        const { kept } = result;
-        if (result.failure === undefined) {
-          ok = true;
-          this.o.metrics.batches.inc({ result: 'written' });
-          if (this.failure !== null)
-            this.o.logger.info({ failedWrites: this.failedWrites }, 'loss-map writes resumed');
-          this.failure = null;
-          this.failedWrites = 0;
-          return;
-        }
-        this.o.metrics.batches.inc({ result: 'failed' });
-        this.failedWrites++;
-        // Written every second while storage is away: one line per reason, not one per attempt.
-        const err = result.failure;
-        const reason = err instanceof Error ? err.message : String(err);
-        if (reason !== this.failure) {
-          this.o.logger.warn(
-            {
-              error: reason,
-              code: (err as { code?: unknown } | null)?.code,
-              failedWrites: this.failedWrites,
-              counts: kept.counts.length,
-              reports: kept.reports.length,
-            },
-            'loss-map write failed; kept',
-          );
-          this.failure = reason;
-        }
-        for (const c of kept.counts) this.count(c);
-        for (const r of kept.reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
+    this.writing = this.writeInParts(counts, reports)
+      .then((written) => {
+        ok = written;
       })
       .finally(() => {
         this.writing = null;
       });
     await this.writing;
     return ok;
+  }
+
+  /**
+   * Writes `counts` in batches of at most `maxCountsPerWrite` (the reports with the first), one
+   * after the other with a turn of the event loop between two: a synchronous storage (SQLite)
+   * holds the event loop for a whole batch, and 50,000 keys in one took a tenth of a second. Each
+   * batch is its own transaction, written isolating the rows storage refuses alone
+   * (isolating-write.ts), so a failed one keeps only what it did not write and the batches after it.
+   */
+  private async writeInParts(
+    counts: readonly OutcomeCount[],
+    reports: readonly ClientReport[],
+  ): Promise<boolean> {
+    const part = this.o.maxCountsPerWrite ?? MAX_COUNTS_PER_WRITE;
+    for (let from = 0; from === 0 || from < counts.length; from += part) {
+      if (from > 0) await yieldToEventLoop();
+      const batch = { counts: counts.slice(from, from + part), reports: from === 0 ? reports : [] };
+      const result = await writeIsolating(
+        { ...batch, now: this.o.clock.now() },
+        this.o.write,
+        this.o.isRowFault ?? NEVER,
+      );
+      this.dropRefused(result);
+      if (result.failure !== undefined) {
+        this.failed(
+          result.failure,
+          [...result.kept.counts, ...counts.slice(from + part)],
+          result.kept.reports,
+        );
+        return false;
+      }
+      this.o.metrics.batches.inc({ result: 'written' });
+    }
+    if (this.failure !== null)
+      this.o.logger.info({ failedWrites: this.failedWrites }, 'loss-map writes resumed');
+    this.failure = null;
+    this.failedWrites = 0;
+    return true;
+  }
+
+  /** Keeps what a failed write did not write for the next, and logs the failure once per reason. */
+  private failed(err: unknown, counts: readonly OutcomeCount[], reports: readonly ClientReport[]): void {
+    this.o.metrics.batches.inc({ result: 'failed' });
+    this.failedWrites++;
+    // Written every second while storage is away: one line per reason, not one per attempt.
+    const reason = err instanceof Error ? err.message : String(err);
+    if (reason !== this.failure) {
+      this.o.logger.warn(
+        {
+          error: reason,
+          code: (err as { code?: unknown } | null)?.code,
+          failedWrites: this.failedWrites,
+          counts: counts.length,
+          reports: reports.length,
+        },
+        'loss-map write failed; kept',
+      );
+      this.failure = reason;
+    }
+    for (const c of counts) this.count(c);
+    for (const r of reports) if (!this.reports.has(r.id)) this.reports.set(r.id, r);
   }
 
   /**

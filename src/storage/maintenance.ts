@@ -58,7 +58,8 @@ export interface MaintenanceSession {
   /**
    * Folds the loss map's oldest minute in [fromMs, beforeMs) that holds rows not folded yet: for
    * each key of that minute with such a row, every row of the key the call sees is replaced by one
-   * folded row holding their sum, in one transaction (readers' sums never change). Rows committed
+   * folded row holding their sum, in one transaction (readers' sums never change; SQLite folds a
+   * minute in several, a slice of its apps each, every key whole in one). Rows committed
    * meanwhile are not seen and stay as they are, for a later call.
    */
   compactOutcomeMinute(fromMs: number, beforeMs: number): Promise<OutcomeCompaction>;

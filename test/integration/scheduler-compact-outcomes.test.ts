@@ -279,6 +279,18 @@ describe.each([
     expect(again.kind === 'ran' && again.outcome.rows).toBe(0);
   });
 
+  it('folds a minute of 700 apps (SQLite: in slices of apps) into one row per key, every sum kept', async () => {
+    const minute = SETTLED_BEFORE - 3 * MIN;
+    const apps = Array.from({ length: 700 }, (_, i) => `app-${String(i).padStart(3, '0')}`);
+    const c = { minute, type: 'log', outcome: 'accepted' as const, reason: '', origin: 'direct' as const };
+    // Two write transactions: two rows of every key.
+    for (let t = 1; t <= 2; t++) await write(h.storage, [apps.map((app) => ({ ...c, app, count: t }))]);
+    const runs = await compactAll(h, compactOutcomesJob({ ...SETTLE, maxRowsPerRun: 100_000 }));
+    expect(runs[0]).toEqual({ rows: 1400, minutes: 1, folded: 1400, written: 700, caughtUp: true });
+    const rows = await h.rows();
+    expect(rows.map((r) => [r.app, r.count, r.folded])).toEqual(apps.map((app) => [app, 3, true]));
+  });
+
   it('leaves minutes before the purge cutoff to the purge and minutes within the settle age as written', async () => {
     const { fromMs, beforeMs } = compactionRange(NOW, SETTLE);
     expect(fromMs).toBe(Date.UTC(2026, 11, 13));

@@ -19,7 +19,12 @@ export interface IngestAnswer {
 export async function postEvents(
   baseUrl: string,
   events: unknown,
-  opts: { gzip?: boolean; headers?: Record<string, string>; raw?: Buffer | string } = {},
+  opts: {
+    gzip?: boolean;
+    headers?: Record<string, string>;
+    raw?: Buffer | string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<IngestAnswer> {
   const json = opts.raw ?? JSON.stringify({ events });
   const body = opts.gzip ? gzipSync(json) : json;
@@ -29,6 +34,7 @@ export async function postEvents(
     method: 'POST',
     headers,
     body: body as unknown as BodyInit,
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };

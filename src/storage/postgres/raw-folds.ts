@@ -4,9 +4,9 @@ import { ROLLUP_WIDTH_MS } from '../layout/rollups';
 /*
  * PostgreSQL's folds from raw samples: the rows of `foldSources` (the same buckets, the same
  * aggregates), read once per (name, bucket) for all of its taken apps. Joined per (name, app,
- * bucket), as SQLite runs them, the `(name, ts)` index hands each bucket the samples of every app
- * of that name, and the filter drops the other apps': a sample was read once for each app taken
- * in its bucket (six times with the bench's six apps, most of a fold's CPU), and the planner
+ * bucket), as SQLite ran them before its migration 8, the `(name, ts)` index hands each bucket
+ * the samples of every app of that name, and the filter drops the other apps': a sample was
+ * read once for each app taken in its bucket (six times with the bench's six apps, most of a fold's CPU), and the planner
  * sorted all of them to group them. Here each (name, bucket) is one index range read, aggregated
  * per app by hash; the taken apps are an array, so a sample of an app not taken is skipped
  * before it is aggregated. The samples are read through `metric_sample_values`, a view of the

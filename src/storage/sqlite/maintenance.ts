@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { FoldLimits, FoldResult, OutcomeCompaction, RunClaim, RunCompletion } from '../maintenance';
-import { compactOutcomeMinute } from './compact-outcomes';
+import type { FoldLimits, FoldResult, RunClaim, RunCompletion } from '../maintenance';
+import { compactOutcomeSlice, oldestUnfoldedMinute, type OutcomeSliceCompaction } from './compact-outcomes';
 import { deleteBatch, type PurgeTarget } from './purge';
 import { foldInvalidatedBuckets } from './rollups';
 import * as runs from './scheduler-runs';
@@ -18,8 +18,10 @@ export interface SqliteMaintenance {
   foldInvalidatedBuckets(limits: FoldLimits): FoldResult;
   /** See purge.ts `deleteBatch`. */
   deleteBatch(target: PurgeTarget, cutoffMs: number, limit: number): number;
-  /** See compact-outcomes.ts: one minute, one transaction. */
-  compactOutcomeMinute(fromMs: number, beforeMs: number): OutcomeCompaction;
+  /** See compact-outcomes.ts: a read, no transaction. */
+  oldestUnfoldedMinute(fromMs: number, beforeMs: number): number | null;
+  /** See compact-outcomes.ts: one slice of a minute's apps, one transaction. */
+  compactOutcomeSlice(minute: number, afterApp: string | null, maxApps: number): OutcomeSliceCompaction;
 }
 
 export function sqliteMaintenance(
@@ -39,8 +41,9 @@ export function sqliteMaintenance(
     deleteBatch: inTransaction((target: PurgeTarget, cutoffMs: number, limit: number) =>
       deleteBatch(prepare, target, cutoffMs, limit),
     ),
-    compactOutcomeMinute: inTransaction((fromMs: number, beforeMs: number) =>
-      compactOutcomeMinute(prepare, fromMs, beforeMs),
+    oldestUnfoldedMinute: (fromMs, beforeMs) => oldestUnfoldedMinute(prepare, fromMs, beforeMs),
+    compactOutcomeSlice: inTransaction((minute: number, afterApp: string | null, maxApps: number) =>
+      compactOutcomeSlice(prepare, minute, afterApp, maxApps),
     ),
   };
 }

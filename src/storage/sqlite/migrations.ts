@@ -171,4 +171,18 @@ CREATE INDEX metric_rollups_1h_app_name_bucket ON metric_rollups_1h (app, name, 
 CREATE INDEX metric_rollups_1m_app_bucket ON metric_rollups_1m (app, bucket);
 `,
   },
+  {
+    // Paths for the jobs' slices, so each reads only its own rows whatever the number of apps:
+    // the folds read a taken (name, app, bucket)'s samples and 1m rows by their key
+    // (fold-sources.ts), not every app's rows of that name; the loss-map compaction takes a
+    // minute's unfolded rows by app (compact-outcomes.ts). The samples' index costs each write
+    // one more key (docs/performance.md, "SQLite: jobs in slices").
+    version: 8,
+    sql: `
+CREATE INDEX metric_samples_app_name_ts ON metric_samples (app, name, ts);
+CREATE INDEX metric_rollups_1m_app_name_bucket ON metric_rollups_1m (app, name, bucket);
+DROP INDEX event_outcomes_unfolded;
+CREATE INDEX event_outcomes_unfolded ON event_outcomes (minute, app) WHERE folded = 0;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { IsolatingFold, type BucketRange } from '../fold-isolation';
-import { foldSources, SUM_SCALE } from '../layout/rollup-folds';
+import { SUM_SCALE } from '../layout/rollup-folds';
+import { sqliteFoldSources } from './fold-sources';
 import { ROLLUP_TABLE } from '../layout/rollups';
 import type { FoldResult } from '../maintenance';
 
@@ -24,12 +25,13 @@ function upsert(table: string, select: string): string {
 }
 
 /** SQLite's multiplication overflows to ±Infinity by itself, and a NaN result is already NULL. */
-const SOURCES = foldSources(TAKEN, {
+const DIALECT = {
   from: '@from',
   to: '@to',
   rawBefore: '@rawBefore',
-  unscale: (scaled) => `${scaled} * ${SUM_SCALE}`,
-});
+  unscale: (scaled: string) => `${scaled} * ${SUM_SCALE}`,
+};
+const SOURCES = sqliteFoldSources(TAKEN, DIALECT);
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);

@@ -15,11 +15,12 @@ const count = (n: number, app = 'a'): OutcomeCount => ({
   count: n,
 });
 
-function recorder(write: (b: OutcomeBatch) => Promise<void>, maxKeys?: number) {
+function recorder(write: (b: OutcomeBatch) => Promise<void>, maxKeys?: number, maxCountsPerWrite?: number) {
   return new OutcomeRecorder({
     write,
     flushIntervalMs: 60_000,
     ...(maxKeys === undefined ? {} : { maxKeys }),
+    ...(maxCountsPerWrite === undefined ? {} : { maxCountsPerWrite }),
     clock: { now: () => 0 },
     metrics: createOutcomeMetrics(new Registry()),
     logger: createLogger('silent'),
@@ -48,6 +49,32 @@ describe('OutcomeRecorder', () => {
     expect(written[0]?.reports.map((x) => x.id)).toEqual(['r1']);
     expect(await r.flush()).toBe(true);
     expect(written).toHaveLength(1); // nothing left to write
+    await r.stop();
+  });
+
+  it('writes many keys in parts, the reports with the first; a failed part keeps itself and the parts after it, not those written', async () => {
+    const written: OutcomeBatch[] = [];
+    let failAt = 2;
+    const r = recorder(
+      async (b) => {
+        if (written.length === failAt) throw new Error('storage away');
+        written.push(b);
+      },
+      undefined,
+      2,
+    );
+    for (const app of ['a', 'b', 'c', 'd', 'e']) r.count(count(1, app));
+    r.report({ id: 'r1', counts: [count(1, 'z')] });
+    expect(await r.flush()).toBe(false);
+    expect(written.map((b) => b.counts.map((c) => c.app))).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    expect(written[0]?.reports.map((x) => x.id)).toEqual(['r1']);
+    expect(written[1]?.reports).toEqual([]);
+    failAt = -1;
+    expect(await r.flush()).toBe(true);
+    expect(written.map((b) => b.counts.map((c) => c.app))).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
     await r.stop();
   });
 
