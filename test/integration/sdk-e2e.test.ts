@@ -153,6 +153,12 @@ describe('SDK against a real collector with a tiny queue', () => {
       },
       30_000,
     );
+    // One more load at the lowered rate: metrics are sampled out at it (at 0.9 or below, keeping
+    // all of 60 has a chance under 0.2 %).
+    const sampledBefore = client.stats().dropped.sampled;
+    for (let i = 0; i < 60; i++) client.metric('render.frame_drop', i, { route: '/checkout' });
+    expect(client.stats().dropped.sampled).toBeGreaterThan(sampledBefore);
+    await nextAnswer(log);
     expect(log.some((x) => x.status === 429)).toBe(true);
     // The 429s carry advice (docs/http-api.md, "Sampling advice"): the rate follows it, not the steps.
     expect(log.some((x) => x.status === 429 && x.advice !== undefined && x.advice < 1)).toBe(true);
