@@ -257,7 +257,9 @@ function foldRow(label: string, sluice: readonly SluiceWindow[], base: readonly 
 
 /** A schema of the points and the labels of its rows. */
 interface Schema {
-  /** Progress and row labels of each server with these points. */
+  /** The schema's name in progress lines. */
+  readonly name: string;
+  /** Row labels of each baseline with these points. */
   readonly influx: string;
   readonly victoria: string;
   readonly lines: readonly RequestBody[];
@@ -314,6 +316,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
   const points = metricPoints(ctx.options.quick ? 20_000 : 200_000, 11);
   const schemas: readonly Schema[] = [
     {
+      name: 'tags only',
       influx: 'InfluxDB 1.x (tags only)',
       victoria: 'VictoriaMetrics (tags only)',
       lines: points.tagsLines,
@@ -321,6 +324,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       targets: { rateAtLeast: 1, cpuAtMost: 1 },
     },
     {
+      name: 'every attribute',
       influx: 'InfluxDB 1.x (every attribute)',
       victoria: 'VictoriaMetrics (every attribute; strings dropped)',
       lines: points.lines,
@@ -334,14 +338,14 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
     for (const [i, schema] of schemas.entries()) {
       const r = runs[i] as SchemaRuns;
       if (haveInflux) {
-        ctx.progress(`influx: ${schema.influx}, ${of}`);
+        ctx.progress(`influx: InfluxDB, ${schema.name}, ${of}`);
         r.influx.push(await influx(ctx, schema.lines));
       }
       if (haveVictoria) {
-        ctx.progress(`influx: ${schema.victoria}, ${of}`);
+        ctx.progress(`influx: VictoriaMetrics, ${schema.name}, ${of}`);
         r.victoria.push(await victoria(ctx, schema.lines));
       }
-      ctx.progress(`influx: Sluice tier 2 (${schema.influx} points), ${of}`);
+      ctx.progress(`influx: Sluice tier 2, ${schema.name}, ${of}`);
       r.sluice.push(await measureSluice(ctx, schema.json));
     }
   }
