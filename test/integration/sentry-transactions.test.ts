@@ -1,0 +1,109 @@
+import { waitFor } from '../support/http';
+import { startInProcess, type InProcessCollector } from '../support/in-process';
+import { settledLossMap } from '../support/loss-map';
+import { tempSqlitePath } from '../support/postgres';
+import { metricPoints, storedEvents, uniqueApp } from './otlp-support';
+import { dsnOf, runNodeSentry, uuidOf } from './sentry-support';
+
+/**
+ * @sentry/node with tracing (tracesSampleRate 1) against a collector with the defaults a user
+ * gets: each transaction and span is stored as one metric sample of its duration, read back
+ * through GET /v1/events and GET /v1/metrics; the SDK's envelope sent again is stored once, and
+ * the loss map holds its identity. Both ways the SDK sends them: span streaming (`span` items,
+ * its default) and `transaction` items (`traceLifecycle: 'static'`).
+ */
+describe.each([
+  { lifecycle: 'stream', project: 3 },
+  { lifecycle: 'static', project: 4 },
+])('Sentry tracing ($lifecycle) becomes duration samples', ({ lifecycle, project }) => {
+  let c: InProcessCollector;
+  let sqlite: string;
+  const app = uniqueApp(`traced-${lifecycle}`);
+
+  beforeAll(async () => {
+    sqlite = tempSqlitePath(`sentry-tx-${lifecycle}`);
+    c = await startInProcess(
+      { SLUICE_SQLITE_PATH: sqlite, SLUICE_SENTRY_PROJECTS: `${project}=${app}` },
+      { defaults: 'user' },
+    );
+  });
+
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it('each transaction and span is one sample of its duration; a resent envelope is stored once', async () => {
+    const run = await runNodeSentry({
+      scenario: 'tracing',
+      traceLifecycle: lifecycle,
+      dsn: dsnOf(c.url, 'anypublickey', project),
+      release: 'traced@3.1.0',
+      environment: 'staging',
+    });
+    for (const a of run.answers) expect(a.status).toBe(200);
+    expect(run.resendStatus).toBe(200);
+    const sent: any[] = run.spans;
+    const unique = [...new Map(sent.map((s) => [s.spanId, s])).values()];
+    // checkout, its child span charge card, search; the checkout's envelope twice.
+    expect(unique.map((s) => s.name).sort()).toEqual(['charge card', 'checkout', 'search']);
+    expect(sent.length).toBeGreaterThan(unique.length);
+    const ms = (seconds: number): number => Math.round(seconds * 1000);
+    const byName = new Map(unique.map((s) => [s.name, s]));
+    expect(ms(byName.get('checkout').end) - ms(byName.get('checkout').start)).toBeGreaterThanOrEqual(45);
+
+    const samples = await waitFor(`${unique.length} duration samples`, async () => {
+      const e = await storedEvents(c.url, app, '&type=metric');
+      return e.length >= unique.length ? e : null;
+    });
+    const source = { app, version: 'traced@3.1.0', env: 'staging' };
+    for (const s of unique) {
+      const stored = samples.filter(
+        (e) =>
+          e.attributes.trace_id === s.traceId &&
+          (s.segment
+            ? e.attributes.transaction === s.name && !('span' in e.attributes)
+            : e.attributes.span === s.name),
+      );
+      expect(stored).toEqual([
+        expect.objectContaining({
+          type: 'metric',
+          ts: ms(s.end),
+          name: s.segment ? 'sentry.transaction.duration' : 'sentry.span.duration',
+          value: ms(s.end) - ms(s.start),
+          source,
+          attributes: {
+            transaction: s.segment ? s.name : 'checkout',
+            ...(s.segment ? {} : { span: s.name }),
+            op: s.op,
+            status: s.status,
+            trace_id: s.traceId,
+          },
+        }),
+      ]);
+      if (s.eventId !== null) expect(stored[0].id).toBe(uuidOf(s.eventId));
+    }
+    expect(byName.get('checkout').op).toBe('http.server');
+    expect(byName.get('charge card').op).toBe('http.client');
+    expect(byName.get('search').op).toBe('db');
+    expect(byName.get('search').status).not.toBe('ok');
+
+    const points = await metricPoints(c.url, app, 'sentry.transaction.duration');
+    expect(points.map((p) => p.max).sort((a, b) => a - b)).toEqual(
+      unique
+        .filter((s) => s.segment)
+        .map((s) => ms(s.end) - ms(s.start))
+        .sort((a, b) => a - b),
+    );
+    expect(await storedEvents(c.url, app)).toHaveLength(unique.length);
+
+    // Every copy was taken (a `direct` sender's acceptances are what it generated); storage kept one.
+    const resent = sent.length - unique.length;
+    const m = await settledLossMap(c.url, app, { kind: 'sqlite', path: sqlite });
+    expect(m).toMatchObject({
+      generated: sent.length,
+      stored: unique.length,
+      lost: resent,
+      losses: { storage: { duplicate: resent } },
+    });
+  });
+});
