@@ -107,3 +107,53 @@ describe.each([
     });
   });
 });
+
+/**
+ * Spans count against the app's rate limit like logs (the collector's defaults but 10 events/s, a
+ * burst of 100): the SDK's envelope of 303 spans (larger than the burst) is taken, as any request
+ * larger than a window's budget is; the same envelope sent again at once is refused with 429
+ * naming the transaction and span categories, never `error`, and counted lost at the collector.
+ */
+describe('Sentry spans over the rate limit', () => {
+  let c: InProcessCollector;
+  let sqlite: string;
+  const app = uniqueApp('traced-limited');
+
+  beforeAll(async () => {
+    sqlite = tempSqlitePath('sentry-tx-limit');
+    c = await startInProcess(
+      { SLUICE_SQLITE_PATH: sqlite, SLUICE_SENTRY_PROJECTS: `5=${app}`, SLUICE_RATE_LIMIT: '10' },
+      { defaults: 'user' },
+    );
+  });
+
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it('are refused with the transaction and span categories and counted lost at the collector', async () => {
+    const run = await runNodeSentry({
+      scenario: 'tracing',
+      dsn: dsnOf(c.url, 'anypublickey', 5),
+      searchSpans: 300,
+    });
+    const answers = run.answers as Array<{ status: number; rateLimits: string | null; spans: number }>;
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.status).toBe(429);
+      expect(r.rateLimits).toMatch(/^\d+:default;log_item;transaction;span:key:rate_limited$/);
+    }
+    const sent: any[] = run.spans;
+    expect(sent.length).toBeGreaterThanOrEqual(2 * 303);
+    const m = await settledLossMap(c.url, app, { kind: 'sqlite', path: sqlite });
+    expect(m).toMatchObject({
+      generated: sent.length,
+      stored: sent.length - refused.reduce((n, a) => n + a.spans, 0),
+      losses: { collector: { rate_limited: refused.reduce((n, a) => n + a.spans, 0) } },
+    });
+    expect(m.stored + m.lost).toBe(m.generated);
+    const stored = await storedEvents(c.url, app, '&type=metric');
+    expect(stored.length).toBe(m.stored);
+  });
+});

@@ -13,7 +13,7 @@
  *   then a last flush that sends the client report. Prints each response's status and
  *   `X-Sentry-Rate-Limits`, and the exceptions' event ids.
  * - `tracing`: two transactions (`checkout`, op `http.server`, ~50 ms long with a child span
- *   `charge card`; `search`, op `db`, ending in an error status), flushed; then the envelope of
+ *   `charge card`; `search`, op `db`, ending in an error status, with `searchSpans` child spans), flushed; then the envelope of
  *   `checkout` is sent again through the SDK's transport (a resend). `traceLifecycle` picks the
  *   SDK's way of sending them. Prints each transaction and span as the SDK sent them, and the
  *   answers.
@@ -31,6 +31,8 @@ interface Scenario {
   readonly logsPerRound?: number;
   /** `tracing`: the SDK's option (its default, `stream`, sends `span` items; `static`, transactions). */
   readonly traceLifecycle?: 'static' | 'stream';
+  /** `tracing`: child spans of `search` (`query <i>`). Default 0. */
+  readonly searchSpans?: number;
 }
 
 /** A transaction or span as the SDK sent it (times in seconds). */
@@ -100,6 +102,8 @@ interface Answer {
   readonly status: number | undefined;
   readonly rateLimits: string | null;
   readonly retryAfter: string | null;
+  /** Transactions and spans the envelope carried. */
+  readonly spans: number;
 }
 
 function chargeCard(amount: number): never {
@@ -124,14 +128,16 @@ async function main(): Promise<void> {
         ...inner,
         send: async (envelope) => {
           const spans = spansOf(envelope[1] as ReadonlyArray<readonly [{ type?: string }, any]>);
-          sent.push(...spans);
           if (spans.some((t) => t.segment && t.name === 'checkout')) checkoutEnvelope = envelope;
           const res = await inner.send(envelope);
           if (res.statusCode !== undefined) {
+            // Only what reached the collector: the SDK holds back what a rate limit names.
+            sent.push(...spans);
             answers.push({
               status: res.statusCode,
               rateLimits: res.headers?.['x-sentry-rate-limits'] ?? null,
               retryAfter: res.headers?.['retry-after'] ?? null,
+              spans: spans.length,
             });
           }
           return res;
@@ -165,6 +171,8 @@ async function main(): Promise<void> {
       });
     });
     Sentry.startSpan({ name: 'search', op: 'db' }, (span) => {
+      for (let i = 0; i < (s.searchSpans ?? 0); i++)
+        Sentry.startSpan({ name: `query ${i}`, op: 'db.query' }, () => undefined);
       span.setStatus({ code: 2, message: 'internal_error' });
     });
     await Sentry.flush(10_000);
