@@ -3,7 +3,7 @@ import { startInProcess, type InProcessCollector } from '../support/in-process';
 import { settledLossMap } from '../support/loss-map';
 import { tempSqlitePath } from '../support/postgres';
 import { metricPoints, storedEvents, uniqueApp } from './otlp-support';
-import { dsnOf, runNodeSentry, uuidOf } from './sentry-support';
+import { dsnOf, runNodeSentry, runPythonSentry, uuidOf } from './sentry-support';
 
 /**
  * @sentry/node with tracing (tracesSampleRate 1) against a collector with the defaults a user
@@ -155,5 +155,69 @@ describe('Sentry spans over the rate limit', () => {
     expect(m.stored + m.lost).toBe(m.generated);
     const stored = await storedEvents(c.url, app, '&type=metric');
     expect(stored.length).toBe(m.stored);
+  });
+});
+
+/** Debian's python3-sentry-sdk (1.9) sends `transaction` items whose times are RFC 3339 texts. */
+describe('python3-sentry-sdk transactions', () => {
+  let c: InProcessCollector;
+  let sqlite: string;
+  const app = uniqueApp('traced-py');
+
+  beforeAll(async () => {
+    sqlite = tempSqlitePath('sentry-tx-py');
+    c = await startInProcess(
+      { SLUICE_SQLITE_PATH: sqlite, SLUICE_SENTRY_PROJECTS: `6=${app}` },
+      { defaults: 'user' },
+    );
+  });
+
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it('a transaction and its span are two duration samples', async () => {
+    const run = await runPythonSentry({
+      dsn: dsnOf(c.url, 'anypublickey', 6),
+      release: 'py@1.0',
+      environment: 'production',
+      tracing: true,
+    });
+    expect(run.statuses).toEqual([200]);
+    const [t] = run.transactions;
+    const [span] = t.spans;
+    const ms = (text: string): number => Date.parse(text);
+    const samples = await waitFor('2 duration samples', async () => {
+      const e = await storedEvents(c.url, app, '&type=metric');
+      return e.length >= 2 ? e : null;
+    });
+    const source = { app, version: 'py@1.0', env: 'production' };
+    expect(samples.find((e) => e.name === 'sentry.transaction.duration')).toMatchObject({
+      id: uuidOf(run.transaction_id),
+      ts: ms(t.timestamp),
+      value: ms(t.timestamp) - ms(t.start_timestamp),
+      source,
+      attributes: {
+        transaction: 'checkout',
+        op: 'http.server',
+        status: 'ok',
+        trace_id: t.contexts.trace.trace_id,
+      },
+    });
+    expect(samples.find((e) => e.name === 'sentry.span.duration')).toMatchObject({
+      ts: ms(span.timestamp),
+      value: ms(span.timestamp) - ms(span.start_timestamp),
+      source,
+      attributes: {
+        transaction: 'checkout',
+        span: 'SELECT 1',
+        op: 'db',
+        trace_id: t.contexts.trace.trace_id,
+      },
+    });
+    expect(ms(span.timestamp) - ms(span.start_timestamp)).toBeGreaterThanOrEqual(15);
+    expect(samples).toHaveLength(2);
+    const m = await settledLossMap(c.url, app, { kind: 'sqlite', path: sqlite });
+    expect(m).toMatchObject({ generated: 2, stored: 2, lost: 0 });
   });
 });
