@@ -1,18 +1,18 @@
 /**
  * The loss map's wiring (docs/ARCHITECTURE.md, "The loss map"): part of the composition root.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { ApiKeyRing, Principal } from '../auth/api-keys';
 import type { Clock } from '../clock';
 import type { Config } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createOutcomeMetrics } from '../metrics/outcome-instruments';
-import { presentedSecret } from '../http/authenticate';
+import { presentedIngestKey } from '../http/presented-ingest-key';
 import { parseClientReport } from '../outcomes/client-report';
 import type { ReportReading } from '../intake/intake-service';
 import { minuteOf, NO_APP, type ClientReport } from '../outcomes/outcome';
 import type { AppBound } from '../intake/app-bound';
+import type { ShedRequest } from '../intake/shed-rule';
 import { OutcomeRecorder } from '../outcomes/outcome-recorder';
 import type { Storage } from '../storage/port';
 import { isPermanentWriteError } from '../storage/write-errors';
@@ -97,20 +97,20 @@ function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'takes'>, no
 
 /**
  * The shed rule's `countRefused`: one `shed` request in the minute of receipt, of the app of the
- * ingest key it presented when that key is valid, else of app `''` (no keys file, no key, a wrong
- * one: a request's claim of an app is not taken on trust, and its body is never read). Checking
- * the key costs a SHA-256 of it, a few microseconds, next to the answer it spares the collector.
+ * ingest key it presented when that key is valid (`X-Api-Key`, or a Sentry DSN key:
+ * http/presented-ingest-key.ts), else of app `''` (no keys file, no key, a wrong one: a request's
+ * claim of an app is not taken on trust, and its body is never read). Checking the key costs a
+ * SHA-256 of it, a few microseconds, next to the answer it spares the collector.
  */
 export function shedCounter(
   recorder: OutcomeRecorder,
   keyRing: ApiKeyRing | null,
   clock: Clock,
-): (headers: IncomingHttpHeaders) => void {
-  return (headers) => {
-    const secret = keyRing === null ? undefined : presentedSecret(headers);
-    const principal = secret === undefined ? null : (keyRing?.authenticate(secret) ?? null);
+): (request: ShedRequest) => void {
+  return (request) => {
+    const principal = presentedIngestKey(keyRing, request);
     recorder.count({
-      app: principal?.kind === 'ingest' ? principal.app : '',
+      app: principal?.app ?? '',
       minute: minuteOf(clock.now()),
       type: '',
       outcome: 'shed',

@@ -35,7 +35,7 @@ export function withOverloadGate(
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (isIngest(req)) {
-      const refusal = shed.refuseUnread(req.headers);
+      const refusal = shed.refuseUnread(req);
       if (refusal !== null) {
         refused(req, res, refusal.retryAfterSeconds);
         return;

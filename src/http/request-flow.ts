@@ -1,6 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiKeyRing } from '../auth/api-keys';
-import { presentedSecret } from './authenticate';
+import type { ShedRequest } from '../intake/shed-rule';
+import { presentedIngestKey } from './presented-ingest-key';
 
 /**
  * `X-Sluice-App`: the app whose events a request carries, named before its body (the SDK sends it).
@@ -12,17 +12,15 @@ export const APP_HEADER = 'x-sluice-app';
 const MAX_APP_HEADER = 256;
 
 /**
- * The flow of an ingest request, from its headers alone (intake/flow-shares.ts): the app of a valid
- * ingest key; else its `X-Sluice-App`; else '' (every request that names none shares one flow).
+ * The flow of an ingest request, from its request line and headers alone (intake/flow-shares.ts):
+ * the app of a valid ingest key (presented-ingest-key.ts: a Sentry DSN key too); else its
+ * `X-Sluice-App`; else '' (every request that names none shares one flow).
  */
-export function requestFlow(keyRing: ApiKeyRing | null): (headers: IncomingHttpHeaders) => string {
-  return (headers) => {
-    if (keyRing !== null) {
-      const secret = presentedSecret(headers);
-      const principal = secret === undefined ? null : keyRing.authenticate(secret);
-      if (principal?.kind === 'ingest') return `key:${principal.app}`;
-    }
-    const app = headers[APP_HEADER];
+export function requestFlow(keyRing: ApiKeyRing | null): (request: ShedRequest) => string {
+  return (request) => {
+    const principal = presentedIngestKey(keyRing, request);
+    if (principal !== null) return `key:${principal.app}`;
+    const app = request.headers[APP_HEADER];
     return typeof app === 'string' && app.length <= MAX_APP_HEADER ? `app:${app}` : '';
   };
 }

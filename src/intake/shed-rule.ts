@@ -3,6 +3,16 @@ import type { Counter } from 'prom-client';
 import { FlowShares } from './flow-shares';
 import { OVERLOADED_RETRY_AFTER_S } from './retry-after';
 
+/**
+ * What the shed rule may read of a request: its request line and headers, never its body (an
+ * `IncomingMessage` is one).
+ */
+export interface ShedRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+}
+
 export interface ShedRuleOptions {
   /**
    * The waits that count as this process's queueing delay (milliseconds): the event loop's
@@ -21,16 +31,17 @@ export interface ShedRuleOptions {
   /** `sluice_requests_rejected_total`, counted with `code="overloaded"` per refusal. */
   readonly rejected: Counter<'code'>;
   /**
-   * The loss map's count of a refused request, told its headers (the only part of it read): the
-   * composition root attributes it to the app of a valid ingest key. None by default.
+   * The loss map's count of a refused request, told its request line and headers (the only parts
+   * of it read): the composition root attributes it to the app of a valid ingest key (a Sentry
+   * DSN key on the Sentry paths). None by default.
    */
-  readonly countRefused?: (headers: IncomingHttpHeaders) => void;
+  readonly countRefused?: (request: ShedRequest) => void;
   /**
-   * The flow a request belongs to, told its headers (http/request-flow.ts): while the process
+   * The flow a request belongs to, told its request line and headers (http/request-flow.ts): while the process
    * sheds, only the flows that send more than their fair share are refused (flow-shares.ts).
    * Default: one flow for every request.
    */
-  readonly flowOf?: (headers: IncomingHttpHeaders) => string;
+  readonly flowOf?: (request: ShedRequest) => string;
   /** Milliseconds of a monotonic clock. Default `performance.now()`. */
   readonly now?: () => number;
 }
@@ -74,14 +85,14 @@ export class ShedRule {
 
   /**
    * Null: go on and read the request. Otherwise refuse it unread with this `Retry-After`, counted
-   * in `rejected` and, with its `headers`, in `countRefused`. Only a request whose flow sends more
+   * in `rejected` and, with the `request`, in `countRefused`. Only a request whose flow sends more
    * than its fair share is refused.
    */
-  refuseUnread(headers: IncomingHttpHeaders = {}): { readonly retryAfterSeconds: number } | null {
+  refuseUnread(request: ShedRequest = { headers: {} }): { readonly retryAfterSeconds: number } | null {
     if (this.o.shedAtMs <= 0) return null;
     const now = this.now();
-    const flow = this.flows.flowOf(this.o.flowOf?.(headers) ?? '', now);
-    const bytes = costOf(headers);
+    const flow = this.flows.flowOf(this.o.flowOf?.(request) ?? '', now);
+    const bytes = costOf(request.headers);
     this.flows.arrived(flow, bytes, now);
     if (
       this.held < (this.o.minInFlight ?? 2) ||
@@ -92,7 +103,7 @@ export class ShedRule {
       return null;
     }
     this.o.rejected.inc({ code: 'overloaded' });
-    this.o.countRefused?.(headers);
+    this.o.countRefused?.(request);
     return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S };
   }
 }

@@ -85,7 +85,7 @@ export function mapSentryEvent(payload: unknown, ctx: SentryMappingContext): Map
   const exceptionMessage = primary === undefined ? '' : text(primary.value);
   const kind = primary === undefined ? '' : text(primary.type);
   const event: TelemetryEvent = {
-    id: idOf(e.event_id, payload),
+    id: eventIdOf(e.event_id, payload),
     type: isError ? 'error' : 'log',
     name,
     ts,
@@ -129,7 +129,7 @@ function messageOf(e: SentryEvent): string {
  * The event's id: its `event_id` (32 hex digits) as a UUID, so a resent event is stored once;
  * without a valid one, an id digested from the payload (a resend of the same payload is still one).
  */
-function idOf(eventId: unknown, payload: unknown): string {
+export function eventIdOf(eventId: unknown, payload: unknown): string {
   if (typeof eventId === 'string' && HEX32.test(eventId.replaceAll('-', ''))) {
     const h = eventId.replaceAll('-', '').toLowerCase();
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
@@ -138,7 +138,7 @@ function idOf(eventId: unknown, payload: unknown): string {
 }
 
 /** `timestamp` in epoch milliseconds (seconds as a number, or an RFC 3339 text); null when absent or unreadable. */
-function tsOf(v: unknown): number | null {
+export function tsOf(v: unknown): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.round(v * 1000);
   if (typeof v === 'string' && v !== '') {
     // Python's SDK writes naive UTC times (no zone): they are UTC.
@@ -169,10 +169,12 @@ function setScalar(bag: AttributeBag, key: string, value: unknown): void {
   }
 }
 
-function setText(bag: AttributeBag, key: string, value: unknown): void {
+/** Sets `key` when `value` is a non-empty text. */
+export function setText(bag: AttributeBag, key: string, value: unknown): void {
   if (typeof value === 'string' && value !== '') bag.set(key, value);
 }
 
-function text(v: unknown): string {
+/** `v` when it is a text, else ''. */
+export function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }

@@ -11,6 +11,7 @@ import { clientReportCounts } from './client-report';
 import { EnvelopeError, parseEnvelope, type EnvelopeItem } from './envelope';
 import { mapSentryEvent, type SentryMappingContext } from './map-event';
 import { mapSentryLogs } from './map-logs';
+import { mapSentrySpans, mapSentryTransaction } from './map-transaction';
 import { rateLimitsHeader } from './rate-limits';
 
 /** Item types counted under their own name in `sluice_sentry_items_total` (others: `other`). */
@@ -32,6 +33,15 @@ const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
   'user_report',
   'feedback',
   'statsd',
+]);
+
+/** Item types mapped into events or the loss map; the others are taken and not stored. */
+const MAPPED_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'event',
+  'log',
+  'client_report',
+  'transaction',
+  'span',
 ]);
 
 export interface SentryIntakeOptions {
@@ -87,10 +97,11 @@ export type SentryOutcome =
 
 /**
  * A Sentry SDK's envelope or store request, end to end below HTTP: read it, map its events and
- * logs typed (map-event.ts, map-logs.ts), feed its client reports to the loss map, hand the
+ * logs typed (map-event.ts, map-logs.ts), its transactions and spans as duration samples
+ * (map-transaction.ts), feed its client reports to the loss map, hand the
  * events to the intake whole per app (Sentry SDKs never resend a refused event), and reduce the
  * intake's outcome to Sentry's answer: refused events become `X-Sentry-Rate-Limits` categories,
- * never a silent loss. Items Sluice does not store (sessions, transactions, attachments, …) are
+ * never a silent loss. Items Sluice does not store (sessions, attachments, profiles, …) are
  * taken and counted, never refused: a 4xx would make an SDK report a failure.
  */
 export class SentryIntake {
@@ -119,7 +130,7 @@ export class SentryIntake {
     let dropped = 0;
     for (const item of items) {
       const label = KNOWN_ITEM_TYPES.has(item.type) ? item.type : 'other';
-      if (item.type !== 'event' && item.type !== 'log' && item.type !== 'client_report') {
+      if (!MAPPED_ITEM_TYPES.has(item.type)) {
         o.metrics.items.inc({ type: label, outcome: 'not_stored' });
         continue;
       }
@@ -147,6 +158,15 @@ export class SentryIntake {
             type: 'log',
           }));
           o.countLost?.(lost, 'ts_out_of_range');
+        }
+      } else if (item.type === 'transaction' || item.type === 'span') {
+        const mapped =
+          item.type === 'transaction' ? mapSentryTransaction(payload, ctx) : mapSentrySpans(payload, ctx);
+        events.push(...mapped.events);
+        dropped += mapped.droppedAttributes;
+        o.metrics.items.inc({ type: label, outcome: mapped.unmapped.length > 0 ? 'unmapped' : 'event' });
+        for (const reason of mapped.unmapped) {
+          o.countLost?.([{ app: request.app, ts: now, type: 'metric' }], reason);
         }
       } else {
         const mapped = mapSentryEvent(payload, ctx);

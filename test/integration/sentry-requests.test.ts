@@ -40,7 +40,7 @@ describe('Sentry endpoints, request by request', () => {
 
   it('takes gzip and deflate envelopes, and every item type it does not store, answering 200 with the id', async () => {
     const others =
-      '{"type":"session"}\n{"sid":"x"}\n{"type":"attachment","length":3}\nabc\n{"type":"replay_recording","length":2}\n{}\n{"type":"check_in"}\n{}\n{"type":"something_new"}\n{}\n{"type":"transaction"}\n{}\n';
+      '{"type":"session"}\n{"sid":"x"}\n{"type":"attachment","length":3}\nabc\n{"type":"replay_recording","length":2}\n{}\n{"type":"check_in"}\n{}\n{"type":"something_new"}\n{}\n';
     const id1 = 'a'.repeat(32);
     const id2 = 'b'.repeat(32);
     const gz = await post('/api/31/envelope/', gzipSync(envelope(31, id1, others)), {

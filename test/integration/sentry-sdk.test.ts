@@ -33,7 +33,7 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
     await c?.stop();
   });
 
-  it('@sentry/node: an exception, messages and logs are stored as errors and logs; a transaction is not', async () => {
+  it('@sentry/node: an exception, messages and logs are stored as errors and logs, a transaction as its duration', async () => {
     const run = await runNodeSentry({
       scenario: 'errors',
       dsn: dsnOf(c.url, 'anypublickey', 1),
@@ -43,12 +43,20 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
     expect(run.answers.length).toBeGreaterThan(0);
     for (const a of run.answers) expect(a.status).toBe(200);
 
-    const events = await waitFor('5 events', async () => {
+    const events = await waitFor('6 events', async () => {
       const e = await storedEvents(c.url, checkout);
-      return e.length >= 5 ? e : null;
+      return e.length >= 6 ? e : null;
     });
     const byId = new Map(events.map((e) => [e.id, e]));
     const source = { app: checkout, version: 'checkout@2.0.1', env: 'staging' };
+    expect(events.filter((e) => e.type === 'metric')).toEqual([
+      expect.objectContaining({
+        name: 'sentry.transaction.duration',
+        value: expect.any(Number),
+        source,
+        attributes: expect.objectContaining({ transaction: 'checkout', status: 'ok' }),
+      }),
+    ]);
     const exception = byId.get(uuidOf(run.exceptionId));
     expect(exception).toMatchObject({
       type: 'error',
@@ -93,10 +101,10 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
         attributes: expect.objectContaining({ ms: 1200, 'sentry.level': 'warn' }),
       }),
     ]);
-    expect(events).toHaveLength(5);
+    expect(events).toHaveLength(6);
 
     const m = await settledLossMap(c.url, checkout, { kind: 'sqlite', path: sqlite });
-    expect(m).toMatchObject({ generated: 5, stored: 5, lost: 0 });
+    expect(m).toMatchObject({ generated: 6, stored: 6, lost: 0 });
 
     // The console's error groups show them as any other error.
     const groups = await getJson(`${c.url}/v1/error-groups?app=${checkout}`);
@@ -151,9 +159,9 @@ describe('Sentry SDKs, auth off: the project id names the app', () => {
   it('a project not in SLUICE_SENTRY_PROJECTS is the app sentry-<id>', async () => {
     const project = 900_000 + Math.floor(Math.random() * 99_999);
     const run = await runNodeSentry({ scenario: 'errors', dsn: dsnOf(c.url, 'k', project) });
-    const events = await waitFor('5 events', async () => {
+    const events = await waitFor('6 events', async () => {
       const e = await storedEvents(c.url, `sentry-${project}`);
-      return e.length >= 5 ? e : null;
+      return e.length >= 6 ? e : null;
     });
     expect(events.map((e) => e.id)).toContain(uuidOf(run.exceptionId));
   });
@@ -186,13 +194,13 @@ describe('Sentry SDKs, auth on: the DSN public key is an ingest key id and names
     const wrong = await runNodeSentry({ scenario: 'errors', dsn: dsnOf(c.url, 'reader', 5) });
     expect(wrong.answers.map((a: { status: number }) => a.status)).toEqual(wrong.answers.map(() => 401));
 
-    const events = await waitFor('5 events', async () => {
+    const events = await waitFor('6 events', async () => {
       const res = await fetch(`${c.url}/v1/events?app=${app}`, { headers: readHeaders });
       const body = (await res.json()) as { events: any[] };
-      return body.events.length >= 5 ? body.events : null;
+      return body.events.length >= 6 ? body.events : null;
     });
     expect(events.map((e) => e.id)).toContain(uuidOf(run.exceptionId));
-    expect(events).toHaveLength(5);
+    expect(events).toHaveLength(6);
   });
 
   it('python3-sentry-sdk presents the key in X-Sentry-Auth', async () => {

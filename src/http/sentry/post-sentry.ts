@@ -9,7 +9,7 @@ import type { SentryIntake, SentryRequest } from '../../sentry/sentry-intake';
 import { readBody } from '../read-body';
 import { sendError } from '../send-error';
 import { sendJson } from '../send-json';
-import { envelopeDsnKey, sentryKeyOf } from './sentry-key';
+import { dsnIngestKey, envelopeDsnKey, sentryKeyOf } from './sentry-key';
 
 /** The routes of the Sentry endpoints (Express paths; docs/sentry.md). */
 export const SENTRY_PATHS = {
@@ -25,7 +25,7 @@ const PROJECT_ID = /^[0-9]{1,20}$/;
 const SENTRY_PATH = /^\/api\/[^/?]+\/(?:envelope|store)\/$/;
 
 /** `POST` to a Sentry endpoint: the overload gate sheds it as it does `POST /v1/events`. */
-export function isSentryIngest(req: IncomingMessage): boolean {
+export function isSentryIngest(req: Pick<IncomingMessage, 'method' | 'url'>): boolean {
   if (req.method !== 'POST') return false;
   const url = req.url ?? '';
   const q = url.indexOf('?');
@@ -115,9 +115,7 @@ function principalOf(
       'DSN public key missing: the DSN is https://<ingest key id>@<collector>/<project id> (sentry_key in X-Sentry-Auth or the query, or the dsn of the envelope header).',
     );
   }
-  const byId = ring.ingestKeyById(key);
-  const bySecret = byId === null ? ring.authenticate(key) : null;
-  const principal = byId ?? (bySecret?.kind === 'ingest' ? bySecret : null);
+  const principal = dsnIngestKey(ring, key);
   if (principal === null) {
     deps.intakeMetrics.authFailures.inc({ reason: 'invalid' });
     throw new SluiceError('unauthorized', 'DSN public key is not the id of an ingest key.');

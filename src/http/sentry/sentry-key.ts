@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { ApiKeyRing, Principal } from '../../auth/api-keys';
 
 /** Longest key read from a request (a longer one is no key: key ids have at most 64 characters). */
 const MAX_KEY_LENGTH = 256;
@@ -8,7 +9,7 @@ const MAX_KEY_LENGTH = 256;
  * (`Sentry sentry_version=7, sentry_key=…, sentry_client=…`), else in the query string
  * (the JavaScript SDKs). Undefined when neither is there (then `envelopeDsnKey` may find one).
  */
-export function sentryKeyOf(req: IncomingMessage): string | undefined {
+export function sentryKeyOf(req: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
   const header = req.headers['x-sentry-auth'];
   if (typeof header === 'string') {
     const fields = header.replace(/^\s*Sentry\s+/i, '');
@@ -49,4 +50,15 @@ export function envelopeDsnKey(body: Buffer): string | undefined {
 
 function bounded(key: string): string | undefined {
   return key.length > 0 && key.length <= MAX_KEY_LENGTH ? key : undefined;
+}
+
+/**
+ * The ingest key a DSN public key names: the key whose id it is (docs/sentry.md), else whose
+ * secret it is; null when neither, or when the secret is a read token's.
+ */
+export function dsnIngestKey(ring: ApiKeyRing, key: string): Extract<Principal, { kind: 'ingest' }> | null {
+  const byId = ring.ingestKeyById(key);
+  if (byId !== null) return byId;
+  const bySecret = ring.authenticate(key);
+  return bySecret?.kind === 'ingest' ? bySecret : null;
 }

@@ -3,15 +3,18 @@ An app instrumented with Sentry's Python SDK (Debian's python3-sentry-sdk), send
 collector's Sentry endpoints. One scenario per run, given as JSON in argv[1]:
 
   {"dsn": "http://<key>@127.0.0.1:<port>/<project>", "release": "...", "environment": "...",
-   "resend_id": "<32 hex>"}
+   "resend_id": "<32 hex>", "tracing": false}
 
 It captures an exception (ValueError from charge_card), an info message, and the event
 `resend_id` twice (a resend: the same event_id and timestamp, a naive UTC time as this SDK writes
 them), flushes, and prints one line:
 {"event": "done", "exception_id": ..., "info_id": ..., "statuses": [...]}.
+With "tracing": true it sends one transaction with a child span instead, and prints its event id
+and the transactions as sent.
 """
 import json
 import sys
+import time
 from datetime import datetime
 
 import sentry_sdk
@@ -21,12 +24,21 @@ scenario = json.loads(sys.argv[1])
 statuses = []
 
 
+transactions = []
+
+
 class RecordingTransport(HttpTransport):
-    """The SDK's own HTTP transport, recording each answer's status."""
+    """The SDK's own HTTP transport, recording each answer's status and the transactions sent."""
 
     def _update_rate_limits(self, response):
         statuses.append(response.status)
         return super()._update_rate_limits(response)
+
+    def capture_envelope(self, envelope):
+        for item in envelope.items:
+            if item.headers.get("type") == "transaction":
+                transactions.append(item.payload.json)
+        return super().capture_envelope(envelope)
 
 
 sentry_sdk.init(
@@ -34,8 +46,20 @@ sentry_sdk.init(
     release=scenario.get("release"),
     environment=scenario.get("environment"),
     transport=RecordingTransport,
+    traces_sample_rate=1.0 if scenario.get("tracing") else None,
 )
 sentry_sdk.set_tag("route", "/checkout")
+
+if scenario.get("tracing"):
+    # A transaction `checkout` (op http.server) with a child span `SELECT 1` (op db), and nothing else.
+    transaction = sentry_sdk.start_transaction(name="checkout", op="http.server")
+    with transaction.start_child(op="db", description="SELECT 1"):
+        time.sleep(0.02)
+    transaction.set_status("ok")
+    transaction_id = transaction.finish()
+    sentry_sdk.flush(timeout=10)
+    print(json.dumps({"event": "done", "transaction_id": transaction_id, "transactions": transactions, "statuses": statuses}))
+    sys.exit(0)
 
 
 def charge_card(amount):

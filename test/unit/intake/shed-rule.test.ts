@@ -54,19 +54,20 @@ describe('ShedRule', () => {
     expect(shed.refuseUnread()).toBeNull();
   });
 
-  it('tells the loss map of each refusal, with the request headers, and of nothing it lets through', () => {
+  it('tells the loss map of each refusal, with its request line and headers, and of nothing it lets through', () => {
     const seen: unknown[] = [];
     const metrics = createMetrics();
     const shed = new ShedRule({
       waitsMs: [() => 50],
       shedAtMs: 10,
       rejected: metrics.requestsRejected,
-      countRefused: (headers) => seen.push(headers),
+      countRefused: (request) => seen.push(request),
     });
-    expect(shed.refuseUnread({ 'x-api-key': 'k' })).toBeNull();
+    const request = { method: 'POST', url: '/api/1/envelope/?sentry_key=k', headers: { 'x-api-key': 'k' } };
+    expect(shed.refuseUnread(request)).toBeNull();
     holding(shed, 2);
-    expect(shed.refuseUnread({ 'x-api-key': 'k' })).not.toBeNull();
-    expect(seen).toEqual([{ 'x-api-key': 'k' }]);
+    expect(shed.refuseUnread(request)).not.toBeNull();
+    expect(seen).toEqual([request]);
   });
 });
 
@@ -80,12 +81,12 @@ describe('ShedRule, by flow', () => {
       waitsMs: [() => (now - loudLetThroughAt < 100 ? 50 : 0)],
       shedAtMs: 10,
       rejected: metrics.requestsRejected,
-      flowOf: (headers) => String(headers['x-sluice-app'] ?? ''),
+      flowOf: ({ headers }) => String(headers['x-sluice-app'] ?? ''),
       now: () => now,
     });
     holding(shed, 4);
-    const loud = { 'x-sluice-app': 'loud', 'content-length': '100000' };
-    const quiet = { 'x-sluice-app': 'quiet', 'content-length': '1000' };
+    const loud = { headers: { 'x-sluice-app': 'loud', 'content-length': '100000' } };
+    const quiet = { headers: { 'x-sluice-app': 'quiet', 'content-length': '1000' } };
     let loudRefused = 0;
     let quietRefused = 0;
     // 5 s: the loud flow sends 50 requests of 100 kB a second, the quiet one 1 of 1 kB.
@@ -106,7 +107,7 @@ describe('ShedRule, by flow', () => {
       waitsMs: [() => 50],
       shedAtMs: 10,
       rejected: metrics.requestsRejected,
-      flowOf: (headers) => String(headers['x-sluice-app'] ?? ''),
+      flowOf: ({ headers }) => String(headers['x-sluice-app'] ?? ''),
       now: () => now,
     });
     holding(shed, 4);
@@ -114,7 +115,8 @@ describe('ShedRule, by flow', () => {
     for (let ms = 0; ms < 5000; ms += 20) {
       now = ms;
       for (const app of ['a', 'b'] as const)
-        if (shed.refuseUnread({ 'x-sluice-app': app, 'content-length': '1000' }) !== null) refused[app]++;
+        if (shed.refuseUnread({ headers: { 'x-sluice-app': app, 'content-length': '1000' } }) !== null)
+          refused[app]++;
     }
     expect(refused.a).toBeGreaterThan(50);
     expect(refused.b).toBeGreaterThan(50);
