@@ -1,5 +1,5 @@
 import { createClient } from '../../sdk/src';
-import { errorEvent, log } from '../support/events';
+import { log } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';
