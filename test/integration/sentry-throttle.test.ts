@@ -52,7 +52,11 @@ describe('Sentry SDK over its rate limit', () => {
     });
     expect(events.map((e) => e.id).sort()).toEqual((run.exceptionIds as string[]).map(uuidOf).sort());
 
-    const m = await settledLossMap(c.url, app, { kind: 'sqlite', path: sqlite });
+    // The counts are written once a second, the client report's with them: the map settles on all.
+    const m = await waitFor('the loss map to hold every event the app made', async () => {
+      const settled = await settledLossMap(c.url, app, { kind: 'sqlite', path: sqlite });
+      return settled.generated === rounds * (logsPerRound + 1) ? settled : null;
+    });
     // Every log and exception the app made: those stored, those refused at the collector, and
     // those its SDK dropped while told to back off (its client report).
     expect(m.generated).toBe(rounds * (logsPerRound + 1));
