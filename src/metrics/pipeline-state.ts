@@ -65,16 +65,28 @@ export interface PipelineSources {
   readonly readStandby?: ReadStandbySource;
 }
 
+/** The standby as last checked (`GET /pipeline`, `read_standby`). */
+export interface ReadStandbyState {
+  /** Reachable and replaying (in recovery). */
+  readonly up: boolean;
+  /** WAL the primary wrote that the standby has not replayed (bytes); null when unknown. */
+  readonly lagBytes: number | null;
+  /**
+   * Age of the last transaction the standby replayed while it is behind (seconds); 0 when it has
+   * replayed all the primary wrote; null when unknown.
+   */
+  readonly lagSeconds: number | null;
+  /** Last position replayed (`X/Y`); null when unknown. */
+  readonly replayedLsn: string | null;
+  /** When it was checked (milliseconds since the epoch); null before the first check. */
+  readonly checkedAt: number | null;
+  /** Why it is down, or why its lag is unknown. */
+  readonly error: string | null;
+}
+
 /** What the pipeline state shows of a read standby. */
 export interface ReadStandbySource {
-  current(): {
-    readonly up: boolean;
-    readonly lagBytes: number | null;
-    readonly lagSeconds: number | null;
-    readonly replayedLsn: string | null;
-    readonly checkedAt: number | null;
-    readonly error: string | null;
-  };
+  current(): ReadStandbyState;
   check(): Promise<unknown>;
 }
 

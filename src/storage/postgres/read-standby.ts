@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
+import type { ReadStandbyState } from '../../metrics/pipeline-state';
 import { errorText } from '../maintenance';
 import { currentReadRouteScope, type PrimaryReason, type ReadRoute } from '../read-source';
 import { StorageUnavailableError } from '../storage-unavailable';
@@ -30,25 +31,6 @@ export interface ReadStandbyOptions {
   readonly onRoute?: (route: ReadRoute) => void;
   /** Called with each new state of the standby (metrics). */
   readonly onState?: (state: ReadStandbyState) => void;
-}
-
-/** The standby as last checked (`GET /pipeline`, `read_standby`). */
-export interface ReadStandbyState {
-  /** Reachable and replaying (in recovery). */
-  readonly up: boolean;
-  /** WAL the primary wrote that the standby has not replayed (bytes); null when unknown. */
-  readonly lagBytes: number | null;
-  /**
-   * Age of the last transaction the standby replayed while it is behind (seconds); 0 when it has
-   * replayed all the primary wrote; null when unknown.
-   */
-  readonly lagSeconds: number | null;
-  /** Last position replayed (`X/Y`); null when unknown. */
-  readonly replayedLsn: string | null;
-  /** When it was checked (milliseconds since the epoch); null before the first check. */
-  readonly checkedAt: number | null;
-  /** Why it is down, or why its lag is unknown. */
-  readonly error: string | null;
 }
 
 const UNCHECKED: ReadStandbyState = {
