@@ -33,11 +33,16 @@ export class FlowShares {
   private readonly offered = new Map<string, Rate>();
   private readonly passed: Rate = { weight: 0, at: 0 };
   private level = { value: Infinity, at: -Infinity };
+  private sweptAt = -Infinity;
 
-  /** The flow a request of `flow` counts in: itself, or '' past `MAX_FLOWS`. */
+  /**
+   * The flow a request of `flow` counts in: itself, or '' past `MAX_FLOWS`. A full table is swept
+   * at most once per `FLOW_TAU_MS`: a client naming a new flow per request must not make every
+   * request walk the table.
+   */
   flowOf(flow: string, now: number): string {
     if (this.offered.has(flow) || flow === '') return flow;
-    if (this.offered.size >= MAX_FLOWS) this.sweep(now);
+    if (this.offered.size >= MAX_FLOWS && now - this.sweptAt >= FLOW_TAU_MS) this.sweep(now);
     return this.offered.size >= MAX_FLOWS ? '' : flow;
   }
 
@@ -71,6 +76,7 @@ export class FlowShares {
   }
 
   private sweep(now: number): void {
+    this.sweptAt = now;
     for (const [flow, rate] of this.offered)
       if (perSecond(rate, now) < IDLE_PER_SECOND) this.offered.delete(flow);
   }
