@@ -124,7 +124,7 @@ async function main(argv: readonly string[]): Promise<void> {
     drainWhenLauncherExits(process.env);
   }
   if (command === 'cluster') {
-    const { runClusterCommand } = await import('./cluster');
+    const { runClusterCommand } = await import('./dev-cluster');
     await runClusterCommand(args, process.env).catch((err: unknown) => {
       process.stderr.write(`sluice cluster: ${(err as Error).message}\n`);
       process.exit(1);
@@ -194,20 +194,11 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exit(1);
   });
   try {
-    if (command === 'migrate') {
-      const { migrateStorage } = await import('./compose/storage');
-      await migrateStorage(config, logger);
-    } else if (command === 'worker') {
-      const { startWorker } = await import('./compose/worker');
-      const worker = await startWorker(config, { logger });
-      process.on('SIGTERM', () => worker.shutdown('SIGTERM'));
-      process.on('SIGINT', () => worker.shutdown('SIGINT'));
-    } else {
-      const { startCollector } = await import('./compose/collector');
-      const collector = await startCollector(config, { logger });
-      process.on('SIGTERM', () => collector.shutdown('SIGTERM'));
-      process.on('SIGINT', () => collector.shutdown('SIGINT'));
-    }
+    const { runMigrate } = await import('./commands/migrate');
+    const { runServe } = await import('./commands/serve');
+    const { runWorker } = await import('./commands/worker');
+    const run = { migrate: runMigrate, worker: runWorker, serve: runServe }[command];
+    await run(config, logger);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`sluice: invalid configuration: ${err.message}\n`);

@@ -5,7 +5,7 @@
  */
 import { settingsHelp } from '../config/load';
 import { SETTINGS } from '../config/settings';
-import { CLUSTER_USAGE } from '../cluster/cluster-args';
+import { CLUSTER_USAGE } from '../dev-cluster/cluster-args';
 import { DELETE_USAGE } from './delete-args';
 import { QUERY_USAGE } from './query-args';
 import { TAIL_USAGE } from './tail-args';

@@ -13,14 +13,14 @@ import { isSentryIngest } from '../http/sentry/post-sentry';
 import { RefusalEpisodes } from '../http/refusal-episodes';
 import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
-import { TurnQueue } from '../intake/turn-queue';
+import { TurnOrder } from '../intake/turn-order';
 import { requestFlow } from '../http/request-flow';
 import type { EventSink } from '../intake/event-sink';
 import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
 import { SamplingAdvisor } from '../intake/sampling-advice';
 import { AppBound } from '../intake/app-bound';
-import { compactFromScan } from '../queue/compact-from-scan';
-import { LaneSink } from '../pipeline/lane-sink';
+import { compactFromScan } from '../jetstream/compact-from-scan';
+import { LaneSink } from '../lanes/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
 import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
 import { createStorageUpGauge } from '../metrics/storage-instruments';
@@ -28,13 +28,13 @@ import { Shutdown, type ShutdownOptions } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
 import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
 import { createQueueMetrics } from '../metrics/queue-instruments';
-import { WRITER_BACKOFF } from '../pipeline/backoff';
-import { BatchWriterLoop } from '../pipeline/batch-writer-loop';
-import { BoundedLane } from '../pipeline/lane';
-import { AsyncPublisher } from '../queue/async-publisher';
-import { JetStreamSink } from '../queue/jetstream-sink';
-import { queueConfig, type QueueConfig } from '../queue/queue-config';
-import { ensureStreams, streamMaxAgeMs } from '../queue/topology';
+import { WRITER_BACKOFF } from '../writer/backoff';
+import { BatchWriterLoop } from '../lanes/batch-writer-loop';
+import { BoundedLane } from '../lanes/lane';
+import { AsyncPublisher } from '../jetstream/async-publisher';
+import { JetStreamSink } from '../jetstream/jetstream-sink';
+import { queueConfig, type QueueConfig } from '../jetstream/queue-config';
+import { ensureStreams, streamMaxAgeMs } from '../jetstream/topology';
 import type { Storage, StorageRow } from '../storage/port';
 import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
 import { startJobs } from './scheduler';
@@ -50,7 +50,7 @@ import { startOtlpReceiver } from './otlp-receiver';
 import { sentryFront } from './sentry-front';
 import { startLine } from './start-line';
 import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
-import type { CountSink } from '../outcomes/event-outcomes';
+import type { CountSink } from '../loss-map/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
 import { PipelineState, type PipelineSources } from '../metrics/pipeline-state';
@@ -309,7 +309,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
-  const turns = new TurnQueue();
+  const turns = new TurnOrder();
   const refusals = new RefusalEpisodes({ logger, clock });
   const activity = new AppActivity();
   const pipeline = new PipelineState({
@@ -467,7 +467,7 @@ function drainOf(writer: PipelineSources['writer']): (() => number) | null {
 /** The row writer of the single pass for this intake, if it has one (see `IntakeServiceOptions.rowFromScan`). */
 function singlePassWriter(queueMode: boolean, storage: Storage): Pick<IntakeServiceOptions, 'rowFromScan'> {
   if (queueMode) {
-    // The JetStream sink reads these rows as message elements (queue/jetstream-sink.ts).
+    // The JetStream sink reads these rows as message elements (jetstream/jetstream-sink.ts).
     return { rowFromScan: (body, event) => compactFromScan(body, event) as unknown as StorageRow };
   }
   return storage.rowFromScan === undefined ? {} : { rowFromScan: storage.rowFromScan };

@@ -6,11 +6,11 @@ import type { Readiness } from '../lifecycle/readiness';
 import { keepTrying } from '../lifecycle/startup';
 import type { Logger } from '../log/logger';
 import type { QueueMetrics } from '../metrics/queue-instruments';
-import { JetStreamMonitor } from '../queue/jetstream-monitor';
-import { connectNats } from '../queue/nats-connection';
-import type { QueueConfig } from '../queue/queue-config';
-import { describePlacement, logStreamReports } from '../queue/stream-reports';
-import { StreamPlacementError, type StreamReport } from '../queue/topology';
+import { JetStreamMonitor } from '../jetstream/jetstream-monitor';
+import { connectNats } from '../jetstream/nats-connection';
+import type { QueueConfig } from '../jetstream/queue-config';
+import { describePlacement, logStreamReports } from '../jetstream/stream-reports';
+import { StreamPlacementError, type StreamReport } from '../jetstream/topology';
 
 export interface JetStreamParts {
   readonly nc: NatsConnection;

@@ -8,12 +8,12 @@ import type { Config } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createOutcomeMetrics } from '../metrics/outcome-instruments';
 import { presentedIngestKey } from '../http/presented-ingest-key';
-import { parseClientReport } from '../outcomes/client-report';
+import { parseClientReport } from '../loss-map/client-report';
 import type { ReportReading } from '../intake/intake-service';
-import { minuteOf, NO_APP, type ClientReport } from '../outcomes/outcome';
+import { minuteOf, NO_APP, type ClientReport } from '../loss-map/outcome';
 import type { AppBound } from '../intake/app-bound';
 import type { ShedRequest } from '../intake/shed-rule';
-import { OutcomeRecorder } from '../outcomes/outcome-recorder';
+import { OutcomeRecorder } from '../loss-map/outcome-recorder';
 import type { Storage } from '../storage/port';
 import { isPermanentWriteError } from '../storage/write-errors';
 

@@ -19,11 +19,11 @@ import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/inst
 import { createQueueMetrics } from '../metrics/queue-instruments';
 import { createStorageUpGauge } from '../metrics/storage-instruments';
 import { jetstream } from '@nats-io/jetstream';
-import { DEFAULT_BACKOFF } from '../pipeline/backoff';
-import { queueConfig } from '../queue/queue-config';
-import { DEAD_LETTER_REASONS } from '../queue/dead-letter';
-import { QueueWorker } from '../queue/queue-worker';
-import { ensureConsumers, ensureStreams } from '../queue/topology';
+import { DEFAULT_BACKOFF } from '../writer/backoff';
+import { queueConfig } from '../jetstream/queue-config';
+import { DEAD_LETTER_REASONS } from '../jetstream/dead-letter';
+import { QueueWorker } from '../jetstream/queue-worker';
+import { ensureConsumers, ensureStreams } from '../jetstream/topology';
 
 export interface WorkerDeps {
   readonly logger: Logger;

@@ -34,7 +34,7 @@ import { readRouteHeader } from './read-route-header';
 import { AllowedMethods } from './allowed-methods';
 import { READ_LIMITS } from '../read/read-limits';
 import { sendError } from './send-error';
-import type { TurnQueue } from '../intake/turn-queue';
+import type { TurnOrder } from '../intake/turn-order';
 import type { SentryMetrics } from '../metrics/sentry-instruments';
 import type { SentryIntake } from '../sentry/sentry-intake';
 import { postSentry, RATE_LIMITS_HEADER, SENTRY_PATHS } from './sentry/post-sentry';
@@ -88,8 +88,8 @@ export interface AppDeps {
   /** Most events per request and attributes per event: together they bound a body's JSON values. */
   readonly maxEventsPerRequest: number;
   readonly maxAttributes: number;
-  /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-queue.ts). */
-  readonly turns: Pick<TurnQueue, 'take'>;
+  /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-order.ts). */
+  readonly turns: Pick<TurnOrder, 'take'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
   /** Where 503 refusals are logged, once per episode and route. */

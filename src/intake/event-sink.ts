@@ -1,5 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { OutcomeOrigin } from '../outcomes/outcome';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 import type { StorageRow } from '../storage/port';
 
 /** The two lanes of every sink: errors (the fast lane, never rate-limited) and the rest. */

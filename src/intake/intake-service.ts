@@ -18,8 +18,8 @@ import type { AppBound } from './app-bound';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
 import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
 import type { SamplingAdvisor } from './sampling-advice';
-import { countEvents, rawSubject, type CountSink, type OutcomeSubject } from '../outcomes/event-outcomes';
-import { NO_APP, type OutcomeOrigin } from '../outcomes/outcome';
+import { countEvents, rawSubject, type CountSink, type OutcomeSubject } from '../loss-map/event-outcomes';
+import { NO_APP, type OutcomeOrigin } from '../loss-map/outcome';
 
 export interface IntakeServiceOptions {
   readonly limits: EventLimits;

@@ -17,7 +17,7 @@ export interface ShedRuleOptions {
   /**
    * The waits that count as this process's queueing delay (milliseconds): the event loop's
    * standing lag (`EventLoopLag.standingMs`) and the oldest request's wait for a turn
-   * (`TurnQueue.oldestWaitMs`). The longer one is the delay.
+   * (`TurnOrder.oldestWaitMs`). The longer one is the delay.
    */
   readonly waitsMs: ReadonlyArray<() => number>;
   /** `SLUICE_SHED_LAG_MS`: the delay from which requests are refused unread (milliseconds); 0: never. */

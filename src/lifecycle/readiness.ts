@@ -70,7 +70,7 @@ export interface StorageHealthOptions {
  * that answers `SELECT 1` but refuses every write (a full disk, a read-only transaction) leaves a
  * writer that cannot write, which must not read as ready. The probe runs in the background so
  * `/readyz` answers from memory; the writer reports each commit and each failure (it is the
- * writer's `WriteHealth`, see src/pipeline/write-with-retry.ts), and the first commit after a
+ * writer's `WriteHealth`, see src/writer/write-with-retry.ts), and the first commit after a
  * failure makes storage up again. Logs each transition once.
  */
 export class StorageHealthMonitor {

@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger';
-import { backoffDelay } from '../pipeline/backoff';
+import { backoffDelay } from '../writer/backoff';
 
 /**
  * Retries a start-up step (e.g. migrations while the database comes up) for

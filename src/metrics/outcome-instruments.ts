@@ -2,7 +2,7 @@ import { type Registry } from 'prom-client';
 import { counter } from './define';
 
 /**
- * Instruments of the loss map's writes (src/outcomes/). The outcomes themselves keep their
+ * Instruments of the loss map's writes (src/loss-map/). The outcomes themselves keep their
  * counters of src/metrics/instruments.ts (accepted, rejected, throttled, stored, dropped); what
  * SDKs report is counted here. Labels are bounded: `outcome` and `reason` come from fixed lists.
  */

@@ -2,7 +2,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { counter, gauge, histogram } from './define';
 
 /**
- * Instruments of tier 4 (src/queue): the publishing side in ingest-mode collectors, the consuming
+ * Instruments of tier 4 (src/jetstream): the publishing side in ingest-mode collectors, the consuming
  * side in `sluice worker`. Each process registers all of them; a collector leaves the worker ones
  * at zero and the other way round. Labels are bounded: `consumer` is `error` or `standard`,
  * `result` and `reason` come from the fixed sets in their help texts.

@@ -1,4 +1,4 @@
-import { minuteOf, type OutcomeCount } from '../outcomes/outcome';
+import { minuteOf, type OutcomeCount } from '../loss-map/outcome';
 import { list, record } from '../otlp/scalars';
 
 /**

@@ -1,5 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { OutcomeBatch, OutcomeQuery, OutcomeRow, StoredGroup } from '../outcomes/outcome';
+import type { OutcomeBatch, OutcomeQuery, OutcomeRow, StoredGroup } from '../loss-map/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
@@ -14,7 +14,7 @@ export interface WriteResult {
   /**
    * The rows newly stored per (app, minute, type), when the write may have skipped duplicates and
    * counted what it stored (the loss map on): the writer counts the rest of the batch as
-   * `duplicate` (outcomes/duplicates.ts). Absent when every row went in or nothing was counted.
+   * `duplicate` (loss-map/duplicates.ts). Absent when every row went in or nothing was counted.
    */
   readonly storedBy?: readonly StoredGroup[];
 }

@@ -4,7 +4,7 @@
  * closed loop bounded in count and time. Two cores do not scale three collectors linearly; the
  * figures say what HAProxy and the extra processes cost, per event.
  */
-import { startLocalCluster, type LocalCluster } from '../../src/cluster';
+import { startLocalCluster, type LocalCluster } from '../../src/dev-cluster';
 import { readBenchOptions, type BenchOptions } from './bench-options';
 import { cleanEnv, startCollector } from './collector-process';
 import { createHttpClient } from './http-client';

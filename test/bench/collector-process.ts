@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { memoryFlagArgs } from '../../src/runtime/memory-flags';
 import { startService, type ServiceProcess } from './service-process';
 

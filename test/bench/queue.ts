@@ -23,7 +23,7 @@ import { connect } from '@nats-io/transport-node';
 import { rawCopy, sluiceCopyChunks } from './baselines/raw-copy';
 import { readBenchOptions } from './bench-options';
 import { CLI_SCRIPT, cleanEnv, collectorNodeArgs, startCollector } from './collector-process';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { closedLoop, intakeExtra, WARMUP_REQUESTS, type Intake } from './queue-intake';
 import { BenchDatabases, RowCounter, storedBytes } from './pg-bench-db';
 import { figure, round } from './rows';

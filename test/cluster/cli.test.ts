@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';

@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { dockerCompose, serviceBlock, serviceEnv, serviceList } from '../support/compose-file';
 import { waitFor } from '../support/http';
 import { natsNode, waitForJetStream, type NatsNode } from '../support/nats-cluster';

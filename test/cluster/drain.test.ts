@@ -1,4 +1,4 @@
-import { recoveryWindowMs } from '../../src/cluster/check-timing';
+import { recoveryWindowMs } from '../../src/dev-cluster/check-timing';
 import { waitFor } from '../support/http';
 import { describeReport, IngestLoad, type IngestLoadReport } from './support/ingest-load';
 import { idsNotStoredOnce } from '../support/pg-client';

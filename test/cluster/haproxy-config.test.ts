@@ -7,16 +7,16 @@ import {
   drainDelayFor,
   recoveryWindowMs,
   timingProblems,
-} from '../../src/cluster/check-timing';
-import { parseClusterArgs } from '../../src/cluster/cluster-args';
-import { requireProgram, searchFolders } from '../../src/cluster/executables';
+} from '../../src/dev-cluster/check-timing';
+import { parseClusterArgs } from '../../src/dev-cluster/cluster-args';
+import { requireProgram, searchFolders } from '../../src/dev-cluster/executables';
 import {
   deriveHaproxyConfig,
   formatHaproxyTime,
   parseHaproxyTime,
   readHaproxySettings,
-} from '../../src/cluster/haproxy-config';
-import { locateRepoFiles } from '../../src/cluster/repo-files';
+} from '../../src/dev-cluster/haproxy-config';
+import { locateRepoFiles } from '../../src/dev-cluster/repo-files';
 import { loadConfig } from '../../src/config/load';
 import { TEST_TIMING } from './support/test-cluster';
 import { dockerCompose, serviceBlock } from '../support/compose-file';

@@ -1,4 +1,4 @@
-import { detectionWindowMs } from '../../src/cluster/check-timing';
+import { detectionWindowMs } from '../../src/dev-cluster/check-timing';
 import { describeReport, IngestLoad } from './support/ingest-load';
 import { idsNotStoredOnce } from '../support/pg-client';
 import { SCHEDULING_SLACK_MS, startTestCluster, type TestCluster } from './support/test-cluster';

@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { requireProgram, searchFolders } from '../../src/cluster/executables';
-import { locateRepoFiles } from '../../src/cluster/repo-files';
+import { requireProgram, searchFolders } from '../../src/dev-cluster/executables';
+import { locateRepoFiles } from '../../src/dev-cluster/repo-files';
 import { dockerCompose, serviceBlock } from '../support/compose-file';
 import { RULE_FILES } from './support/dashboard-promql';
 

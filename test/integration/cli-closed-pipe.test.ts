@@ -4,7 +4,7 @@
  * end quietly with status 0, as Unix tools do (no `EPIPE` stack).
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log, type WireEvent } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { tempSqlitePath } from '../support/postgres';

@@ -5,7 +5,7 @@
  * app's data, rollups included, after a confirmation.
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { errorEvent, log, metric, type WireEvent } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';

@@ -2,7 +2,7 @@
  * The settings a user types, checked by the process they start: a mistyped or retired `SLUICE_*`
  * variable stops it with the name it meant, and durations and sizes take the units people write.
  */
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { tempSqlitePath } from '../support/postgres';
 import { runCli } from '../support/run-cli';
 import { spawnSluice, waitUntilReady } from '../support/sluice-process';

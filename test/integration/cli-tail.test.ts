@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log, type WireEvent } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { tempSqlitePath } from '../support/postgres';

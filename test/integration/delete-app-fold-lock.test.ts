@@ -14,7 +14,7 @@ import { waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { openPostgresStorage, writeEvents } from '../support/storage';
 import { telemetryEvent } from '../support/telemetry-events';
-import { minuteOf } from '../../src/outcomes/outcome';
+import { minuteOf } from '../../src/loss-map/outcome';
 
 const JOBS = [
   downsampleJob({ retention1mMs: 86_400_000 }).name,

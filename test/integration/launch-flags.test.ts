@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { expectedHeapLimitBytes, memoryFlagArgs, MAX_SEMI_SPACE } from '../../src/runtime/memory-flags';
 import { waitFor } from '../support/http';
 import { tempSqlitePath } from '../support/postgres';

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log } from '../support/events';
 import { acknowledgedIds, postEvents, waitFor } from '../support/http';
 import { tempSqlitePath } from '../support/postgres';

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { startOutcomeRecorder } from '../../src/compose/outcomes';
 import { loadConfig } from '../../src/config/load';
 import { createLogger } from '../../src/log/logger';
-import type { OutcomeCount } from '../../src/outcomes/outcome';
+import type { OutcomeCount } from '../../src/loss-map/outcome';
 import { createSqliteStorage } from '../../src/storage/sqlite';
 import type { Storage } from '../../src/storage/port';
 import { createTestDatabase, tempSqlitePath, type TestDatabase } from '../support/postgres';

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { adminUrl } from '../support/postgres';
 import { runCli } from '../support/run-cli';
 import { spawnSluice, waitUntilReady } from '../support/sluice-process';

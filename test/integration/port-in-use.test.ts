@@ -4,7 +4,7 @@
  * names the setting that moves the port, and for the OTLP receiver how to turn it off.
  */
 import net from 'node:net';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { tempSqlitePath } from '../support/postgres';
 import { runCli } from '../support/run-cli';
 

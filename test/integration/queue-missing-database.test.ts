@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { adminUrl } from '../support/postgres';

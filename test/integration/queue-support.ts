@@ -11,7 +11,7 @@ import path from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { decodeEvents } from '../../src/queue/event-codec';
+import { decodeEvents } from '../../src/jetstream/event-codec';
 import { freePort, type CollectorProcess } from '../support/collector-process';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitFor } from '../support/http';

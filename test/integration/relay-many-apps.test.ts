@@ -6,7 +6,7 @@
  * after at most one resend of the throttled indices, in process and with Redis limits.
  */
 import Database from 'better-sqlite3';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { log } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { settledLossMap } from '../support/loss-map';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { createLogger } from '../../src/log/logger';
-import type { OutcomeCount, OutcomeName, OutcomeOrigin } from '../../src/outcomes/outcome';
+import type { OutcomeCount, OutcomeName, OutcomeOrigin } from '../../src/loss-map/outcome';
 import type { Job } from '../../src/scheduler/job';
 import { compactOutcomesJob, compactionRange } from '../../src/scheduler/jobs/compact-outcomes';
 import type { AttemptResult, RunBackend } from '../../src/scheduler/run-backend';

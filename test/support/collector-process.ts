@@ -1,7 +1,7 @@
 import { spawnSluice, waitUntilReady, type SluiceProcess } from './sluice-process';
 
-export { freePort } from '../../src/cluster/free-port';
-import { freePort } from '../../src/cluster/free-port';
+export { freePort } from '../../src/dev-cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 
 /** A collector running as its own process (`node dist/src/cli.js serve`), as in production. */
 export interface CollectorProcess extends SluiceProcess {

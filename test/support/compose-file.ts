@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { findProgram, searchFolders } from '../../src/cluster/executables';
-import { locateRepoFiles } from '../../src/cluster/repo-files';
+import { findProgram, searchFolders } from '../../src/dev-cluster/executables';
+import { locateRepoFiles } from '../../src/dev-cluster/repo-files';
 
 /** `docker-compose <args>` on the repository's docker-compose.yml: exit status and output. */
 export function dockerCompose(args: readonly string[], env: Record<string, string> = {}) {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { waitFor } from './http';
 import { reachable } from './services';
 import { REQUIRED_TOOLS } from './system-tools/required-tools';

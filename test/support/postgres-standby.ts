@@ -2,7 +2,7 @@ import { appendFile, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/cluster/free-port';
+import { freePort } from '../../src/dev-cluster/free-port';
 import { adminUrl } from './postgres';
 import { runCommand, type CommandRun } from './run-command';
 

@@ -12,7 +12,7 @@ import { otlpTypes } from '../../otlp/proto/otlp-types';
 import { SIGNALS, type SignalSpec } from '../../otlp/signals';
 import { readBody } from '../read-body';
 import type { RefusalEpisodes } from '../refusal-episodes';
-import type { TurnQueue } from '../../intake/turn-queue';
+import type { TurnOrder } from '../../intake/turn-order';
 import { decodeExport } from './decode-export';
 import { requestIdOf } from '../request-context';
 import { otlpPrincipal } from './otlp-principal';
@@ -29,7 +29,7 @@ export interface OtlpListenerDeps {
   /** Deepest JSON nesting accepted (`SLUICE_OTLP_MAX_JSON_DEPTH`). */
   readonly maxJsonDepth: number;
   /** Turns for the CPU-heavy part (decode, map, admit), shared with `POST /v1/events`. */
-  readonly turns: Pick<TurnQueue, 'take'>;
+  readonly turns: Pick<TurnOrder, 'take'>;
   /** True once shutdown began: answers then close their connection. */
   readonly draining: () => boolean;
   /** Where 503 refusals are logged, once per episode and route (shared with the main port). */

@@ -9,7 +9,7 @@ import type { OtlpExportService } from '../../otlp/export-service';
 import type { ApiKeyRing } from '../../auth/api-keys';
 import type { RefusalEpisodes } from '../refusal-episodes';
 import { listen } from '../server';
-import type { TurnQueue } from '../../intake/turn-queue';
+import type { TurnOrder } from '../../intake/turn-order';
 import { createOtlpListener } from './otlp-listener';
 import { withOtlpOverloadGate } from './otlp-overload-gate';
 
@@ -33,7 +33,7 @@ export interface OtlpServerDeps {
   readonly intakeMetrics: IntakeMetrics;
   readonly metrics: Metrics;
   readonly otlpMetrics: OtlpMetrics;
-  readonly turns: Pick<TurnQueue, 'take'>;
+  readonly turns: Pick<TurnOrder, 'take'>;
   /** True once shutdown began. */
   readonly draining: () => boolean;
   /** Where 503 refusals are logged, once per episode and route. */

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../../clock';
-import { lossMapOf, lossMapsByMinute } from '../../outcomes/loss-map';
-import { MINUTE_MS, minuteOf } from '../../outcomes/outcome';
+import { lossMapOf, lossMapsByMinute } from '../../loss-map/loss-map';
+import { MINUTE_MS, minuteOf } from '../../loss-map/outcome';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { QueryParams, invalid } from '../query-params';

@@ -11,7 +11,7 @@ import { wireShapeBudget } from '../../events/wire-shape';
 import { repeatedTopLevelMember, scanJson, type JsonShapeLimits, type JsonShapeVerdict } from '../json-scan';
 import { isJsonContentType, readBody } from '../read-body';
 import { sendAnswer, type JsonAnswer } from '../send-json';
-import type { TurnQueue } from '../../intake/turn-queue';
+import type { TurnOrder } from '../../intake/turn-order';
 
 export interface PostEventsOptions {
   readonly ingest: Pick<IntakeService, 'ingest' | 'ingestBody'>;
@@ -23,8 +23,8 @@ export interface PostEventsOptions {
   readonly maxEventsPerRequest: number;
   /** Most attributes per event. */
   readonly maxAttributes: number;
-  /** Turns for the CPU-heavy part (parse, validate, admit); see turn-queue.ts. */
-  readonly turns: Pick<TurnQueue, 'take'>;
+  /** Turns for the CPU-heavy part (parse, validate, admit); see turn-order.ts. */
+  readonly turns: Pick<TurnOrder, 'take'>;
   /** Counts requests refused as a whole, by error code. */
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
   /**

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiKeyRing, Principal } from '../../auth/api-keys';
 import { SluiceError } from '../../errors/catalogue';
-import type { TurnQueue } from '../../intake/turn-queue';
+import type { TurnOrder } from '../../intake/turn-order';
 import type { IntakeMetrics } from '../../metrics/intake-instruments';
 import type { SentryMetrics } from '../../metrics/sentry-instruments';
 import type { SentryIntake, SentryRequest } from '../../sentry/sentry-intake';
@@ -41,7 +41,7 @@ export interface SentryRouteDeps {
   /** Largest body after decompression (bytes; `SLUICE_MAX_BODY_BYTES`). */
   readonly maxBodyBytes: number;
   /** Turns for the CPU-heavy part (parse, map, admit), shared with `POST /v1/events`. */
-  readonly turns: Pick<TurnQueue, 'take'>;
+  readonly turns: Pick<TurnOrder, 'take'>;
   readonly intakeMetrics: IntakeMetrics;
   readonly sentryMetrics: SentryMetrics;
 }

@@ -1,5 +1,5 @@
-import { lossMapOf } from '../../outcomes/loss-map';
-import type { OutcomeCount, OutcomeRow } from '../../outcomes/outcome';
+import { lossMapOf } from '../../loss-map/loss-map';
+import type { OutcomeCount, OutcomeRow } from '../../loss-map/outcome';
 import type { AppDataDeletion } from '../port';
 import { floorTo, ROLLUP_WIDTH_MS } from './rollups';
 

@@ -1,4 +1,4 @@
-import type { OutcomeName, OutcomeOrigin, OutcomeRow } from '../../outcomes/outcome';
+import type { OutcomeName, OutcomeOrigin, OutcomeRow } from '../../loss-map/outcome';
 
 /** A row of the outcome read as either driver returns it (bigints as text or number). */
 export interface OutcomeSumRow {

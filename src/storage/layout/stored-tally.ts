@@ -1,5 +1,5 @@
-import type { OutcomeCount, StoredGroup } from '../../outcomes/outcome';
-import { minuteOf } from '../../outcomes/outcome';
+import type { OutcomeCount, StoredGroup } from '../../loss-map/outcome';
+import { minuteOf } from '../../loss-map/outcome';
 
 /**
  * The `stored` counts of one write transaction, per (app, minute, type) of the rows really

@@ -118,7 +118,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
     logger,
   );
-  // The loss map's periodic batches (outcomes/outcome-recorder.ts): never on the writer's connections.
+  // The loss map's periodic batches (loss-map/outcome-recorder.ts): never on the writer's connections.
   const outcomes = createPool(
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'outcomes' },
     logger,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { OutcomeBatch, OutcomeCount, OutcomeQuery, OutcomeRow } from '../../outcomes/outcome';
-import { minuteOf } from '../../outcomes/outcome';
+import type { OutcomeBatch, OutcomeCount, OutcomeQuery, OutcomeRow } from '../../loss-map/outcome';
+import { minuteOf } from '../../loss-map/outcome';
 import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
 import { inTransaction } from './pool';
 

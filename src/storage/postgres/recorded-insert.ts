@@ -1,5 +1,5 @@
 import { columnList, METRIC_SAMPLES } from '../layout/columns';
-import type { StoredGroup } from '../../outcomes/outcome';
+import type { StoredGroup } from '../../loss-map/outcome';
 import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
 
 /*

@@ -10,7 +10,7 @@ import {
   storedGroupsOf,
   type RecordedInsertResult,
 } from './recorded-insert';
-import type { StoredGroup } from '../../outcomes/outcome';
+import type { StoredGroup } from '../../loss-map/outcome';
 import type { WriteResult } from '../port';
 import type { RowsWrite } from './row-writer';
 import { INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';

@@ -9,7 +9,7 @@ import {
   storedGroupsOf,
   type RecordedInsertResult,
 } from './recorded-insert';
-import type { StoredGroup } from '../../outcomes/outcome';
+import type { StoredGroup } from '../../loss-map/outcome';
 import type { RowsWrite } from './row-writer';
 
 /**

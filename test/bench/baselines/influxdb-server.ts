@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../../../src/cluster/free-port';
+import { freePort } from '../../../src/dev-cluster/free-port';
 import { httpText, installed, startTsdb, type TsdbProcess } from './tsdb-process';
 
 /** Debian's `influxd`, or `BENCH_INFLUXD` (another build, or a missing path to see the suite skip it). */

@@ -1,4 +1,4 @@
-import { freePort } from '../../../src/cluster/free-port';
+import { freePort } from '../../../src/dev-cluster/free-port';
 import { httpText, installed, startTsdb, type TsdbProcess } from './tsdb-process';
 
 /** Debian's `victoria-metrics`, or `BENCH_VICTORIA_METRICS` (as `BENCH_INFLUXD`). */

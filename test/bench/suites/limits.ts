@@ -3,7 +3,7 @@ import { rawCopy, sluiceCopyChunks } from '../baselines/raw-copy';
 import type { CopyChunk, CopyRunResult } from '../copy-run';
 import { cleanEnv, collectorNodeArgs } from '../collector-process';
 import type { BenchContext } from '../context';
-import { freePort } from '../../../src/cluster/free-port';
+import { freePort } from '../../../src/dev-cluster/free-port';
 import { CORE_SETTINGS } from '../../../src/config/core-settings';
 import { createHttpClient } from '../http-client';
 import { runClosedLoop } from '../load-closed';

@@ -1,4 +1,4 @@
-import { freePort } from '../../../src/cluster/free-port';
+import { freePort } from '../../../src/dev-cluster/free-port';
 import { otlpTypes } from '../../../src/otlp/proto/otlp-types';
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../../src/cluster/free-port';
+import { freePort } from '../../../src/dev-cluster/free-port';
 import { CLI_SCRIPT, cleanEnv, collectorNodeArgs } from '../collector-process';
 import type { BenchContext } from '../context';
 import { bounded, figure, round } from '../rows';

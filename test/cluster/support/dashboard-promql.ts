@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { locateRepoFiles } from '../../../src/cluster/repo-files';
+import { locateRepoFiles } from '../../../src/dev-cluster/repo-files';
 import type { LoadedRule, PromSample, RunningPrometheus } from './prometheus';
 
 interface Target {

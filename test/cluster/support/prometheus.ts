@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { requireProgram, searchFolders } from '../../../src/cluster/executables';
-import { freePort } from '../../../src/cluster/free-port';
-import { httpGet, pollUntil } from '../../../src/cluster/http-probe';
-import { ManagedProcess, describeExit } from '../../../src/cluster/processes';
+import { requireProgram, searchFolders } from '../../../src/dev-cluster/executables';
+import { freePort } from '../../../src/dev-cluster/free-port';
+import { httpGet, pollUntil } from '../../../src/dev-cluster/http-probe';
+import { ManagedProcess, describeExit } from '../../../src/dev-cluster/processes';
 
 /** One scrape job of the generated config. */
 export interface ScrapeJob {

@@ -1,5 +1,5 @@
-import { drainDelayFor, type CheckTiming } from '../../../src/cluster/check-timing';
-import { startLocalCluster, type LocalCluster } from '../../../src/cluster/local-cluster';
+import { drainDelayFor, type CheckTiming } from '../../../src/dev-cluster/check-timing';
+import { startLocalCluster, type LocalCluster } from '../../../src/dev-cluster/local-cluster';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres';
 
 /**

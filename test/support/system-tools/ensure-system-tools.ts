@@ -4,7 +4,7 @@
  * stops at once with the command that installs each. Non-interactive, so CI (no stdin) can use it.
  */
 import { spawnSync } from 'node:child_process';
-import { findProgram, searchFolders } from '../../../src/cluster/executables';
+import { findProgram, searchFolders } from '../../../src/dev-cluster/executables';
 import { installInstructions, planSystemTools, type MachineAbilities } from './install-plan';
 import { missingTools, REQUIRED_TOOLS, type SystemTool } from './required-tools';
 

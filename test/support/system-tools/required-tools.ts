@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { findProgram, searchFolders } from '../../../src/cluster/executables';
+import { findProgram, searchFolders } from '../../../src/dev-cluster/executables';
 
 /** A program some tests run for real, and the Debian package that installs it. */
 export interface SystemTool {

@@ -4,8 +4,8 @@ import { shedCounter } from '../../../src/compose/outcomes';
 import type { ShedRequest } from '../../../src/intake/shed-rule';
 import { createLogger } from '../../../src/log/logger';
 import { createOutcomeMetrics } from '../../../src/metrics/outcome-instruments';
-import type { OutcomeBatch } from '../../../src/outcomes/outcome';
-import { OutcomeRecorder } from '../../../src/outcomes/outcome-recorder';
+import type { OutcomeBatch } from '../../../src/loss-map/outcome';
+import { OutcomeRecorder } from '../../../src/loss-map/outcome-recorder';
 
 /** Whose a shed request is: the app of a valid ingest key (a Sentry DSN key too), else `''` (nothing else is read of it). */
 describe('shedCounter', () => {

@@ -1,9 +1,9 @@
 import { IntakeService } from '../../../src/intake/intake-service';
-import { LaneSink } from '../../../src/pipeline/lane-sink';
+import { LaneSink } from '../../../src/lanes/lane-sink';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
-import { DrainRate } from '../../../src/pipeline/drain-rate';
-import { BoundedLane } from '../../../src/pipeline/lane';
+import { DrainRate } from '../../../src/writer/drain-rate';
+import { BoundedLane } from '../../../src/lanes/lane';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import type { StorageRow } from '../../../src/storage/port';

@@ -2,10 +2,10 @@ import { AppBound } from '../../../src/intake/app-bound';
 import { IntakeService } from '../../../src/intake/intake-service';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
-import type { OutcomeCount } from '../../../src/outcomes/outcome';
-import { DrainRate } from '../../../src/pipeline/drain-rate';
-import { BoundedLane } from '../../../src/pipeline/lane';
-import { LaneSink } from '../../../src/pipeline/lane-sink';
+import type { OutcomeCount } from '../../../src/loss-map/outcome';
+import { DrainRate } from '../../../src/writer/drain-rate';
+import { BoundedLane } from '../../../src/lanes/lane';
+import { LaneSink } from '../../../src/lanes/lane-sink';
 import type { StorageRow } from '../../../src/storage/port';
 import { metric } from '../../support/events';
 

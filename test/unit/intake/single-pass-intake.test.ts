@@ -4,15 +4,15 @@ import { IntakeService } from '../../../src/intake/intake-service';
 import type { IntakeOutcome } from '../../../src/intake/intake-outcome';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
-import { DrainRate } from '../../../src/pipeline/drain-rate';
-import { BoundedLane, type LaneItem } from '../../../src/pipeline/lane';
-import { LaneSink } from '../../../src/pipeline/lane-sink';
+import { DrainRate } from '../../../src/writer/drain-rate';
+import { BoundedLane, type LaneItem } from '../../../src/lanes/lane';
+import { LaneSink } from '../../../src/lanes/lane-sink';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
 import type { StorageRow } from '../../../src/storage/port';
 import { toCopyLine, type CopyLine } from '../../../src/storage/postgres/copy-encoding';
 import { copyLineFromScan } from '../../../src/storage/postgres/copy-line-from-scan';
-import type { OutcomeCount } from '../../../src/outcomes/outcome';
+import type { OutcomeCount } from '../../../src/loss-map/outcome';
 import { bodyArbitrary, hostileBody, nearValidBody, NOW, SMALL_LIMITS } from '../storage/single-pass-bodies';
 
 // An event sent without an id gets a random one on each path: the same one here, so rows compare.

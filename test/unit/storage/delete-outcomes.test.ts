@@ -1,5 +1,5 @@
-import { lossMapOf } from '../../../src/outcomes/loss-map';
-import type { OutcomeCount, OutcomeRow } from '../../../src/outcomes/outcome';
+import { lossMapOf } from '../../../src/loss-map/loss-map';
+import type { OutcomeCount, OutcomeRow } from '../../../src/loss-map/outcome';
 import { pendingCarriedOver } from '../../../src/storage/layout/delete-outcomes';
 
 const row = (over: Partial<OutcomeRow>): OutcomeRow => ({

@@ -1,4 +1,4 @@
-import type { LossMap, LossStage } from '../../../outcomes/loss-map';
+import type { LossMap, LossStage } from '../../../loss-map/loss-map';
 import { getJson } from '../api';
 import { appPicker } from '../apps';
 import { bar, h, replace, select } from '../dom';
