@@ -49,7 +49,7 @@ import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
 import { sentryFront } from './sentry-front';
 import { startLine } from './start-line';
-import { reportTaker, shedCounter, startOutcomeRecorder } from './outcomes';
+import { reportReader, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../loss-map/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
 import { PeriodicTask } from '../lifecycle/periodic-task';
@@ -103,12 +103,12 @@ async function startLaneIntake(
   await prepareStorage(config, storage, logger);
 
   const errorLane = new BoundedLane('error', {
-    maxEvents: config.errorQueueCapacity,
-    maxBytes: config.errorQueueMaxBytes,
+    maxEvents: config.errorLaneCapacity,
+    maxBytes: config.errorLaneMaxBytes,
   });
   const standardLane = new BoundedLane('standard', {
-    maxEvents: config.queueCapacity,
-    maxBytes: config.queueMaxBytes,
+    maxEvents: config.laneCapacity,
+    maxBytes: config.laneMaxBytes,
   });
   for (const lane of [errorLane, standardLane]) {
     metrics.laneCapacity.set({ lane: lane.name }, lane.limits.maxEvents);
@@ -339,7 +339,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   sampler.start();
   const consoleFiles = config.console === 'on' ? openConsole(logger) : { files: [] };
   const apps = new AppBound(config.maxAppsPerMinute);
-  metrics.onCollect(() => limitsAndKeys.metrics.appsTaken.set(apps.takenIn(clock.now())));
+  metrics.onCollect(() => limitsAndKeys.metrics.appsAdmitted.set(apps.admittedIn(clock.now())));
   const ingest = new IntakeService({
     limits: eventLimits(config),
     apps,
@@ -387,7 +387,7 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxAttributes: config.maxAttributes,
     turns,
     refusals,
-    takeReport: reportTaker(recorder, limits.maxSourceLength, logger, { bound: apps, clock }),
+    readReport: reportReader(recorder, limits.maxSourceLength, logger, { bound: apps, clock }),
     acknowledgedSettled: intake.acknowledgedSettled,
     sentry: sentryFront(config, ingest, recorder, apps, metrics.registry, clock),
     // On PostgreSQL another instance may be the one downsampling, so rollups are served regardless.

@@ -45,16 +45,16 @@ export function startOutcomeRecorder(
 }
 
 /**
- * `POST /v1/events`'s `takeReport`: a valid report goes to the recorder (when the loss map is on),
+ * `POST /v1/events`'s `readReport`: a valid report goes to the recorder (when the loss map is on),
  * marks the request's events as the SDK's and tells the intake what its sender captured (the
  * demand the sampling advice weighs); a body without one, or with one that is not valid (logged
  * at debug: an SDK bug must not cost its events), is `direct`.
  */
-export function reportTaker(
+export function reportReader(
   recorder: OutcomeRecorder | null,
   maxAppLength: number,
   logger: Logger,
-  apps?: { readonly bound: Pick<AppBound, 'takes'>; readonly clock: Clock },
+  apps?: { readonly bound: Pick<AppBound, 'admits'>; readonly clock: Clock },
 ): (raw: unknown, principal: Principal | null) => ReportReading {
   return (raw, principal) => {
     if (raw === undefined) return DIRECT;
@@ -88,10 +88,10 @@ function capturedByApp(report: ClientReport): ReadonlyMap<string, number> {
  * A report's rows of apps the bound on distinct apps refuses, counted under app `''` as their
  * events are: a report naming invented apps must not add a count per name either.
  */
-function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'takes'>, now: number): ClientReport {
+function withinAppBound(report: ClientReport, bound: Pick<AppBound, 'admits'>, now: number): ClientReport {
   return {
     id: report.id,
-    counts: report.counts.map((c) => (bound.takes(c.app, now) ? c : { ...c, app: NO_APP })),
+    counts: report.counts.map((c) => (bound.admits(c.app, now) ? c : { ...c, app: NO_APP })),
   };
 }
 

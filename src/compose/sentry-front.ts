@@ -22,7 +22,7 @@ export function sentryFront(
   config: Config,
   ingest: Pick<IntakeService, 'ingestValidated'>,
   recorder: Pick<OutcomeRecorder, 'report' | 'count'> | null,
-  apps: Pick<AppBound, 'takes'>,
+  apps: Pick<AppBound, 'admits'>,
   registry: Registry,
   clock: Clock,
 ): NonNullable<AppDeps['sentry']> {
@@ -52,7 +52,7 @@ export function sentryFront(
         const now = clock.now();
         recorder.report({
           id: deterministicId('sentry.client_report', counts[0]?.app ?? '', JSON.stringify(payload)),
-          counts: counts.map((c) => (apps.takes(c.app, now) ? c : { ...c, app: NO_APP })),
+          counts: counts.map((c) => (apps.admits(c.app, now) ? c : { ...c, app: NO_APP })),
         });
       },
     }),

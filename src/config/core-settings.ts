@@ -39,25 +39,25 @@ export const CORE_SETTINGS = {
     doc: 'SQLite file used when SLUICE_DATABASE_URL is unset; its folder is created.',
     parse: nonEmpty(),
   }),
-  queueCapacity: setting({
+  laneCapacity: setting({
     env: 'SLUICE_QUEUE_CAPACITY',
     default: '10000',
     doc: 'Standard lane capacity (events) for metric, log and lifecycle events.',
     parse: integer(1, 10_000_000),
   }),
-  queueMaxBytes: setting({
+  laneMaxBytes: setting({
     env: 'SLUICE_QUEUE_MAX_BYTES',
     default: '32MiB',
     doc: 'Standard lane capacity (bytes of events held in memory).',
     parse: bytes(1024, 64 * 1024 * MiB),
   }),
-  errorQueueCapacity: setting({
+  errorLaneCapacity: setting({
     env: 'SLUICE_ERROR_QUEUE_CAPACITY',
     default: '2000',
     doc: 'Error lane capacity (events); drained before the standard lane.',
     parse: integer(1, 10_000_000),
   }),
-  errorQueueMaxBytes: setting({
+  errorLaneMaxBytes: setting({
     env: 'SLUICE_ERROR_QUEUE_MAX_BYTES',
     default: '16MiB',
     doc: 'Error lane capacity (bytes).',

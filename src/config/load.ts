@@ -96,13 +96,13 @@ export function loadConfig(
   }
   // The default batch follows a smaller queue; a batch size asked for explicitly must fit.
   const batchSizeGiven = source.SLUICE_BATCH_SIZE !== undefined && source.SLUICE_BATCH_SIZE !== '';
-  if (!batchSizeGiven) config.batchSize = Math.min(Number(config.batchSize), Number(config.queueCapacity));
+  if (!batchSizeGiven) config.batchSize = Math.min(Number(config.batchSize), Number(config.laneCapacity));
   const result = config as Config;
-  if (result.batchSize > result.queueCapacity) {
+  if (result.batchSize > result.laneCapacity) {
     throw new ConfigError(
       'SLUICE_BATCH_SIZE',
       String(result.batchSize),
-      `must not exceed SLUICE_QUEUE_CAPACITY (${result.queueCapacity})`,
+      `must not exceed SLUICE_QUEUE_CAPACITY (${result.laneCapacity})`,
     );
   }
   if (result.databaseReadUrl !== null && result.databaseUrl === null) {

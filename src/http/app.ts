@@ -89,13 +89,13 @@ export interface AppDeps {
   readonly maxEventsPerRequest: number;
   readonly maxAttributes: number;
   /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-order.ts). */
-  readonly turns: Pick<TurnOrder, 'take'>;
+  readonly turns: Pick<TurnOrder, 'wait'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
   /** Where 503 refusals are logged, once per episode and route. */
   readonly refusals: RefusalEpisodes;
   /** `POST /v1/events`'s client reports (see routes/post-events.ts); absent: ignored. */
-  readonly takeReport?: (raw: unknown, principal: Principal | null) => ReportReading;
+  readonly readReport?: (raw: unknown, principal: Principal | null) => ReportReading;
   /**
    * What a read waits for first (at most `READ_LIMITS.barrierTimeoutMs`): the commit of the events
    * this collector acknowledged before it (`read-barrier.ts`). Absent: reads do not wait (queue
@@ -104,7 +104,7 @@ export interface AppDeps {
   readonly acknowledgedSettled?: () => Promise<void> | null;
   /** The Sentry endpoints (`POST /api/<project_id>/envelope/`, `/store/`; docs/sentry.md); absent: not served. */
   readonly sentry?: {
-    readonly intake: Pick<SentryIntake, 'take'>;
+    readonly intake: Pick<SentryIntake, 'ingest'>;
     /** Auth off: the app of each Sentry project id (`SLUICE_SENTRY_PROJECTS`). */
     readonly projects: ReadonlyMap<string, string>;
     readonly metrics: SentryMetrics;

@@ -18,7 +18,7 @@ export const isEventsIngest: IngestRequestTest = (req) =>
   req.method === 'POST' && pathOf(req.url) === PATHS.events;
 
 /**
- * The collector's first decision about a request, taken before Express routes it: while the
+ * The collector's first decision about a request, admitted before Express routes it: while the
  * shed rule says the process is saturated (`ShedRule.refuseUnread`), an ingest request is
  * answered 429 `overloaded` from its request line alone. Its body is never parsed (Node discards
  * it), and the routing, middleware and error machinery that would cost more than the answer are

@@ -7,7 +7,7 @@ import { cutText } from '../events/cut-text';
  * Reads a request body of at most `maxBytes`, inflating gzip (and, with `deflate` set, zlib's
  * deflate) with the output capped at `maxBytes` too: a gzip bomb stops at the cap instead of
  * filling memory. Rejects with a `SluiceError` (413 / 400 / 415). `deflate`: whether
- * `Content-Encoding: deflate` is taken (the Sentry endpoints; default false).
+ * `Content-Encoding: deflate` is admitted (the Sentry endpoints; default false).
  */
 export async function readBody(req: IncomingMessage, maxBytes: number, deflate = false): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
@@ -41,7 +41,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number, deflate =
 
 /**
  * The raw body, with listeners rather than an async iterator (which costs a promise per chunk on a
- * path taken for every request). Past `maxBytes` the stream is paused and the read fails: the 413
+ * path admitted for every request). Past `maxBytes` the stream is paused and the read fails: the 413
  * answer then closes the connection without reading the rest.
  */
 function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {

@@ -1,28 +1,28 @@
 /**
  * The bound on distinct apps (`source.app`) a collector takes events from per minute of its clock
  * (`SLUICE_MAX_APPS_PER_MINUTE`): without keys, any client names any app, and each new name costs
- * storage a series, its rollups, a row in every list and work in every job. Apps taken in the
- * minute before are always taken again, so honest apps keep sending across the minute boundary
- * whatever a client that invents names does; a new app is taken only while the apps of the two
- * minutes number fewer than the bound. So at most that many distinct apps are taken in any minute,
+ * storage a series, its rollups, a row in every list and work in every job. Apps admitted in the
+ * minute before are always admitted again, so honest apps keep sending across the minute boundary
+ * whatever a client that invents names does; a new app is admitted only while the apps of the two
+ * minutes number fewer than the bound. So at most that many distinct apps are admitted in any minute,
  * and memory holds at most that many names. A refused app's events are rejected (`too_many_apps`),
- * one refused value each: apps already taken are never refused for them.
+ * one refused value each: apps already admitted are never refused for them.
  */
 export class AppBound {
   /** The minute (`now` / 60 000, floored) `current` is of; -1 before the first call. */
   private minute = -1;
-  /** Apps taken this minute. */
+  /** Apps admitted this minute. */
   private current = new Set<string>();
-  /** Apps taken in the minute before. */
+  /** Apps admitted in the minute before. */
   private previous = new Set<string>();
-  /** Members of `previous` taken again this minute (so in `current` too). */
+  /** Members of `previous` admitted again this minute (so in `current` too). */
   private returned = 0;
 
-  /** `maxPerMinute`: most distinct apps taken in a minute; 0: no bound. */
+  /** `maxPerMinute`: most distinct apps admitted in a minute; 0: no bound. */
   constructor(private readonly maxPerMinute: number) {}
 
-  /** Whether events of `app` are taken at `now` (epoch ms); a new app taken is remembered. */
-  takes(app: string, now: number): boolean {
+  /** Whether events of `app` are admitted at `now` (epoch ms); a new app admitted is remembered. */
+  admits(app: string, now: number): boolean {
     if (this.maxPerMinute === 0) return true;
     const minute = Math.floor(now / 60_000);
     if (minute !== this.minute) this.roll(minute);
@@ -39,8 +39,8 @@ export class AppBound {
     return true;
   }
 
-  /** Distinct apps taken in the minute of `now`. */
-  takenIn(now: number): number {
+  /** Distinct apps admitted in the minute of `now`. */
+  admittedIn(now: number): number {
     const minute = Math.floor(now / 60_000);
     if (minute !== this.minute) this.roll(minute);
     return this.current.size;

@@ -31,7 +31,7 @@ export function typedItem(event: TelemetryEvent, bytes: number): SinkItem {
 
 export type SinkAnswer =
   | {
-      readonly taken: true;
+      readonly admitted: true;
       /**
        * When the events are durable as `SLUICE_ACK` promises, if that is
        * later than now (group commit): resolves true then, or false if it
@@ -45,8 +45,8 @@ export type SinkAnswer =
        */
       readonly settled?: Promise<void>;
     }
-  | { readonly taken: false; readonly reason: 'queue_full'; readonly retryAfterSeconds: number }
-  | { readonly taken: false; readonly reason: 'unavailable'; readonly retryAfterSeconds: number };
+  | { readonly admitted: false; readonly reason: 'queue_full'; readonly retryAfterSeconds: number }
+  | { readonly admitted: false; readonly reason: 'unavailable'; readonly retryAfterSeconds: number };
 
 /**
  * Where admitted events go: this process's bounded lanes (tiers 1–3) or a
@@ -60,7 +60,7 @@ export interface EventSink {
    * When `lane` has no room for `events` more now: how long until it may. Null when it has room
    * (which `offer` still decides for good). Optional: a sink without a cheap answer leaves it out.
    */
-  cannotTake?(lane: LaneName, events: number): { readonly retryAfterSeconds: number } | null;
+  cannotAdmit?(lane: LaneName, events: number): { readonly retryAfterSeconds: number } | null;
   /** False when the sink knows it cannot take events now (e.g. storage down with SLUICE_ACK=stored). */
-  accepting(): boolean;
+  admitting(): boolean;
 }

@@ -16,7 +16,7 @@ import type { EventRateLimiter, LimitSubject } from '../ratelimit/event-rate-lim
 import type { AppActivity } from '../metrics/app-activity';
 import type { AppBound } from './app-bound';
 import { typedItem, type EventSink, type LaneName, type SinkItem } from './event-sink';
-import type { AppAdvice, IntakeOutcome, RejectedEntry, ThrottleReason } from './intake-outcome';
+import type { AppAdvice, IntakeAnswer, RejectedEntry, ThrottleReason } from './intake-answer';
 import type { SamplingAdvisor } from './sampling-advice';
 import { countEvents, rawSubject, type CountSink, type OutcomeSubject } from '../loss-map/event-outcomes';
 import { NO_APP, type OutcomeOrigin } from '../loss-map/outcome';
@@ -32,14 +32,14 @@ export interface IntakeServiceOptions {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly intakeMetrics: IntakeMetrics;
-  /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
+  /** Per-app tally of what was admitted and throttled (the pipeline view's busiest apps); none when absent. */
   readonly activity?: AppActivity;
   /** The loss map's counts of every decision (`OutcomeRecorder.count`); none when absent. */
   readonly outcomes?: CountSink;
   /** The sample rate advised to each app in the answer (sampling-advice.ts); none when absent. */
   readonly advisor?: SamplingAdvisor;
   /** The bound on distinct apps per minute (`app-bound.ts`); none when absent. */
-  readonly apps?: Pick<AppBound, 'takes'>;
+  readonly apps?: Pick<AppBound, 'admits'>;
   /**
    * Writes an event the single pass validated as its storage row (`Storage.rowFromScan`, or the
    * queue's message row). Absent: every request takes the typed path (`JSON.parse`, validate).
@@ -100,8 +100,8 @@ interface OpenRequest {
   readonly byApp: Map<string, Candidate[]>;
   /** Counted per type and added once per request: a labelled inc per event costs more than the validation. */
   readonly received: Record<EventType, number>;
-  /** Set when the standard lane has no room for the request's non-error events (`standardShed`). */
-  readonly shedStandard: { readonly retryAfterSeconds: number } | null;
+  /** Set when the standard lane has no room for the request's non-error events (`standardFullFor`). */
+  readonly standardFull: { readonly retryAfterSeconds: number } | null;
   /** Indices of the non-error events throttled unread because of it. */
   readonly shed: number[];
   readonly origin: OutcomeOrigin;
@@ -125,7 +125,7 @@ interface Throttle {
  * success); errors go straight to the error lane (the fast lane: no rate
  * limiter, no Redis round trip); other events pass the rate limiter per app
  * (or API key) and then the standard lane. Each step is all-or-nothing per
- * group and never waits for room. What is not taken is throttled with a
+ * group and never waits for room. What is not admitted is throttled with a
  * `Retry-After`.
  */
 export class IntakeService {
@@ -145,7 +145,7 @@ export class IntakeService {
     rawEvents: readonly unknown[],
     principal: Principal | null = null,
     options: IngestOptions = {},
-  ): Promise<IntakeOutcome> {
+  ): Promise<IntakeAnswer> {
     const request = this.open(
       rawEvents.length,
       (i) => typeOf(rawEvents[i]),
@@ -158,7 +158,7 @@ export class IntakeService {
       // When the standard lane has no room for this request's non-error events, they are throttled
       // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
       // JSON parse per request, not a validation per event.
-      if (request.shedStandard !== null && typeOf(rawEvents[index]) !== 'error') {
+      if (request.standardFull !== null && typeOf(rawEvents[index]) !== 'error') {
         request.shed.push(index);
         continue;
       }
@@ -198,8 +198,8 @@ export class IntakeService {
     principal: Principal | null,
     nextSlice: () => Promise<void>,
     checkShape: () => void,
-    takeReport?: (raw: unknown) => ReportReading,
-  ): Promise<IntakeOutcome | null> {
+    readReport?: (raw: unknown) => ReportReading,
+  ): Promise<IntakeAnswer | null> {
     const { rowFromScan } = this.o;
     if (rowFromScan === undefined) return null;
     const now = this.o.clock.now();
@@ -233,12 +233,12 @@ export class IntakeService {
     };
     // The body's client report (the loss map), read by the scan after the events array.
     const report = scan.reportText();
-    const reading = takeReport?.(report === null ? undefined : parseOrNull(report)) ?? {};
+    const reading = readReport?.(report === null ? undefined : parseOrNull(report)) ?? {};
     const request = this.open(entries.length, typeAt, principal, now, reading);
     if ('kind' in request) return request;
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as ScannedEntry;
-      if (request.shedStandard !== null && typeAt(index) !== 'error') {
+      if (request.standardFull !== null && typeAt(index) !== 'error') {
         request.shed.push(index);
         continue;
       }
@@ -279,7 +279,7 @@ export class IntakeService {
     events: readonly TelemetryEvent[],
     principal: Principal | null = null,
     options: IngestOptions = {},
-  ): Promise<IntakeOutcome> {
+  ): Promise<IntakeAnswer> {
     const request = this.open(
       events.length,
       (i) => (events[i] as TelemetryEvent).type,
@@ -289,7 +289,7 @@ export class IntakeService {
     );
     if ('kind' in request) return request;
     events.forEach((event, index) => {
-      if (request.shedStandard !== null && event.type !== 'error') request.shed.push(index);
+      if (request.standardFull !== null && event.type !== 'error') request.shed.push(index);
       else this.sort(request, { ...typedItem(event, eventBytes(event)), index });
     });
     this.countOutcome(
@@ -308,7 +308,7 @@ export class IntakeService {
     principal: Principal | null,
     now: number,
     options: IngestOptions = {},
-  ): OpenRequest | IntakeOutcome {
+  ): OpenRequest | IntakeAnswer {
     const { o } = this;
     if (count > o.maxEventsPerRequest) {
       o.metrics.requestsRejected.inc({ code: 'too_many_events' });
@@ -317,7 +317,7 @@ export class IntakeService {
         `Request carries ${count} events; at most ${o.maxEventsPerRequest} are allowed.`,
       );
     }
-    if (!o.sink.accepting()) {
+    if (!o.sink.admitting()) {
       o.metrics.requestsRejected.inc({ code: 'storage_unavailable' });
       return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
@@ -329,7 +329,7 @@ export class IntakeService {
       errors: [],
       byApp: new Map(),
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
-      shedStandard: this.standardShed(count, typeAt),
+      standardFull: this.standardFullFor(count, typeAt),
       shed: [],
       origin: options.origin ?? 'direct',
       captured: options.captured,
@@ -353,7 +353,7 @@ export class IntakeService {
       );
       return;
     }
-    if (this.o.apps !== undefined && !this.o.apps.takes(c.app, request.now)) {
+    if (this.o.apps !== undefined && !this.o.apps.admits(c.app, request.now)) {
       this.reject(request, c.index, 'too_many_apps', 'source.app', c.type);
       // Under no app: a count per refused name would be what the bound is there to prevent.
       this.countOutcome(request, [{ app: NO_APP, ts: c.ts, type: c.type }], 'rejected', 'too_many_apps');
@@ -365,9 +365,9 @@ export class IntakeService {
   }
 
   /** The intake of a sorted request: the error fast lane, the rate limit, the standard lane. */
-  private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeOutcome> {
+  private async admit(request: OpenRequest, options: IngestOptions): Promise<IntakeAnswer> {
     const { o } = this;
-    const { rejected, errors, byApp, received, shedStandard, shed } = request;
+    const { rejected, errors, byApp, received, standardFull, shed } = request;
     for (const type of EVENT_TYPES)
       if (received[type] > 0) o.metrics.eventsReceived.inc({ type }, received[type]);
     this.recordDemand(request);
@@ -380,20 +380,20 @@ export class IntakeService {
       laneRefused: false,
       overLimit: [],
     };
-    if (shedStandard !== null && shed.length > 0) {
+    if (standardFull !== null && shed.length > 0) {
       o.advisor?.overloaded(request.now);
       throttle.indices.push(...shed);
       throttle.reason = 'queue_full';
       throttle.laneRefused = true;
-      throttle.retryAfter = shedStandard.retryAfterSeconds;
+      throttle.retryAfter = standardFull.retryAfterSeconds;
       o.metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, shed.length);
     }
     const durable: DurableOffer[] = [];
     const whole = options.whole === true;
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
-    // its verdict: when no app of it is within its limit, none of it is taken; else each app's
-    // events are taken or refused whole, and the refused apps are the answer's `throttled`.
-    let errorsTaken =
+    // its verdict: when no app of it is within its limit, none of it is admitted; else each app's
+    // events are admitted or refused whole, and the refused apps are the answer's `throttled`.
+    let errorsAdmitted =
       errors.length > 0 && !whole
         ? this.offer(request, 'error', errors, throttle, durable)
         : Promise.resolve(0);
@@ -419,28 +419,28 @@ export class IntakeService {
     // for them); a partial request's are sent again by their sender.
     if (whole) this.countOutcome(request, throttle.overLimit, 'rejected', 'rate_limited');
     else this.countCandidates(request, throttle.overLimit, 'throttled', 'rate_limited');
-    if (errors.length > 0 && whole) errorsTaken = this.offer(request, 'error', errors, throttle, durable);
+    if (errors.length > 0 && whole) errorsAdmitted = this.offer(request, 'error', errors, throttle, durable);
     const standard = limited.flatMap((g) => g.candidates);
-    const errorsAccepted = await errorsTaken;
+    const errorsAccepted = await errorsAdmitted;
     let accepted = errorsAccepted;
     if (o.activity !== undefined && errors.length > 0) {
-      const taken = errorsAccepted > 0 ? 1 : 0;
-      for (const c of errors) o.activity.record(c.app, taken, 1 - taken, taken);
+      const admitted = errorsAccepted > 0 ? 1 : 0;
+      for (const c of errors) o.activity.record(c.app, admitted, 1 - admitted, admitted);
     }
     if (standard.length > 0) {
-      const taken = await this.offer(request, 'standard', standard, throttle, durable);
-      if (taken === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
+      const admitted = await this.offer(request, 'standard', standard, throttle, durable);
+      if (admitted === 0) for (const g of limited) o.rateLimiter?.refund(g.subject, g.candidates.length);
       if (o.activity !== undefined) {
         for (const g of limited) {
           const n = g.candidates.length;
-          o.activity.record(g.subject.app, taken === 0 ? 0 : n, taken === 0 ? n : 0);
+          o.activity.record(g.subject.app, admitted === 0 ? 0 : n, admitted === 0 ? n : 0);
         }
       }
-      accepted += taken;
+      accepted += admitted;
     }
 
     const durableInTime = (await Promise.all(durable.map((d) => d.committed))).every(Boolean);
-    // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
+    // Events admitted on a durable acknowledgement count as accepted once it came in time. Else the
     // request is answered 503 (throttled `unavailable` here) and its events, still in the lanes,
     // count as accepted once storage has settled them: every copy that reaches storage is
     // accepted once, and a resend of them that storage finds stored is a duplicate.
@@ -471,7 +471,7 @@ export class IntakeService {
         advice: this.adviceFor(request),
       };
     }
-    return { kind: 'taken', accepted, rejected, advice: this.adviceFor(request) };
+    return { kind: 'admitted', accepted, rejected, advice: this.adviceFor(request) };
   }
 
   /**
@@ -510,15 +510,15 @@ export class IntakeService {
    * The throttle for this request's non-error events when the standard lane has no room for all
    * of them, else null. They are counted only when the whole request might not fit.
    */
-  private standardShed(
+  private standardFullFor(
     count: number,
     typeAt: (index: number) => EventType | 'unknown',
   ): { readonly retryAfterSeconds: number } | null {
     const { sink } = this.o;
-    if (sink.cannotTake === undefined || sink.cannotTake('standard', count) === null) return null;
+    if (sink.cannotAdmit === undefined || sink.cannotAdmit('standard', count) === null) return null;
     let standardCount = 0;
     for (let i = 0; i < count; i++) if (typeAt(i) !== 'error') standardCount++;
-    return standardCount > 0 ? sink.cannotTake('standard', standardCount) : null;
+    return standardCount > 0 ? sink.cannotAdmit('standard', standardCount) : null;
   }
 
   /**
@@ -552,7 +552,7 @@ export class IntakeService {
     const { principal } = request;
     if (principal?.kind === 'ingest') return principal.app;
     if (app === NO_APP || this.o.apps === undefined) return app;
-    return this.o.apps.takes(app, request.now) ? app : NO_APP;
+    return this.o.apps.admits(app, request.now) ? app : NO_APP;
   }
 
   private countCandidates(
@@ -605,7 +605,7 @@ export class IntakeService {
     // Every app of the request is asked about, in one call: its work grows with the request's
     // events, which SLUICE_MAX_EVENTS_PER_REQUEST bounds, so a relay's request of many apps makes
     // progress for each of them at its limit.
-    const grants = await limiter.take(
+    const grants = await limiter.spend(
       groups.map((g) => ({ subject: g.subject, events: g.candidates.length, mode })),
     );
     const passed: typeof groups = [];
@@ -639,7 +639,7 @@ export class IntakeService {
     throttle.retryAfter = Math.max(throttle.retryAfter, retryAfterFromMs(waitMs));
   }
 
-  /** Offers all of `candidates` to the sink; returns how many were taken (all or none). */
+  /** Offers all of `candidates` to the sink; returns how many were admitted (all or none). */
   private async offer(
     request: OpenRequest,
     lane: LaneName,
@@ -648,7 +648,7 @@ export class IntakeService {
     durable: DurableOffer[],
   ): Promise<number> {
     const answer = await this.o.sink.offer(lane, candidates, request.now, request.origin);
-    if (answer.taken) {
+    if (answer.admitted) {
       for (const [type, n] of countByType(candidates)) this.o.metrics.eventsAccepted.inc({ type, lane }, n);
       if (answer.durable === undefined) this.countCandidates(request, candidates, 'accepted', '');
       else durable.push({ committed: answer.durable, settled: answer.settled, candidates });

@@ -64,14 +64,14 @@ interface Demand {
 /**
  * The sample rate the collector advises an app (docs/http-api.md, "Sampling advice"): the share of
  * the events it generates that the collector can take now, so that its SDK cuts at the source only
- * what cannot be taken, and nothing it may send.
+ * what cannot be admitted, and nothing it may send.
  *
  * An app's demand is the rate at which it generates events that could be limited (not errors):
  * what its SDKs report they captured, before any sampling (the client report's `captured`), or for
  * senders without a report the events they sent. While its limit refuses some of its events
  * (within `ADVICE_HOLD_MS`), an app whose demand is above its share of the limit is advised
  * share ÷ demand. While the standard lane refuses events (overload), every app is also held to a
- * fair share of what the writer drains: the level at which the demands below it are taken whole
+ * fair share of what the writer drains: the level at which the demands below it are admitted whole
  * and the rest split evenly (max-min fairness), so a quiet app is not cut for a loud one.
  *
  * It decides and counts nothing else: the intake asks it, the answer carries what it says.
@@ -135,7 +135,7 @@ export class SamplingAdvisor {
 
   /**
    * The max-min fair level of the drain among the apps' demands (events per second, `maxMinLevel`):
-   * apps below it are taken whole, the others get the level. Infinity when the drain covers every
+   * apps below it are admitted whole, the others get the level. Infinity when the drain covers every
    * demand or is not measured.
    */
   private fairLevel(now: number): number {

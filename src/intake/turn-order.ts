@@ -27,7 +27,7 @@ export class TurnOrder {
   }
 
   /** Resolves when it is the caller's turn; the caller's work then runs before the loop polls again. */
-  take(): Promise<void> {
+  wait(): Promise<void> {
     return new Promise<void>((go) => {
       this.waiting.push({ since: performance.now(), go });
       if (!this.running) {

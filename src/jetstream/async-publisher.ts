@@ -1,7 +1,7 @@
 import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 
 /** How one publish ended. `stored` includes duplicates JetStream dropped (already stored). */
-export type PublishOutcome =
+export type PublishResult =
   | { readonly kind: 'stored'; readonly duplicate: boolean }
   /** JetStream refused it: `errCode` is its API error code (10077: stream full), when it gave one. */
   | { readonly kind: 'refused'; readonly errCode: number | null; readonly description: string }
@@ -22,7 +22,7 @@ export interface PublishMessage {
 const decoder = new TextDecoder();
 
 /** Reads a JetStream publish ack (`{"stream","seq","duplicate"?}` or `{"error":{…}}`). */
-function parseAck(m: Msg): PublishOutcome {
+function parseAck(m: Msg): PublishResult {
   // A status message without payload: 503 = no responders (nothing stores this subject).
   if (m.headers?.code === 503) return { kind: 'no_stream' };
   let doc: { error?: { err_code?: number; description?: string }; duplicate?: boolean; seq?: number };
@@ -54,7 +54,7 @@ function parseAck(m: Msg): PublishOutcome {
  */
 export class AsyncPublisher {
   private readonly prefix = createInbox();
-  private readonly waiting = new Map<string, (outcome: PublishOutcome) => void>();
+  private readonly waiting = new Map<string, (outcome: PublishResult) => void>();
   private readonly sub: Subscription;
   private nextToken = 0;
 
@@ -84,15 +84,15 @@ export class AsyncPublisher {
     subject: string,
     messages: readonly PublishMessage[],
     timeoutMs: number,
-  ): Promise<PublishOutcome[]> {
-    const outcomes = new Array<PublishOutcome | undefined>(messages.length);
+  ): Promise<PublishResult[]> {
+    const outcomes = new Array<PublishResult | undefined>(messages.length);
     const tokens: string[] = [];
     let open = messages.length;
-    return new Promise<PublishOutcome[]>((resolve) => {
+    return new Promise<PublishResult[]>((resolve) => {
       const finish = (): void => {
         clearTimeout(timer);
         // A for loop, not map: `map` skips the holes that unanswered publishes leave.
-        const all: PublishOutcome[] = [];
+        const all: PublishResult[] = [];
         for (let i = 0; i < messages.length; i++) all.push(outcomes[i] ?? { kind: 'timeout' });
         resolve(all);
       };
@@ -102,7 +102,7 @@ export class AsyncPublisher {
       }, timeoutMs);
       messages.forEach((message, i) => {
         const token = (this.nextToken++).toString(36);
-        const settle = (outcome: PublishOutcome): void => {
+        const settle = (outcome: PublishResult): void => {
           outcomes[i] = outcome;
           if (--open === 0) finish();
         };

@@ -1,6 +1,6 @@
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import type { LaneName } from '../intake/event-sink';
-import type { AsyncPublisher, PublishOutcome } from './async-publisher';
+import type { AsyncPublisher, PublishResult } from './async-publisher';
 import {
   EVENT_COUNT_HEADER,
   PAYLOAD_ENVELOPE_BYTES,
@@ -33,7 +33,7 @@ export interface CoalescingPublisherOptions {
 interface Waiting {
   readonly part: EncodedEvents;
   settled: boolean;
-  settle(outcomes: PublishOutcome[]): void;
+  settle(outcomes: PublishResult[]): void;
 }
 
 /**
@@ -57,8 +57,8 @@ export class CoalescingPublisher {
   constructor(private readonly o: CoalescingPublisherOptions) {}
 
   /** Resolves, never rejects, with the outcome of every message carrying these events. */
-  publish(part: EncodedEvents): Promise<PublishOutcome[]> {
-    return new Promise<PublishOutcome[]>((resolve) => {
+  publish(part: EncodedEvents): Promise<PublishResult[]> {
+    return new Promise<PublishResult[]>((resolve) => {
       const waiting: Waiting = {
         part,
         settled: false,
@@ -81,14 +81,14 @@ export class CoalescingPublisher {
       this.inFlight === 0 ||
       (this.inFlight < this.o.maxInFlight && this.queuedBytes >= this.o.targetBytes)
     ) {
-      const batch = this.take();
+      const batch = this.drain();
       if (batch.length === 0) return;
       void this.send(batch);
     }
   }
 
   /** The oldest waiting requests that fit one message (always at least one); those timed out are skipped. */
-  private take(): Waiting[] {
+  private drain(): Waiting[] {
     const limit = Math.min(this.o.targetBytes, this.o.maxPayloadBytes()) - PAYLOAD_ENVELOPE_BYTES;
     const batch: Waiting[] = [];
     let bytes = 0;

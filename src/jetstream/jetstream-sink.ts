@@ -7,7 +7,7 @@ import {
   UNAVAILABLE_RETRY_AFTER_S,
   retryAfterToDrain,
 } from '../intake/retry-after';
-import type { AsyncPublisher, PublishOutcome } from './async-publisher';
+import type { AsyncPublisher, PublishResult } from './async-publisher';
 import { CoalescingPublisher } from './coalescing-publisher';
 import { compactElement, encodedEvents, type EncodedEvent } from './event-batches';
 import type { QueueTopology } from './topology';
@@ -67,7 +67,7 @@ const STREAM_STORE_FAILED = 10077;
 
 type Failure = 'stream_full' | 'timeout' | 'unavailable' | 'error';
 
-function failureOf(o: PublishOutcome): Failure | null {
+function failureOf(o: PublishResult): Failure | null {
   switch (o.kind) {
     case 'stored':
       return null;
@@ -113,7 +113,7 @@ export class JetStreamSink implements EventSink {
     return this.pending;
   }
 
-  accepting(): boolean {
+  admitting(): boolean {
     return this.o.up();
   }
 
@@ -123,11 +123,11 @@ export class JetStreamSink implements EventSink {
     const publisher = o.publisher();
     if (!o.up() || publisher === null) {
       o.metrics.publishRefused.inc({ reason: 'unavailable' }, n);
-      return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
+      return { admitted: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
     }
     if (this.pending + n > o.maxPendingAcks) {
       o.metrics.publishRefused.inc({ reason: 'pending_acks' }, n);
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_AFTER_S };
+      return { admitted: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_AFTER_S };
     }
     this.lanes ??= {
       error: this.coalescer('error', publisher),
@@ -135,7 +135,7 @@ export class JetStreamSink implements EventSink {
     };
     const started = process.hrtime.bigint();
     this.pending += n;
-    let outcomes: PublishOutcome[];
+    let outcomes: PublishResult[];
     try {
       outcomes = await this.lanes[lane].publish(encodedEvents(items.map(encodedEvent)));
     } finally {
@@ -155,14 +155,14 @@ export class JetStreamSink implements EventSink {
       { result: failure ?? 'ok' },
       Number(process.hrtime.bigint() - started) / 1e9,
     );
-    if (failure === null) return { taken: true };
+    if (failure === null) return { admitted: true };
     // Not taken: the client resends every event of the request.
     o.metrics.publishRefused.inc({ reason: failure }, n);
     if (failure === 'stream_full') {
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messagesFailed) };
+      return { admitted: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messagesFailed) };
     }
     o.onUnavailable();
-    return { taken: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
+    return { admitted: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };
   }
 
   /** Resolves once no publish awaits its ack (shutdown: after the listener closed). */

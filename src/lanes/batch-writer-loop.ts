@@ -6,7 +6,7 @@ import type { BackoffOptions } from '../writer/backoff';
 import { DrainRate } from '../writer/drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from '../writer/stoppable-loop';
-import { writeWithRetry, type WriteHealth, type WriteOutcome } from '../writer/write-with-retry';
+import { writeWithRetry, type WriteHealth, type RetriedWrite } from '../writer/write-with-retry';
 import { countDuplicates } from '../loss-map/duplicates';
 import { countEvents, type CountSink } from '../loss-map/event-outcomes';
 import { OutcomeTally } from '../loss-map/outcome-tally';
@@ -170,9 +170,9 @@ export class BatchWriterLoop {
       drop(standardLane, inLane(batch, 'standard'));
     }
     this.abandoned = [];
-    drop(errorLane, errorLane.take(errorLane.queued));
-    drop(standardLane, standardLane.take(standardLane.queued));
-    const counts = tally.take();
+    drop(errorLane, errorLane.shift(errorLane.queued));
+    drop(standardLane, standardLane.shift(standardLane.queued));
+    const counts = tally.drain();
     let total = 0;
     for (const c of counts) {
       total += c.count;
@@ -237,8 +237,8 @@ export class BatchWriterLoop {
         return 'again';
       }
     }
-    const fromError = errorLane.take(batchSize);
-    const fromStandard = standardLane.take(batchSize - fromError.length);
+    const fromError = errorLane.shift(batchSize);
+    const fromStandard = standardLane.shift(batchSize - fromError.length);
     const batch = [...fromError, ...fromStandard];
     const flight: Promise<void> = this.write(batch).then((outcome) => {
       this.inFlight.delete(flight);
@@ -259,12 +259,12 @@ export class BatchWriterLoop {
       loop.wake();
     });
     this.inFlight.add(flight);
-    this.countTaken(fromError.length, fromStandard.length, flight);
+    this.countAdmitted(fromError.length, fromStandard.length, flight);
     return 'again';
   }
 
   /** Tells the waiters of `settled` that a batch took part of what they wait for. */
-  private countTaken(error: number, standard: number, flight: Promise<void>): void {
+  private countAdmitted(error: number, standard: number, flight: Promise<void>): void {
     if (this.settleWaiters.length === 0) return;
     this.settleWaiters = this.settleWaiters.filter((w) => {
       if (w.error > 0 && error > 0) {
@@ -285,7 +285,7 @@ export class BatchWriterLoop {
    * Writes until committed (see `writeWithRetry`): settled once every item is stored, or refused
    * by the database and dropped; not settled only when `abort` ended the retries.
    */
-  private async write(items: LaneItem[]): Promise<WriteOutcome<LaneItem>> {
+  private async write(items: LaneItem[]): Promise<RetriedWrite<LaneItem>> {
     const { storage, metrics, logger, backoff } = this.o;
     const outcome = await writeWithRetry(items, {
       write: (rows) => storage.writeRows(rows),

@@ -28,11 +28,11 @@ export interface LaneSinkOptions {
 export class LaneSink implements EventSink {
   constructor(private readonly o: LaneSinkOptions) {}
 
-  accepting(): boolean {
+  admitting(): boolean {
     return this.o.ack === 'queued' || this.o.storageUp();
   }
 
-  cannotTake(lane: LaneName, events: number): { retryAfterSeconds: number } | null {
+  cannotAdmit(lane: LaneName, events: number): { retryAfterSeconds: number } | null {
     const target = lane === 'error' ? this.o.errorLane : this.o.standardLane;
     const { maxEvents, maxBytes } = target.limits;
     if (target.heldEvents + events <= maxEvents && target.heldBytes < maxBytes) return null;
@@ -57,7 +57,7 @@ export class LaneSink implements EventSink {
         target.heldEvents + items.length - target.limits.maxEvents,
         this.o.writer.drainRate.perSecond(),
       );
-      return { taken: false, reason: 'queue_full', retryAfterSeconds: wait };
+      return { admitted: false, reason: 'queue_full', retryAfterSeconds: wait };
     }
     // Encoded only once admission is certain: a refused request costs no encoding.
     const { toRow } = this.o;
@@ -77,9 +77,9 @@ export class LaneSink implements EventSink {
       bytes,
     );
     this.o.writer.notify();
-    if (ticket === null) return { taken: true };
+    if (ticket === null) return { admitted: true };
     ticket.arm(items.length);
-    return { taken: true, durable: this.committedInTime(ticket), settled: ticket.committed };
+    return { admitted: true, durable: this.committedInTime(ticket), settled: ticket.committed };
   }
 
   private committedInTime(ticket: CommitTicket): Promise<boolean> {

@@ -105,7 +105,7 @@ export class BoundedLane {
   }
 
   /** Removes up to `max` of the oldest queued events; they stay held until `release`. */
-  take(max: number): LaneItem[] {
+  shift(max: number): LaneItem[] {
     const end = Math.min(this.items.length, this.head + max);
     const out = this.items.slice(this.head, end);
     this.head = end;

@@ -92,7 +92,7 @@ export class OutcomeRecorder {
   /** Writes what is held now (waits for a write in flight first). Resolves true when nothing is left. */
   async flush(): Promise<boolean> {
     while (this.writing !== null) await this.writing;
-    const counts = this.tally.take();
+    const counts = this.tally.drain();
     const reports = [...this.reports.values()];
     if (counts.length === 0 && reports.length === 0) return true;
     this.reports = new Map();
@@ -216,7 +216,7 @@ export class OutcomeRecorder {
       if (this.o.clock.now() >= deadline) {
         // The only record left of them: the events by outcome, and each drop (an event lost in
         // this process, which nothing else will ever count) with its key.
-        const held = this.tally.take();
+        const held = this.tally.drain();
         const events: Record<string, number> = {};
         for (const c of held) events[c.outcome] = (events[c.outcome] ?? 0) + c.count;
         this.o.logger.error(

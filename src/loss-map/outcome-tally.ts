@@ -61,12 +61,12 @@ export class OutcomeTally {
   }
 
   /** Everything counted so far; the tally starts empty again. */
-  take(): OutcomeCount[] {
-    const taken: OutcomeCount[] = [];
+  drain(): OutcomeCount[] {
+    const drained: OutcomeCount[] = [];
     for (const byMinute of this.byApp.values())
-      for (const entries of byMinute.values()) taken.push(...entries);
+      for (const entries of byMinute.values()) drained.push(...entries);
     this.byApp = new Map();
     this.keys = 0;
-    return taken;
+    return drained;
   }
 }

@@ -45,7 +45,7 @@ export function createIntakeMetrics(registry: Registry) {
       [],
       [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.99, 1],
     ),
-    appsTaken: gauge(
+    appsAdmitted: gauge(
       registry,
       'sluice_apps_taken',
       'Distinct apps (source.app) this collector took events from in the current minute, against SLUICE_MAX_APPS_PER_MINUTE (past it, events of new apps are rejected: too_many_apps).',

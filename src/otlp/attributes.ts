@@ -23,7 +23,7 @@ const MAX_MAP_DEPTH = 4;
  * Builds the flat attributes of one Sluice event from OTLP key-values, within the intake's
  * limits and with the key rule of events/attribute-key.ts, so the event is built typed and valid.
  * The rule (docs/otlp.md):
- * - entries are taken in order, the receiver's own (`trace_id`, …) first; the first of a key wins;
+ * - entries are admitted in order, the receiver's own (`trace_id`, …) first; the first of a key wins;
  * - strings, booleans and doubles as they are; integers as numbers, or decimal text beyond 2^53;
  *   bytes as base64 text; arrays as JSON text; maps flattened into `key.sub` entries (JSON text
  *   below 4 levels); empty values are skipped;

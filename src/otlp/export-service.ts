@@ -21,15 +21,15 @@ export interface OtlpExportServiceOptions {
 }
 
 /** What one export came to; the HTTP front only encodes it. */
-export type ExportOutcome =
+export type ExportAnswer =
   | {
-      /** Every record that could be taken was taken: 200 with `partial_success` when some were rejected. */
-      readonly kind: 'taken';
+      /** Every record that could be admitted was admitted: 200 with `partial_success` when some were rejected. */
+      readonly kind: 'admitted';
       readonly rejected: number;
       readonly message: string;
     }
   | {
-      /** Not taken as a whole: the exporter resends the whole export after `Retry-After`. */
+      /** Not admitted as a whole: the exporter resends the whole export after `Retry-After`. */
       readonly kind: 'refused';
       readonly status: 429 | 503;
       readonly reason: 'rate_limited' | 'queue_full' | 'storage_unavailable';
@@ -39,11 +39,11 @@ export type ExportOutcome =
 /**
  * One OTLP export, end to end below HTTP: map the decoded request to typed events (built valid
  * with the rules of events/, so the intake does not validate them again), hand them to the intake, and reduce the intake's outcome to OTLP's answer. OTLP has no
- * per-record retry list, so each app's records are taken or refused whole (`whole: true` asks
+ * per-record retry list, so each app's records are admitted or refused whole (`whole: true` asks
  * the intake for exactly that): a relay's export whose apps are partly over their limits is
- * taken for the others, and the refused ones are named in `partial_success` (which exporters do
+ * admitted for the others, and the refused ones are named in `partial_success` (which exporters do
  * not resend); an export refused by a lane, by storage or with every app over its limit is
- * refused whole, and records already taken when a later part is refused are stored once when
+ * refused whole, and records already admitted when a later part is refused are stored once when
  * the exporter resends, because their ids are deterministic.
  */
 export class OtlpExportService {
@@ -53,7 +53,7 @@ export class OtlpExportService {
     this.hints = otlpRejectionHints(o.limits);
   }
 
-  async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportOutcome> {
+  async export(spec: SignalSpec, request: unknown, principal: Principal | null): Promise<ExportAnswer> {
     const { o } = this;
     const mapped = spec.map(request, {
       limits: o.limits,
@@ -82,7 +82,7 @@ export class OtlpExportService {
         };
       }
       if (outcome.kind === 'throttled' && outcome.limitedOnly && outcome.accepted > 0) {
-        // A relay's export: the apps within their limits are taken, the others refused by name.
+        // A relay's export: the apps within their limits are admitted, the others refused by name.
         reasons.set('rate_limited', (reasons.get('rate_limited') ?? 0) + outcome.throttled.length);
         for (const index of outcome.throttled) overLimit.add(part[index]?.app ?? '');
         retryAfterSeconds = Math.max(retryAfterSeconds, outcome.retryAfterSeconds);
@@ -102,7 +102,7 @@ export class OtlpExportService {
       rejected += n;
       o.metrics.rejected.inc({ signal, reason }, n);
     }
-    if (rejected === 0) return { kind: 'taken', rejected: 0, message: '' };
+    if (rejected === 0) return { kind: 'admitted', rejected: 0, message: '' };
     const detail = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ');
     const hints = [...reasons.keys()].flatMap((reason) => {
       const hint = this.hints.get(reason);
@@ -113,7 +113,7 @@ export class OtlpExportService {
         ? ''
         : ` Over their rate limit (resend their records after ${clampRetryAfter(retryAfterSeconds, o.retryAfterMaxSeconds)} s): ${namesOf(overLimit)}.`;
     return {
-      kind: 'taken',
+      kind: 'admitted',
       rejected,
       message: `${rejected} of ${mapped.records} ${spec.recordNoun} rejected: ${detail}.${hints.join('')}${limited}`,
     };

@@ -1,7 +1,7 @@
 import type { BudgetStore } from './shared-budget';
 
 /**
- * A collector's lease on one key's shared budget (redis-rate-limiter.ts): tokens already taken from
+ * A collector's lease on one key's shared budget (redis-rate-limiter.ts): tokens already spent from
  * the key's window in Redis (or from the insurance while Redis is away), spent here without a round
  * trip. Invariant: a lease holds at most one block (`leaseBlock`); what would go above it is given
  * back.

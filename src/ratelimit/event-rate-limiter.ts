@@ -21,7 +21,7 @@ export interface LimitAsk {
 }
 
 export interface LimitGrant {
-  /** Events taken from the budget, 0..ask.events. */
+  /** Events spent from the budget, 0..ask.events. */
   readonly granted: number;
   /** When not all were granted: how long until the budget holds the rest, or as much of it as it can (milliseconds). */
   readonly retryAfterMs: number;
@@ -36,7 +36,7 @@ export interface LimitGrant {
  */
 export interface EventRateLimiter {
   /** Decides every subject of one request at once (at most one Redis round trip for all of them). */
-  take(asks: readonly LimitAsk[]): Promise<LimitGrant[]>;
+  spend(asks: readonly LimitAsk[]): Promise<LimitGrant[]>;
   /** Gives back events granted to a request that could not be queued after all. */
   refund(subject: LimitSubject, events: number): void;
   close(): Promise<void>;

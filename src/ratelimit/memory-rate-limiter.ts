@@ -4,7 +4,7 @@ import {
   fullBucket,
   msUntilFull,
   returnToBucket,
-  takeFromBucket,
+  spendFromBucket,
   type BucketShape,
   type BucketState,
 } from './token-bucket';
@@ -31,7 +31,7 @@ export class MemoryRateLimiter implements EventRateLimiter {
     private readonly clock: Clock,
   ) {}
 
-  take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
+  spend(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
     const now = this.clock.now();
     if (this.buckets.size >= SWEEP_AT) this.sweep(now);
     const grants = asks.map(({ subject, events, mode }): LimitGrant => {
@@ -43,7 +43,7 @@ export class MemoryRateLimiter implements EventRateLimiter {
         this.buckets.set(subject.key, bucket);
       }
       bucket.shape = shape;
-      const { granted, waitMs } = takeFromBucket(bucket, now, shape, events, mode);
+      const { granted, waitMs } = spendFromBucket(bucket, now, shape, events, mode);
       return { granted, retryAfterMs: waitMs, store: 'memory' };
     });
     return Promise.resolve(grants);

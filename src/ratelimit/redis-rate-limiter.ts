@@ -87,7 +87,7 @@ export class RedisRateLimiter implements EventRateLimiter {
     return this.o.redis.status === 'ready' ? 'up' : 'down';
   }
 
-  take(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
+  spend(asks: readonly LimitAsk[]): Promise<LimitGrant[]> {
     const now = this.o.clock.now();
     const grants: LimitGrant[] = new Array<LimitGrant>(asks.length);
     let short: ShortAsk[] | null = null;
@@ -107,7 +107,7 @@ export class RedisRateLimiter implements EventRateLimiter {
         (short ??= []).push({ index, ask, rate, lease, reserved: 0 });
       }
     }
-    return short === null ? Promise.resolve(grants) : this.takeShort(grants, short);
+    return short === null ? Promise.resolve(grants) : this.spendShort(grants, short);
   }
 
   refund(subject: LimitSubject, events: number): void {
@@ -132,7 +132,7 @@ export class RedisRateLimiter implements EventRateLimiter {
   }
 
   /** The asks the leases did not cover: wait for a fetch under way, else one call each, all at once. */
-  private async takeShort(grants: LimitGrant[], short: ShortAsk[]): Promise<LimitGrant[]> {
+  private async spendShort(grants: LimitGrant[], short: ShortAsk[]): Promise<LimitGrant[]> {
     // A fetch under way for one of these keys may bring what the request needs: no second fetch
     // of the same lease at once.
     for (let round = 0; round < MAX_WAITS; round++) {
@@ -175,19 +175,19 @@ export class RedisRateLimiter implements EventRateLimiter {
     const need = ask.events - reserved;
     this.o.metrics.leaseFetches.inc({ trigger: 'short' });
     if (ask.mode === 'whole') {
-      const whole = await budget.takeWhole(ask.subject.key, need, reserved >= 1);
+      const whole = await budget.spendWhole(ask.subject.key, need, reserved >= 1);
       this.answered(whole.store, 'short');
       if (whole.granted) return { granted: ask.events, retryAfterMs: 0, store: whole.store };
       lease.tokens += reserved;
       return { granted: 0, retryAfterMs: whole.waitMs, store: whole.store };
     }
     // A new block for the lease rides along; the library grants it only once the need is met.
-    const taken = await budget.take(ask.subject.key, need + this.blockFor(rate));
-    this.answered(taken.store, 'short');
-    const forRequest = Math.min(need, taken.got);
-    this.credit(lease, rate, taken.got - forRequest, taken.store);
-    const retryAfterMs = forRequest < need ? taken.waitMs : 0;
-    return { granted: reserved + forRequest, retryAfterMs, store: taken.store };
+    const spent = await budget.spend(ask.subject.key, need + this.blockFor(rate));
+    this.answered(spent.store, 'short');
+    const forRequest = Math.min(need, spent.got);
+    this.credit(lease, rate, spent.got - forRequest, spent.store);
+    const retryAfterMs = forRequest < need ? spent.waitMs : 0;
+    return { granted: reserved + forRequest, retryAfterMs, store: spent.store };
   }
 
   /** Tops `lease` up in the background when it runs low or ages (tokensToFetchAhead). */
@@ -196,11 +196,11 @@ export class RedisRateLimiter implements EventRateLimiter {
     if (wanted <= 0) return;
     this.o.metrics.leaseFetches.inc({ trigger: 'ahead' });
     lease.fetching = this.budgetFor(rate)
-      .take(lease.key, wanted)
+      .spend(lease.key, wanted)
       .then(
-        (taken) => {
-          this.answered(taken.store, 'ahead');
-          this.credit(lease, rate, taken.got, taken.store);
+        (spent) => {
+          this.answered(spent.store, 'ahead');
+          this.credit(lease, rate, spent.got, spent.store);
         },
         (err: unknown) => this.o.logger.warn({ err }, 'rate-limit lease top-up failed'),
       )

@@ -4,15 +4,15 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 /** Which store answered a call: Redis, or the in-memory insurance while Redis failed or was not ready. */
 export type BudgetStore = 'redis' | 'insurance';
 
-export interface BudgetTake {
-  /** Events taken, 0..asked. */
+export interface BudgetSpend {
+  /** Events spent, 0..asked. */
   readonly got: number;
   /** When fewer than asked: milliseconds until the window that refused them ends (a new one holds the limit). */
   readonly waitMs: number;
   readonly store: BudgetStore;
 }
 
-export interface WholeTake {
+export interface WholeSpend {
   readonly granted: boolean;
   /** When refused: milliseconds until the app's budget is positive again. */
   readonly waitMs: number;
@@ -125,7 +125,7 @@ export class SharedBudget {
   }
 
   /** Takes up to `asked` events from `key`'s window; what the window cannot grant is handed back. */
-  async take(key: string, asked: number): Promise<BudgetTake> {
+  async spend(key: string, asked: number): Promise<BudgetSpend> {
     const { res, refused } = await answer(this.insured.consume(key, asked));
     const store = storeOf(res);
     const points = this.pointsOf(store);
@@ -142,9 +142,9 @@ export class SharedBudget {
    * Takes `events` whole while `key`'s window is not spent, or in any case when `forced` (the
    * caller held budget already, so the budget was positive). A take past the window's limit leaves
    * a debt: the key is blocked until the limit has repaid it (whole seconds, rounded up, as `block`
-   * sets them). Refused, nothing is taken.
+   * sets them). Refused, nothing is spent.
    */
-  async takeWhole(key: string, events: number, forced: boolean): Promise<WholeTake> {
+  async spendWhole(key: string, events: number, forced: boolean): Promise<WholeSpend> {
     const call = forced ? this.insured.penalty(key, events) : this.insured.consume(key, events);
     const { res, refused } = await answer(call);
     const store = storeOf(res);

@@ -18,7 +18,7 @@ export interface BucketShape {
   readonly capacity: number;
 }
 
-export interface BucketTake {
+export interface BucketSpend {
   readonly granted: number;
   /** 0 when everything was granted; else milliseconds until the rest (at most one second of it) could be. */
   readonly waitMs: number;
@@ -30,13 +30,13 @@ export function fullBucket(shape: BucketShape, now: number): BucketState {
 }
 
 /** Refills `state` up to `now`, then takes `wanted` events (mutates `state`). */
-export function takeFromBucket(
+export function spendFromBucket(
   state: BucketState,
   now: number,
   { rate, capacity }: BucketShape,
   wanted: number,
   mode: 'partial' | 'whole',
-): BucketTake {
+): BucketSpend {
   const elapsed = Math.max(0, now - state.at);
   state.tokens = Math.min(capacity, state.tokens + (elapsed * rate) / 1000);
   state.at = now;
@@ -54,7 +54,7 @@ export function takeFromBucket(
   return { granted, waitMs: Math.ceil((needed * 1000) / rate) };
 }
 
-/** Gives back `events` taken from `state`, up to its capacity (mutates `state`). */
+/** Gives back `events` spent from `state`, up to its capacity (mutates `state`). */
 export function returnToBucket(state: BucketState, { capacity }: BucketShape, events: number): void {
   state.tokens = Math.min(capacity, state.tokens + events);
 }

@@ -15,7 +15,7 @@ export type { DeleteLimits, DeleteResult, MaintenanceSession };
  */
 export type JobContext = MaintenanceRunContext;
 
-export interface JobOutcome {
+export interface JobResult {
   /** Rows touched (rollup rows changed, rows deleted, partitions created): the `rows` metric. */
   readonly rows: number;
   /**
@@ -28,6 +28,6 @@ export interface JobOutcome {
 }
 
 /** One maintenance job. Runs at most once per interval window cluster-wide (see the maintenance runners). */
-export interface Job extends MaintenanceJob<JobOutcome> {
+export interface Job extends MaintenanceJob<JobResult> {
   readonly name: JobName;
 }

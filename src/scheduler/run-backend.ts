@@ -1,8 +1,8 @@
 import type { RunAttempt } from '../storage/maintenance';
-import type { Job, JobOutcome } from './job';
+import type { Job, JobResult } from './job';
 
 /** What one attempt at running a job in the current window came to (see `RunAttempt`). */
-export type AttemptResult = RunAttempt<JobOutcome>;
+export type AttemptResult = RunAttempt<JobResult>;
 
 /**
  * Lock + claim + run + record, as the scheduler uses it: a storage's `MaintenanceRunner`

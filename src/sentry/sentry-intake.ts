@@ -35,7 +35,7 @@ const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
   'statsd',
 ]);
 
-/** Item types mapped into events or the loss map; the others are taken and not stored. */
+/** Item types mapped into events or the loss map; the others are admitted and not stored. */
 const MAPPED_ITEM_TYPES: ReadonlySet<string> = new Set([
   'event',
   'log',
@@ -74,15 +74,15 @@ export interface SentryRequest {
 }
 
 /** What a request came to; the HTTP front only encodes it. */
-export type SentryOutcome =
+export type SentryAnswer =
   | {
       /** 200 `{"id": …}`; `rateLimits` set when some items were refused (a partial take). */
-      readonly kind: 'taken';
+      readonly kind: 'admitted';
       readonly eventId: string | null;
       readonly rateLimits: string | null;
     }
   | {
-      /** Nothing of what could be stored was taken: the SDK backs off for `Retry-After`. */
+      /** Nothing of what could be stored was admitted: the SDK backs off for `Retry-After`. */
       readonly kind: 'refused';
       readonly status: 429 | 503;
       readonly reason: 'rate_limited' | 'queue_full' | 'storage_unavailable';
@@ -102,12 +102,12 @@ export type SentryOutcome =
  * events to the intake whole per app (Sentry SDKs never resend a refused event), and reduce the
  * intake's outcome to Sentry's answer: refused events become `X-Sentry-Rate-Limits` categories,
  * never a silent loss. Items Sluice does not store (sessions, attachments, profiles, …) are
- * taken and counted, never refused: a 4xx would make an SDK report a failure.
+ * admitted and counted, never refused: a 4xx would make an SDK report a failure.
  */
 export class SentryIntake {
   constructor(private readonly o: SentryIntakeOptions) {}
 
-  async take(request: SentryRequest): Promise<SentryOutcome> {
+  async ingest(request: SentryRequest): Promise<SentryAnswer> {
     const { o } = this;
     const now = o.clock.now();
     const ctx: SentryMappingContext = { limits: o.limits, app: request.app, now };
@@ -193,12 +193,12 @@ export class SentryIntake {
     events: readonly TelemetryEvent[],
     principal: Principal | null,
     eventId: string | null,
-  ): Promise<SentryOutcome> {
+  ): Promise<SentryAnswer> {
     const { o } = this;
     const errors = events.filter((e) => e.type === 'error');
     const others = events.filter((e) => e.type !== 'error');
     const refusedTypes = new Set<EventType>();
-    let taken = 0;
+    let admitted = 0;
     let reason: 'rate_limited' | 'queue_full' | null = null;
     let retryAfter = 0;
     for (const group of [errors, others]) {
@@ -215,7 +215,7 @@ export class SentryIntake {
             rateLimits: rateLimitsHeader(retryAfterSeconds, new Set(['error']), 'storage_unavailable'),
           };
         }
-        taken += outcome.accepted;
+        admitted += outcome.accepted;
         if (outcome.kind === 'throttled') {
           const refused = outcome.throttled.map((i) => part[i] as TelemetryEvent);
           for (const e of refused) refusedTypes.add(e.type);
@@ -226,10 +226,10 @@ export class SentryIntake {
         }
       }
     }
-    if (reason === null) return { kind: 'taken', eventId, rateLimits: null };
+    if (reason === null) return { kind: 'admitted', eventId, rateLimits: null };
     const retryAfterSeconds = clampRetryAfter(retryAfter, o.retryAfterMaxSeconds);
     const rateLimits = rateLimitsHeader(retryAfterSeconds, refusedTypes, reason);
-    if (taken > 0) return { kind: 'taken', eventId, rateLimits };
+    if (admitted > 0) return { kind: 'admitted', eventId, rateLimits };
     return { kind: 'refused', status: 429, reason, retryAfterSeconds, rateLimits };
   }
 }

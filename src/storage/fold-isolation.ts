@@ -2,7 +2,7 @@ import { errorText } from './maintenance';
 import { isPermanentWriteError } from './write-errors';
 
 /*
- * One bucket must not stop the downsample job for every other: when the fold of a range of taken
+ * One bucket must not stop the downsample job for every other: when the fold of a range of claimed
  * buckets fails because of the rows it reads (a count past a bigint, a sum that is NaN), the
  * range is rolled back to its savepoint and halved, until the failing buckets are alone; those
  * are skipped (their log entries go with the run, so each is reported once) and the rest fold.
@@ -23,7 +23,7 @@ export interface FoldRows {
 }
 
 /**
- * The bisection over `count` taken buckets (numbered from 0), driven by an adapter that folds each
+ * The bisection over `count` claimed buckets (numbered from 0), driven by an adapter that folds each
  * range it is given under a savepoint: `next()` names the range, `folded` or `failed` says how it
  * went. All buckets come first; a failed range is followed by its two halves.
  */

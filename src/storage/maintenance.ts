@@ -79,14 +79,14 @@ export interface OutcomeCompaction {
 
 /** Bounds of one `foldInvalidatedBuckets` call. */
 export interface FoldLimits {
-  /** Most invalidation log entries taken (and buckets folded) by one call. */
+  /** Most invalidation log entries claimed (and buckets folded) by one call. */
   readonly maxEntries: number;
   /** Hours starting before it (epoch ms) fold from raw samples: their 1m rows may be purged. */
   readonly rawSourceBeforeMs: number;
 }
 
 export interface FoldResult {
-  /** Log entries taken; fewer than `maxEntries`: the log was emptied. */
+  /** Log entries claimed; fewer than `maxEntries`: the log was emptied. */
   readonly entries: number;
   /** Distinct 1m buckets among them, each recomputed or skipped. */
   readonly buckets: number;

@@ -45,7 +45,7 @@ export interface WriteWithRetryOptions<T extends WritableItem> {
  * How a write ended: every item committed or refused (`settled`), or retries ended by `aborted`;
  * then `stored` and `refused` hold the parts a bisection had settled before (the rest is neither).
  */
-export interface WriteOutcome<T> {
+export interface RetriedWrite<T> {
   readonly settled: boolean;
   readonly stored: T[];
   readonly refused: T[];
@@ -62,7 +62,7 @@ export interface WriteOutcome<T> {
 export async function writeWithRetry<T extends WritableItem>(
   items: readonly T[],
   o: WriteWithRetryOptions<T>,
-): Promise<WriteOutcome<T>> {
+): Promise<RetriedWrite<T>> {
   const stored: T[] = [];
   const refused: T[] = [];
   const settled = await writePart(items, o, stored, refused);

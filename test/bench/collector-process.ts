@@ -8,13 +8,13 @@ export interface CollectorSettings {
   readonly databaseUrl: string;
   readonly ack: 'queued' | 'stored';
   /** `SLUICE_QUEUE_CAPACITY` (events); collector default when absent. */
-  readonly queueCapacity?: number;
+  readonly laneCapacity?: number;
   /** `SLUICE_QUEUE_MAX_BYTES`; collector default when absent. */
-  readonly queueMaxBytes?: number;
+  readonly laneMaxBytes?: number;
   /** `SLUICE_ERROR_QUEUE_CAPACITY` (events). */
-  readonly errorQueueCapacity?: number;
+  readonly errorLaneCapacity?: number;
   /** `SLUICE_ERROR_QUEUE_MAX_BYTES`. */
-  readonly errorQueueMaxBytes?: number;
+  readonly errorLaneMaxBytes?: number;
   readonly writeMethod?: 'unnest' | 'copy';
   /** Extra `SLUICE_*` variables, e.g. `SLUICE_BATCH_SIZE`. */
   readonly extraEnv?: Readonly<Record<string, string>>;
@@ -62,10 +62,10 @@ export async function startCollector(s: CollectorSettings): Promise<ServiceProce
     SLUICE_RATE_LIMIT: '0',
     // The OTLP receiver is off unless a run gives it a port (its default, 4318, is one per machine).
     SLUICE_OTLP_PORT: '0',
-    ...(s.queueCapacity !== undefined && { SLUICE_QUEUE_CAPACITY: String(s.queueCapacity) }),
-    ...(s.queueMaxBytes !== undefined && { SLUICE_QUEUE_MAX_BYTES: String(s.queueMaxBytes) }),
-    ...(s.errorQueueCapacity !== undefined && { SLUICE_ERROR_QUEUE_CAPACITY: String(s.errorQueueCapacity) }),
-    ...(s.errorQueueMaxBytes !== undefined && { SLUICE_ERROR_QUEUE_MAX_BYTES: String(s.errorQueueMaxBytes) }),
+    ...(s.laneCapacity !== undefined && { SLUICE_QUEUE_CAPACITY: String(s.laneCapacity) }),
+    ...(s.laneMaxBytes !== undefined && { SLUICE_QUEUE_MAX_BYTES: String(s.laneMaxBytes) }),
+    ...(s.errorLaneCapacity !== undefined && { SLUICE_ERROR_QUEUE_CAPACITY: String(s.errorLaneCapacity) }),
+    ...(s.errorLaneMaxBytes !== undefined && { SLUICE_ERROR_QUEUE_MAX_BYTES: String(s.errorLaneMaxBytes) }),
     ...(s.writeMethod !== undefined && { SLUICE_PG_WRITE_METHOD: s.writeMethod }),
     ...s.extraEnv,
   };

@@ -117,7 +117,7 @@ describe('cluster-wide rate limits (3 collector processes, real Redis)', () => {
     expect(redis.acceptedMetrics).toBeLessThanOrEqual(LIMIT * (SECONDS + 1) + 3 * BLOCK);
     expect(memory.acceptedMetrics).toBeGreaterThan(2 * LIMIT * SECONDS);
     expect(memory.acceptedMetrics).toBeGreaterThan(2 * redis.acceptedMetrics);
-    // Errors skip the limiter: every one of them was taken, although the app was over its limit.
+    // Errors skip the limiter: every one of them was spent, although the app was over its limit.
     expect(redis.statuses.get(429)).toBeGreaterThan(0);
     expect(redis.acceptedErrors).toBe(redis.sentErrors);
     expect(memory.acceptedErrors).toBe(memory.sentErrors);

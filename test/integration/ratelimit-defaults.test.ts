@@ -85,7 +85,7 @@ describe('rate limit with the defaults a user gets', () => {
     const accepted = answers.map((a) => a.body.accepted ?? 0);
     expect(accepted[0]).toBe(401);
     expect(accepted[1]).toBe(401);
-    // The third finds the burst (almost) spent: its error is taken, its metrics throttled in order.
+    // The third finds the burst (almost) spent: its error is spent, its metrics throttled in order.
     const third = answers[2];
     expect(third?.status).toBe(429);
     expect(third?.body.throttled?.length).toBe(401 - (accepted[2] ?? 0));

@@ -22,7 +22,7 @@ interface Collector {
   readonly limiter: RedisRateLimiter;
   readonly redis: Redis;
   readonly metrics: IntakeMetrics;
-  take(a: LimitAsk): Promise<LimitGrant>;
+  spend(a: LimitAsk): Promise<LimitGrant>;
 }
 
 /** A counter's value, summed over its labels or for one label set. */
@@ -81,8 +81,8 @@ describe('RedisRateLimiter leases (real Redis)', () => {
       limiter,
       redis,
       metrics,
-      async take(a) {
-        const [g] = await limiter.take([a]);
+      async spend(a) {
+        const [g] = await limiter.spend([a]);
         if (g === undefined) throw new Error('no grant');
         return g;
       },
@@ -111,7 +111,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
       await collector({ prefix, limit: LIMIT, clock }),
     ];
     // Each takes one event and leases a block; then the shared window ends (its key expires).
-    for (const c of three) expect((await c.take(ask('burst', 1))).granted).toBe(1);
+    for (const c of three) expect((await c.spend(ask('burst', 1))).granted).toBe(1);
     const redis = await client();
     await waitFor(
       'the shared window over',
@@ -123,7 +123,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     const started = Date.now();
     let granted = 0;
     for (let round = 0; round < 2000; round++) {
-      const grants = await Promise.all(three.map((c) => c.take(ask('burst', 1))));
+      const grants = await Promise.all(three.map((c) => c.spend(ask('burst', 1))));
       const n = grants.reduce((s, g) => s + g.granted, 0);
       granted += n;
       if (n === 0) break;
@@ -152,7 +152,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
       const due = started + tick * TICK_MS;
       // Pacing of an offered load, not a wait for a condition.
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      const grants = await Promise.all(three.map((c) => c.take(ask('flood', 2))));
+      const grants = await Promise.all(three.map((c) => c.spend(ask('flood', 2))));
       granted += grants.reduce((s, g) => s + g.granted, 0);
     }
     const seconds = (Date.now() - started) / 1000;
@@ -164,7 +164,7 @@ describe('RedisRateLimiter leases (real Redis)', () => {
 
   it('spends the lease locally: a thousand small requests cost a couple of Redis calls', async () => {
     const c = await collector({ prefix: uniquePrefix('lease-local'), limit: 1_000_000 });
-    for (let k = 0; k < 1000; k++) expect((await c.take(ask('busy', 10))).granted).toBe(10);
+    for (let k = 0; k < 1000; k++) expect((await c.spend(ask('busy', 10))).granted).toBe(10);
     expect(await count(c.metrics.leaseFetches, { trigger: 'short' })).toBe(1);
     expect(await count(c.metrics.leaseFetches)).toBeLessThanOrEqual(2);
   });
@@ -173,10 +173,10 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     const clock = { now: () => 0 };
     const prefix = uniquePrefix('lease-ahead');
     const c = await collector({ prefix, limit: 1000, clock }); // block 100
-    expect((await c.take(ask('a', 60))).granted).toBe(60); // short: 60 + a block
+    expect((await c.spend(ask('a', 60))).granted).toBe(60); // short: 60 + a block
     expect(await count(c.metrics.leaseTokens, { fate: 'leased' })).toBe(100);
     // 100 held: 55 leaves 45, at most half a block: one fetch ahead starts.
-    const [first, second] = await Promise.all([c.take(ask('a', 55)), c.take(ask('a', 10))]);
+    const [first, second] = await Promise.all([c.spend(ask('a', 55)), c.spend(ask('a', 10))]);
     expect(first?.granted).toBe(55);
     expect(second?.granted).toBe(10);
     await waitFor(
@@ -187,16 +187,16 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     expect(await count(c.metrics.leaseFetches, { trigger: 'ahead' })).toBe(1);
     // It asked for 55 (to fill the lease to a block when it started): the lease holds 35 + 55 = 90.
     expect(await count(c.metrics.leaseTokens, { fate: 'leased' })).toBe(155);
-    expect((await c.take(ask('a', 90))).granted).toBe(90);
+    expect((await c.spend(ask('a', 90))).granted).toBe(90);
     expect(await count(c.metrics.leaseFetches, { trigger: 'short' })).toBe(1);
   });
 
   it('drops a lease one window after its last top-up', async () => {
     const clock = { t: 0, now: () => clock.t };
     const c = await collector({ prefix: uniquePrefix('lease-life'), limit: 1000, clock }); // block 100
-    expect((await c.take(ask('a', 10))).granted).toBe(10);
+    expect((await c.spend(ask('a', 10))).granted).toBe(10);
     clock.t += 1000;
-    expect((await c.take(ask('a', 10))).granted).toBe(10);
+    expect((await c.spend(ask('a', 10))).granted).toBe(10);
     expect(await count(c.metrics.leaseTokens, { fate: 'expired' })).toBe(100);
     expect(await count(c.metrics.leaseFetches, { trigger: 'short' })).toBe(2);
   });
@@ -208,10 +208,10 @@ describe('RedisRateLimiter leases (real Redis)', () => {
       await collector({ prefix, limit: 100, clock }),
       await collector({ prefix, limit: 100, clock }),
     ];
-    expect((await a.take(ask('w', 1))).granted).toBe(1); // a holds a block of 10
-    expect((await b.take(ask('w', 200))).granted).toBeLessThanOrEqual(90); // b empties the bucket
-    expect((await a.take(ask('w', 50, 'whole'))).granted).toBe(50); // the budget was positive: a's lease
-    const refused = await b.take(ask('w', 1, 'whole'));
+    expect((await a.spend(ask('w', 1))).granted).toBe(1); // a holds a block of 10
+    expect((await b.spend(ask('w', 200))).granted).toBeLessThanOrEqual(90); // b empties the bucket
+    expect((await a.spend(ask('w', 50, 'whole'))).granted).toBe(50); // the budget was positive: a's lease
+    const refused = await b.spend(ask('w', 1, 'whole'));
     expect(refused.granted).toBe(0);
     expect(refused.retryAfterMs).toBeGreaterThan(0);
     // a's debt (~40 at 100/s) blocks the app's key past its window.
@@ -224,15 +224,15 @@ describe('RedisRateLimiter leases (real Redis)', () => {
     try {
       const prefix = uniquePrefix('lease-dead');
       const c = await collector({ prefix, limit: 1000, url: server.url, instances: 2 });
-      expect((await c.take(ask('d', 10))).granted).toBe(10); // a block of 100 leased
+      expect((await c.spend(ask('d', 10))).granted).toBe(10); // a block of 100 leased
       await server.stop();
       stopped = true;
       await waitFor('the client sees Redis gone', () => c.redis.status !== 'ready', 5000);
       const started = Date.now();
-      const fromLease = await c.take(ask('d', 60));
+      const fromLease = await c.spend(ask('d', 60));
       expect(fromLease).toEqual({ granted: 60, retryAfterMs: 0, store: 'redis' });
       // 40 left in the lease, then the insurance's 500 (1000 ÷ 2 instances) for the rest.
-      const mixed = await c.take(ask('d', 1000));
+      const mixed = await c.spend(ask('d', 1000));
       expect(mixed.store).toBe('insurance');
       expect(mixed.granted).toBe(40 + 500);
       expect(mixed.retryAfterMs).toBeGreaterThan(0);

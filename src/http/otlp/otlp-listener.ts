@@ -29,7 +29,7 @@ export interface OtlpListenerDeps {
   /** Deepest JSON nesting accepted (`SLUICE_OTLP_MAX_JSON_DEPTH`). */
   readonly maxJsonDepth: number;
   /** Turns for the CPU-heavy part (decode, map, admit), shared with `POST /v1/events`. */
-  readonly turns: Pick<TurnOrder, 'take'>;
+  readonly turns: Pick<TurnOrder, 'wait'>;
   /** True once shutdown began: answers then close their connection. */
   readonly draining: () => boolean;
   /** Where 503 refusals are logged, once per episode and route (shared with the main port). */
@@ -70,10 +70,10 @@ export function createOtlpListener(deps: OtlpListenerDeps): RequestListener {
       }
       const principal = otlpPrincipal(req, deps.keyRing, deps.intakeMetrics);
       const body = await readBody(req, deps.maxBodyBytes);
-      await deps.turns.take();
+      await deps.turns.wait();
       const request = decodeExport(body, encoding, spec, types, deps.maxJsonDepth);
       const outcome = await deps.exports.export(spec, request, principal);
-      if (outcome.kind === 'taken') {
+      if (outcome.kind === 'admitted') {
         const answer = exportResponse(spec, types, encoding, outcome.rejected, outcome.message);
         return { status: send(res, 200, answer), code: null };
       }

@@ -33,7 +33,7 @@ export interface OtlpServerDeps {
   readonly intakeMetrics: IntakeMetrics;
   readonly metrics: Metrics;
   readonly otlpMetrics: OtlpMetrics;
-  readonly turns: Pick<TurnOrder, 'take'>;
+  readonly turns: Pick<TurnOrder, 'wait'>;
   /** True once shutdown began. */
   readonly draining: () => boolean;
   /** Where 503 refusals are logged, once per episode and route. */

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { Principal } from '../../auth/api-keys';
 import { ERROR_CATALOGUE, SluiceError } from '../../errors/catalogue';
 import type { IntakeService, ReportReading } from '../../intake/intake-service';
-import type { AppAdvice, IntakeOutcome } from '../../intake/intake-outcome';
+import type { AppAdvice, IntakeAnswer } from '../../intake/intake-answer';
 import type { Metrics } from '../../metrics/instruments';
 import { SCANNED_BODY_SHAPE } from '../../events/scan/scan-request';
 import { wireShapeBudget } from '../../events/wire-shape';
@@ -24,7 +24,7 @@ export interface PostEventsOptions {
   /** Most attributes per event. */
   readonly maxAttributes: number;
   /** Turns for the CPU-heavy part (parse, validate, admit); see turn-order.ts. */
-  readonly turns: Pick<TurnOrder, 'take'>;
+  readonly turns: Pick<TurnOrder, 'wait'>;
   /** Counts requests refused as a whole, by error code. */
   readonly metrics: Pick<Metrics, 'requestsRejected'>;
   /**
@@ -32,7 +32,7 @@ export interface PostEventsOptions {
    * and the sampling advice: says where the request's events come from and what its sender
    * captured (docs/http-api.md, "Client reports"). Absent: reports are ignored.
    */
-  readonly takeReport?: (raw: unknown, principal: Principal | null) => ReportReading;
+  readonly readReport?: (raw: unknown, principal: Principal | null) => ReportReading;
 }
 
 /** Answers one `POST /v1/events` request; throws a `SluiceError` (or a read error) to refuse it whole. */
@@ -50,22 +50,22 @@ export function eventsHandler(o: PostEventsOptions): EventsHandler {
   };
   const checkCanWaitUpTo = shapeCheckCanWaitUpTo(shape, o.maxEventsPerRequest);
   return async (req, principal) => {
-    let outcome: IntakeOutcome;
+    let outcome: IntakeAnswer;
     try {
       const body = await readChecked(req, o);
       const checkShape = shapeCheckOf(body, shape, o.maxEventsPerRequest);
       if (body.length > checkCanWaitUpTo) checkShape();
       // The single pass first; a body of another shape is parsed and validated as before.
-      const takeReport = (raw: unknown): ReportReading => o.takeReport?.(raw, principal) ?? {};
+      const readReport = (raw: unknown): ReportReading => o.readReport?.(raw, principal) ?? {};
       outcome =
-        (await o.ingest.ingestBody(body, principal, () => o.turns.take(), checkShape, takeReport)) ??
-        (await ingestParsed(o, body, principal, checkShape, takeReport));
+        (await o.ingest.ingestBody(body, principal, () => o.turns.wait(), checkShape, readReport)) ??
+        (await ingestParsed(o, body, principal, checkShape, readReport));
     } catch (err) {
       if (err instanceof SluiceError) o.metrics.requestsRejected.inc({ code: err.code });
       throw err;
     }
     switch (outcome.kind) {
-      case 'taken':
+      case 'admitted':
         if (outcome.accepted === 0 && outcome.rejected.length > 0) {
           // Every event was invalid: not a success (curl -f and proxies see it), and a client must
           // not resend it (a 4xx, never retried by the SDK; it drops the events as rejected).
@@ -142,7 +142,7 @@ async function readChecked(req: IncomingMessage, o: PostEventsOptions): Promise<
     throw new SluiceError('unsupported_media_type');
   }
   const body = await readBody(req, o.maxBodyBytes);
-  await o.turns.take();
+  await o.turns.wait();
   if (!isUtf8(body)) throw new SluiceError('invalid_utf8');
   return body;
 }
@@ -210,15 +210,15 @@ function parseEvents(body: Buffer): { events: unknown[]; report: unknown } {
   return { events, report };
 }
 
-/** The typed path: the body parsed whole, its report taken, its events validated one by one. */
+/** The typed path: the body parsed whole, its report admitted, its events validated one by one. */
 function ingestParsed(
   o: PostEventsOptions,
   body: Buffer,
   principal: Principal | null,
   checkShape: () => void,
-  takeReport: (raw: unknown) => ReportReading,
-): Promise<IntakeOutcome> {
+  readReport: (raw: unknown) => ReportReading,
+): Promise<IntakeAnswer> {
   checkShape();
   const { events, report } = parseEvents(body);
-  return o.ingest.ingest(events, principal, takeReport(report));
+  return o.ingest.ingest(events, principal, readReport(report));
 }

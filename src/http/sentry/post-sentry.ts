@@ -33,7 +33,7 @@ export function isSentryIngest(req: Pick<IncomingMessage, 'method' | 'url'>): bo
 }
 
 export interface SentryRouteDeps {
-  readonly intake: Pick<SentryIntake, 'take'>;
+  readonly intake: Pick<SentryIntake, 'ingest'>;
   /** API keys; null: auth off, and the project id names the app (`projects`). */
   readonly keyRing: ApiKeyRing | null;
   /** Auth off: the app of each project id (`SLUICE_SENTRY_PROJECTS`); an unlisted one is `sentry-<id>`. */
@@ -41,7 +41,7 @@ export interface SentryRouteDeps {
   /** Largest body after decompression (bytes; `SLUICE_MAX_BODY_BYTES`). */
   readonly maxBodyBytes: number;
   /** Turns for the CPU-heavy part (parse, map, admit), shared with `POST /v1/events`. */
-  readonly turns: Pick<TurnOrder, 'take'>;
+  readonly turns: Pick<TurnOrder, 'wait'>;
   readonly intakeMetrics: IntakeMetrics;
   readonly sentryMetrics: SentryMetrics;
 }
@@ -80,10 +80,10 @@ async function handle(
     const principal = principalOf(key, req, deps);
     const app = principal?.app ?? deps.projects.get(projectId) ?? `sentry-${projectId}`;
     const body = early ?? (await readBody(req, deps.maxBodyBytes, true));
-    await deps.turns.take();
-    const outcome = await deps.intake.take({ endpoint, app, principal, body });
+    await deps.turns.wait();
+    const outcome = await deps.intake.ingest({ endpoint, app, principal, body });
     if (outcome.kind === 'malformed') throw new SluiceError('invalid_body', outcome.message);
-    if (outcome.kind === 'taken') {
+    if (outcome.kind === 'admitted') {
       if (outcome.rateLimits !== null) res.setHeader(RATE_LIMITS_HEADER, outcome.rateLimits);
       sendJson(res, 200, outcome.eventId === null ? {} : { id: outcome.eventId });
       return 200;

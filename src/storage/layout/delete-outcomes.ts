@@ -6,7 +6,7 @@ import { floorTo, ROLLUP_WIDTH_MS } from './rollups';
 /*
  * The loss map's part of `Storage.deleteAppData` (docs/ARCHITECTURE.md, "The loss map"): the counts
  * go with the data they describe, except what was still on its way when the deletion's snapshot
- * was taken. An app that sends while it is deleted has counts in flight: accepted counts a
+ * was claimed. An app that sends while it is deleted has counts in flight: accepted counts a
  * collector holds in memory for a second (of events already stored, and deleted, or still in a
  * lane, and stored after), client reports sent later, rows committed after the snapshot with their
  * stored counts. Removing every count of the snapshot would leave those to add up to a `pending`

@@ -2,7 +2,7 @@ import { ROLLUP_TABLE, ROLLUP_WIDTH_MS } from './rollups';
 
 /*
  * The sources of the invalidated-bucket folds, in SQL both adapters run: which rows recompute a
- * taken bucket, and how they combine. Raw samples: a summary counts as its count, and its
+ * claimed bucket, and how they combine. Raw samples: a summary counts as its count, and its
  * min/max/sum stand for its samples'. Each adapter wraps them in its own upsert.
  *
  * Sums never fail on overflow: each term is divided by 2^32 before it is added (exact for every
@@ -23,7 +23,7 @@ export const SUM_SCALE = '4294967296.0';
 
 /** What the two dialects spell differently. */
 export interface FoldDialect {
-  /** Placeholders: first and one-past-last index (`i`) of the taken buckets one fold covers. */
+  /** Placeholders: first and one-past-last index (`i`) of the claimed buckets one fold covers. */
   readonly from: string;
   readonly to: string;
   /** Placeholder of the line (epoch ms) below which hours fold from raw samples. */
@@ -45,17 +45,17 @@ export function sumOf(term: string, unscale: (scaled: string) => string): string
 }
 
 export interface FoldSources {
-  /** 1m buckets of the taken minutes, from raw samples. */
+  /** 1m buckets of the claimed minutes, from raw samples. */
   readonly minutes: string;
-  /** 1h buckets of the taken minutes' hours from `rawBefore` on, from 1m rows. */
+  /** 1h buckets of the claimed minutes' hours from `rawBefore` on, from 1m rows. */
   readonly hoursFrom1m: string;
-  /** 1h buckets of the taken minutes' hours before `rawBefore`, from raw samples. */
+  /** 1h buckets of the claimed minutes' hours before `rawBefore`, from raw samples. */
   readonly hoursFromRaw: string;
 }
 
-/** The distinct (name, app, hour) of the taken minutes `from ≤ i < to`. */
-export function takenHours(taken: string, d: Pick<FoldDialect, 'from' | 'to'>): string {
-  return `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${taken}
+/** The distinct (name, app, hour) of the claimed minutes `from ≤ i < to`. */
+export function claimedHours(claimed: string, d: Pick<FoldDialect, 'from' | 'to'>): string {
+  return `SELECT DISTINCT name, app, bucket - bucket % ${HOUR_MS} AS hour FROM ${claimed}
     WHERE i >= ${d.from} AND i < ${d.to}`;
 }
 
@@ -73,17 +73,17 @@ export function rawAggregates(unscale: FoldDialect['unscale']): readonly [string
 }
 
 /**
- * `taken`: the table of taken (i, name, app, bucket) minutes, `i` numbering them from 0; each
+ * `claimed`: the table of claimed (i, name, app, bucket) minutes, `i` numbering them from 0; each
  * source covers those with `from ≤ i < to`. Every SELECT has a WHERE clause, which SQLite needs
  * to parse an upsert after `INSERT … SELECT`.
  */
-export function foldSources(taken: string, d: FoldDialect): FoldSources {
+export function foldSources(claimed: string, d: FoldDialect): FoldSources {
   const sum = (term: string) => sumOf(term, d.unscale);
   const raw = rawAggregates(d.unscale).join(', ');
-  const hours = takenHours(taken, d);
+  const hours = claimedHours(claimed, d);
   return {
     minutes: `SELECT s.name, s.ts - s.ts % ${MINUTE_MS}, s.app, ${raw}
-     FROM ${taken} b JOIN metric_samples s
+     FROM ${claimed} b JOIN metric_samples s
        ON s.name = b.name AND s.app = b.app AND s.ts >= b.bucket AND s.ts < b.bucket + ${MINUTE_MS}
     WHERE b.i >= ${d.from} AND b.i < ${d.to} AND COALESCE(s.sum, s.value) IS NOT NULL
     GROUP BY 1, 2, 3`,

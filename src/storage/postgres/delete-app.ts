@@ -52,7 +52,7 @@ const MAX_ATTEMPTS = 5;
 /**
  * `Storage.deleteAppData` on the writer's pool, in one REPEATABLE READ transaction (every
  * statement on one snapshot: see layout/delete-app-sql.ts), serialised with the rollup fold and
- * the loss-map compaction. The snapshot is taken by the first statement, the lock's, before it
+ * the loss-map compaction. The snapshot is claimed by the first statement, the lock's, before it
  * waits: a job that held the lock has changed rows since, and the statement that meets one fails
  * with a serialization failure; the deletion then starts again on a new snapshot, after the job.
  */

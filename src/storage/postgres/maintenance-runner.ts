@@ -41,7 +41,7 @@ export interface PostgresMaintenanceOptions {
  *
  *   BEGIN; SET LOCAL statement_timeout, lock_timeout, idle_in_transaction_session_timeout;
  *   pg_try_advisory_xact_lock(key)   -- busy: ROLLBACK, another session is running the job
- *   INSERT claim row                 -- none: ROLLBACK, the window is already taken
+ *   INSERT claim row                 -- none: ROLLBACK, the window is already claimed
  *   SAVEPOINT; job; RELEASE          -- the job's writes, on this same connection
  *   UPDATE claim row (finish, duration, rows, error); COMMIT
  *

@@ -6,7 +6,7 @@ import { lockInTransaction } from './advisory-lock';
 import { withTransaction } from './pool';
 
 /**
- * In the order their locks are taken when one transaction touches several: the writer inserts
+ * In the order their locks are claimed when one transaction touches several: the writer inserts
  * metric sample keys, then their blocks, then other events, so DDL that holds one parent while
  * waiting for another follows the same order and cannot deadlock with it.
  */
@@ -91,7 +91,7 @@ type CreateResult = 'created' | 'exists' | 'too_many_rows';
 
 /**
  * Creates one partition on `client`, inside the caller's transaction. `PARTITION OF` takes an
- * ACCESS EXCLUSIVE lock on the parent, so that lock is taken first, with a short lock_timeout:
+ * ACCESS EXCLUSIVE lock on the parent, so that lock is claimed first, with a short lock_timeout:
  * while queued for it every other query on the table queues behind, so giving up quickly (and
  * retrying on the next run) beats stalling the writer. Rows the default partition already holds
  * for the range would make `PARTITION OF` fail; they are moved in the same transaction.
@@ -223,7 +223,7 @@ export async function inSavepoint<T>(
 
 /**
  * The scheduler's partitions job: like `ensureDailyPartitions`, but on the job's transaction, one
- * savepoint per partition. Locks taken stay held until that transaction ends, so the job should
+ * savepoint per partition. Locks claimed stay held until that transaction ends, so the job should
  * commit soon after. A day the default partition already holds more than `maxRowsToMove` rows
  * for is skipped (logged): its rows stay readable where they are. Resolves to partitions created.
  */

@@ -90,7 +90,7 @@ export async function deleteDefaultPartitionRowsBefore(
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
   // The writer's table order (keys, blocks, events; see partitions.ts): the key table's lock is
-  // taken first, though the statements reach it through the blocks.
+  // claimed first, though the statements reach it through the blocks.
   await client.query('LOCK TABLE metric_sample_keys IN ROW EXCLUSIVE MODE');
   const samples = await deleteDefaultSamplesBefore(client, cutoffMs, limits);
   const events = await deleteByStatement(

@@ -16,7 +16,7 @@ import { rawFoldsPerName } from './raw-folds';
  */
 
 /** The buckets one fold takes from the log, numbered from 0 (`i`); emptied at every commit of the session. */
-const TAKEN = 'sluice_rollup_buckets';
+const CLAIMED = 'sluice_rollup_buckets';
 
 /** Rows whose figures are unchanged are not rewritten: no dead tuples, and the count says what changed. */
 function upsert(table: string, select: string): string {
@@ -28,7 +28,7 @@ function upsert(table: string, select: string): string {
 }
 
 const DIALECT = { from: '$1', to: '$2', rawBefore: '$3', unscale: unscaleSum } as const;
-const SOURCES = { ...foldSources(TAKEN, DIALECT), ...rawFoldsPerName(TAKEN, DIALECT) };
+const SOURCES = { ...foldSources(CLAIMED, DIALECT), ...rawFoldsPerName(CLAIMED, DIALECT) };
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
@@ -37,7 +37,7 @@ const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
  * Takes up to `maxEntries` rows of the invalidation log (deleted in this transaction) and
  * recomputes their 1m buckets from raw samples, then the 1h buckets holding them: from 1m rows
  * for hours starting at or after `rawSourceBeforeMs`, from raw samples before it. Resolves to the
- * log rows taken, the rollup rows inserted or changed, and the buckets skipped.
+ * log rows claimed, the rollup rows inserted or changed, and the buckets skipped.
  */
 export async function foldInvalidatedBuckets(
   client: pg.ClientBase,
@@ -45,26 +45,26 @@ export async function foldInvalidatedBuckets(
   rawSourceBeforeMs: number,
 ): Promise<FoldResult> {
   await client.query(
-    `CREATE TEMP TABLE IF NOT EXISTS ${TAKEN} (i integer, name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
+    `CREATE TEMP TABLE IF NOT EXISTS ${CLAIMED} (i integer, name text, app text, bucket bigint) ON COMMIT DELETE ROWS`,
   );
-  await client.query(`TRUNCATE ${TAKEN}`);
+  await client.query(`TRUNCATE ${CLAIMED}`);
   const { rows } = await client.query<{ entries: string; buckets: string }>(
-    `WITH taken AS (
+    `WITH claimed AS (
        DELETE FROM metric_rollup_invalidations
         WHERE ctid = ANY (ARRAY(SELECT ctid FROM metric_rollup_invalidations LIMIT $1))
        RETURNING name, app, bucket),
      kept AS (
-       INSERT INTO ${TAKEN}
-       SELECT row_number() OVER () - 1, name, app, bucket FROM (SELECT DISTINCT name, app, bucket FROM taken) d
+       INSERT INTO ${CLAIMED}
+       SELECT row_number() OVER () - 1, name, app, bucket FROM (SELECT DISTINCT name, app, bucket FROM claimed) d
        RETURNING 1)
-     SELECT (SELECT count(*) FROM taken) AS entries, (SELECT count(*) FROM kept) AS buckets`,
+     SELECT (SELECT count(*) FROM claimed) AS entries, (SELECT count(*) FROM kept) AS buckets`,
     [maxEntries],
   );
   const entries = Number(rows[0]?.entries ?? 0);
   const buckets = Number(rows[0]?.buckets ?? 0);
   if (buckets === 0) return { entries, buckets, rows1m: 0, rows1h: 0, skipped: [] };
   // The planner knows nothing of a fresh temporary table; a few rows or many change the join.
-  await client.query(`ANALYZE ${TAKEN}`);
+  await client.query(`ANALYZE ${CLAIMED}`);
   const fold = new IsolatingFold(buckets);
   for (let range = fold.next(); range !== null; range = fold.next()) {
     await client.query('SAVEPOINT sluice_fold');
@@ -91,12 +91,12 @@ export async function foldInvalidatedBuckets(
   };
 }
 
-/** The skipped buckets' names, from the taken table (still there: it empties at commit). */
+/** The skipped buckets' names, from the claimed table (still there: it empties at commit). */
 async function skippedBuckets(client: pg.ClientBase, fold: IsolatingFold): Promise<SkippedBucket[]> {
   if (fold.skipped.length === 0) return [];
   const errors = new Map(fold.skipped.map((s) => [s.index, s.error]));
   const { rows } = await client.query<{ i: number; name: string; app: string; bucket: string }>(
-    `SELECT i, name, app, bucket FROM ${TAKEN} WHERE i = ANY ($1::integer[]) ORDER BY i`,
+    `SELECT i, name, app, bucket FROM ${CLAIMED} WHERE i = ANY ($1::integer[]) ORDER BY i`,
     [[...errors.keys()]],
   );
   return rows.map((r) => ({

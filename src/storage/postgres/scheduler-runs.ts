@@ -26,7 +26,7 @@ export async function setRunTimeouts(client: pg.ClientBase, t: RunTimeouts): Pro
 
 /**
  * Inserts the claim row, only if no run of this job started in this window or later (comparing
- * database times, so a process clock plays no part). Resolves to whether the claim was taken.
+ * database times, so a process clock plays no part). Resolves to whether the claim was claimed.
  * Call it while holding the job's advisory lock: the check and the insert are then never raced.
  */
 export async function claimRun(client: pg.ClientBase, c: RunClaim): Promise<boolean> {

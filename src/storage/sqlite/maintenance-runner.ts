@@ -46,7 +46,7 @@ function deleteTarget(
   return deleteInBatches(sliced, (n) => m.deleteBatch(target, cutoffMs, n), yieldToEventLoop);
 }
 
-/** `limits.maxEntries` entries taken in slices of `FOLD_SLICE_ENTRIES`, each its own transaction. */
+/** `limits.maxEntries` entries claimed in slices of `FOLD_SLICE_ENTRIES`, each its own transaction. */
 async function foldInSlices(m: SqliteMaintenance, limits: FoldLimits): Promise<FoldResult> {
   let entries = 0;
   let buckets = 0;

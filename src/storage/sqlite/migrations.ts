@@ -173,7 +173,7 @@ CREATE INDEX metric_rollups_1m_app_bucket ON metric_rollups_1m (app, bucket);
   },
   {
     // Paths for the jobs' slices, so each reads only its own rows whatever the number of apps:
-    // the folds read a taken (name, app, bucket)'s samples and 1m rows by their key
+    // the folds read a claimed (name, app, bucket)'s samples and 1m rows by their key
     // (fold-sources.ts), not every app's rows of that name; the loss-map compaction takes a
     // minute's unfolded rows by app (compact-outcomes.ts). The samples' index costs each write
     // one more key (docs/performance.md, "SQLite: jobs in slices").

@@ -13,7 +13,7 @@ type Prepare = (sql: string) => Database.Statement;
  */
 
 /** The buckets one fold takes from the log (a connection-local table), numbered from 0 (`i`). */
-const TAKEN = 'temp.sluice_rollup_buckets';
+const CLAIMED = 'temp.sluice_rollup_buckets';
 
 function upsert(table: string, select: string): string {
   return `INSERT INTO ${table} (name, bucket, app, count, min, max, sum)
@@ -31,7 +31,7 @@ const DIALECT = {
   rawBefore: '@rawBefore',
   unscale: (scaled: string) => `${scaled} * ${SUM_SCALE}`,
 };
-const SOURCES = sqliteFoldSources(TAKEN, DIALECT);
+const SOURCES = sqliteFoldSources(CLAIMED, DIALECT);
 const FOLD_1M = upsert(ROLLUP_TABLE['1m'], SOURCES.minutes);
 const FOLD_1H_FROM_1M = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFrom1m);
 const FOLD_1H_FROM_RAW = upsert(ROLLUP_TABLE['1h'], SOURCES.hoursFromRaw);
@@ -51,14 +51,14 @@ export function foldInvalidatedBuckets(
   db.exec(
     `CREATE TEMP TABLE IF NOT EXISTS sluice_rollup_buckets (i INTEGER, name TEXT, app TEXT, bucket INTEGER)`,
   );
-  prepare(`DELETE FROM ${TAKEN}`).run();
+  prepare(`DELETE FROM ${CLAIMED}`).run();
   const entries = prepare(
-    `INSERT INTO ${TAKEN} SELECT row_number() OVER () - 1, name, app, bucket
+    `INSERT INTO ${CLAIMED} SELECT row_number() OVER () - 1, name, app, bucket
        FROM (SELECT name, app, bucket FROM metric_rollup_invalidations LIMIT @maxEntries)`,
   ).run({ maxEntries }).changes;
   if (entries === 0) return { entries: 0, buckets: 0, rows1m: 0, rows1h: 0, skipped: [] };
   prepare(
-    `DELETE FROM metric_rollup_invalidations WHERE (name, app, bucket) IN (SELECT name, app, bucket FROM ${TAKEN})`,
+    `DELETE FROM metric_rollup_invalidations WHERE (name, app, bucket) IN (SELECT name, app, bucket FROM ${CLAIMED})`,
   ).run();
   const rawBefore = Math.trunc(rawSourceBeforeMs);
   // Nested in the caller's transaction: a savepoint, rolled back when it throws.
@@ -76,7 +76,7 @@ export function foldInvalidatedBuckets(
       fold.failed(err);
     }
   }
-  const bucketAt = prepare(`SELECT name, app, bucket FROM ${TAKEN} WHERE i = ?`);
+  const bucketAt = prepare(`SELECT name, app, bucket FROM ${CLAIMED} WHERE i = ?`);
   const skipped = fold.skipped.map(({ index, error }) => ({
     ...(bucketAt.get(index) as { name: string; app: string; bucket: number }),
     error,

@@ -3,7 +3,7 @@ import type { RunClaim, RunCompletion } from '../maintenance';
 
 type Prepare = (sql: string) => Database.Statement;
 
-/** As in the PostgreSQL adapter: taken only if no run of the job started in this window or later. */
+/** As in the PostgreSQL adapter: claimed only if no run of the job started in this window or later. */
 export function claimRun(prepare: Prepare, c: RunClaim): boolean {
   return (
     prepare(

@@ -79,10 +79,10 @@ export async function runOverload(
     maxMs: ctx.options.overloadMs,
     maxInFlight: MAX_IN_FLIGHT,
     settings: {
-      queueCapacity: QUEUE_CAPACITY,
-      queueMaxBytes: QUEUE_MAX_BYTES,
-      errorQueueCapacity: ERROR_QUEUE_CAPACITY,
-      errorQueueMaxBytes: ERROR_QUEUE_MAX_BYTES,
+      laneCapacity: QUEUE_CAPACITY,
+      laneMaxBytes: QUEUE_MAX_BYTES,
+      errorLaneCapacity: ERROR_QUEUE_CAPACITY,
+      errorLaneMaxBytes: ERROR_QUEUE_MAX_BYTES,
     },
   });
   ctx.progress(`the same load against a server refusing everything (node:http floor)`);

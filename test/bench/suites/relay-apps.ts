@@ -64,7 +64,7 @@ export async function runRelayAppsBench(ctx: BenchContext): Promise<BenchRow[]> 
             mode: 'partial',
           }));
           const t0 = performance.now();
-          const answer = await limiter.take(asks);
+          const answer = await limiter.spend(asks);
           times.push((performance.now() - t0) * 1000);
           for (const g of answer) {
             grants++;

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8080);
     expect(c.databaseUrl).toBeNull();
     expect(c.sqlitePath).toBe('./data/sluice.db');
-    expect(c.queueCapacity).toBe(10_000);
+    expect(c.laneCapacity).toBe(10_000);
     expect(c.maxBodyBytes).toBe(1024 * 1024);
     expect(c.maxEventsPerRequest).toBe(1000);
     expect(c.ack).toBe('queued');
@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       '9000',
       '--flush-interval-ms=250',
     ]);
-    expect(c.queueMaxBytes).toBe(64 * 1024 * 1024);
+    expect(c.laneMaxBytes).toBe(64 * 1024 * 1024);
     expect(c.retentionRawMs).toBe(30 * 86_400_000);
     expect(c.port).toBe(9000);
     expect(c.flushIntervalMs).toBe(250);

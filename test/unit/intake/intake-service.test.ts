@@ -48,7 +48,7 @@ describe('IntakeService', () => {
   it('sheds non-error events unvalidated once the standard lane is full, still taking errors', async () => {
     const { service, errorLane } = setup(3);
     expect(await service.ingest([metric('a'), metric('a'), metric('a')])).toMatchObject({
-      kind: 'taken',
+      kind: 'admitted',
       accepted: 3,
     });
     const out = await service.ingest([{ type: 'metric', junk: true }, errorEvent('a'), metric('a')]);
@@ -76,13 +76,13 @@ describe('IntakeService', () => {
     const throttled = (await metrics.eventsThrottled.get()).values;
     expect(throttled.find((v) => v.labels.type === 'unvalidated')?.value).toBe(3);
     // Room for both: taken (and validated).
-    expect(await service.ingest([metric('a'), metric('a')])).toMatchObject({ kind: 'taken', accepted: 2 });
+    expect(await service.ingest([metric('a'), metric('a')])).toMatchObject({ kind: 'admitted', accepted: 2 });
   });
 
   it('splits a mixed request: errors taken, over-limit events rate limited with Retry-After', async () => {
     const { service } = setup(100, 2);
     const out = await service.ingest([metric('a'), errorEvent('a'), metric('a')]);
-    expect(out).toMatchObject({ kind: 'taken', accepted: 3 });
+    expect(out).toMatchObject({ kind: 'admitted', accepted: 3 });
     const over = await service.ingest([metric('a'), errorEvent('a')]);
     expect(over).toMatchObject({ kind: 'throttled', accepted: 1, throttled: [0], reason: 'rate_limited' });
     if (over.kind === 'throttled') expect(over.retryAfterSeconds).toBe(1);
@@ -104,7 +104,7 @@ describe('IntakeService', () => {
   it('whole: takes a request larger than the budget while it is positive, then refuses whole', async () => {
     const { service, errorLane, standardLane } = setup(100, 3);
     const big = [metric('a'), metric('a'), metric('a'), metric('a'), metric('a')];
-    expect(await service.ingest(big, null, { whole: true })).toMatchObject({ kind: 'taken', accepted: 5 });
+    expect(await service.ingest(big, null, { whole: true })).toMatchObject({ kind: 'admitted', accepted: 5 });
     const refused = await service.ingest([errorEvent('a'), metric('a')], null, { whole: true });
     expect(refused).toMatchObject({
       kind: 'throttled',
@@ -122,7 +122,7 @@ describe('IntakeService', () => {
     const unchecked = telemetryEvent('metric', { name: 'not a dotted name' });
     const key = { kind: 'ingest', keyId: 'k1', app: 'web-shop' } as const;
     expect(await service.ingestValidated([unchecked, telemetryEvent('log', { app: 'other' })], key)).toEqual({
-      kind: 'taken',
+      kind: 'admitted',
       accepted: 1,
       rejected: [
         {

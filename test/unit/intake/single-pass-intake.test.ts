@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Principal } from '../../../src/auth/api-keys';
 import { IntakeService } from '../../../src/intake/intake-service';
-import type { IntakeOutcome } from '../../../src/intake/intake-outcome';
+import type { IntakeAnswer } from '../../../src/intake/intake-answer';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
 import { DrainRate } from '../../../src/writer/drain-rate';
@@ -52,9 +52,9 @@ function intake(singlePass: boolean, standardCapacity: number, rateLimit: number
   return { service, lanes: [errorLane, standardLane], metrics, outcomes };
 }
 
-type Answer = IntakeOutcome | { error: string };
+type Answer = IntakeAnswer | { error: string };
 
-async function answer(run: () => Promise<IntakeOutcome>): Promise<Answer> {
+async function answer(run: () => Promise<IntakeAnswer>): Promise<Answer> {
   try {
     return await run();
   } catch (err) {
@@ -75,7 +75,7 @@ function held(lanes: BoundedLane[]): unknown[] {
   return lanes.map((lane) => ({
     events: lane.heldEvents,
     bytes: lane.heldBytes,
-    rows: lane.take(100).map((i: LaneItem) => ({
+    rows: lane.shift(100).map((i: LaneItem) => ({
       id: i.id,
       bytes: i.bytes,
       row: Buffer.from((i.row as unknown as CopyLine).bytes).toString('hex'),
@@ -173,7 +173,7 @@ describe('the single pass and a client report', () => {
         return { origin: 'sdk' };
       },
     );
-    expect(taken).toMatchObject({ kind: 'taken', accepted: 1 });
+    expect(taken).toMatchObject({ kind: 'admitted', accepted: 1 });
     expect(seen).toEqual([report]);
     expect(fast.outcomes).toEqual([
       expect.objectContaining({ outcome: 'accepted', origin: 'sdk', count: 1 }),
@@ -201,7 +201,7 @@ describe('the single pass in slices', () => {
       },
       () => undefined,
     );
-    expect(outcome).toEqual({ kind: 'taken', accepted: 300, rejected: [], advice: [] });
+    expect(outcome).toEqual({ kind: 'admitted', accepted: 300, rejected: [], advice: [] });
     expect(slices).toBe(3);
     expect(lanes[1]?.heldEvents).toBe(300);
   });

@@ -7,7 +7,7 @@ describe('TurnOrder', () => {
     const q = new TurnOrder({ budgetMs: 50 });
     const order: string[] = [];
     const work = async (name: string) => {
-      await q.take();
+      await q.wait();
       order.push(name);
     };
     const all = Promise.all(['a', 'b', 'c'].map(work));
@@ -22,7 +22,7 @@ describe('TurnOrder', () => {
     const q = new TurnOrder();
     const order: string[] = [];
     const work = async (name: string) => {
-      await q.take();
+      await q.wait();
       order.push(name);
       busy(10);
     };
@@ -35,8 +35,8 @@ describe('TurnOrder', () => {
   it('reports how long the oldest request has waited', async () => {
     const q = new TurnOrder();
     expect(q.oldestWaitMs()).toBe(0);
-    const first = q.take().then(() => busy(30));
-    const second = q.take();
+    const first = q.wait().then(() => busy(30));
+    const second = q.wait();
     expect(q.length).toBe(2);
     await first;
     expect(q.oldestWaitMs()).toBeGreaterThanOrEqual(25);

@@ -1,6 +1,6 @@
 import { createMetrics } from '../../../src/metrics/instruments';
 import { createQueueMetrics } from '../../../src/metrics/queue-instruments';
-import type { PublishMessage, PublishOutcome } from '../../../src/jetstream/async-publisher';
+import type { PublishMessage, PublishResult } from '../../../src/jetstream/async-publisher';
 import { CoalescingPublisher } from '../../../src/jetstream/coalescing-publisher';
 import { decodeEvents } from '../../../src/jetstream/event-codec';
 import { encodeEvents, PAYLOAD_ENVELOPE_BYTES } from '../../../src/jetstream/event-batches';
@@ -13,12 +13,12 @@ function events(count: number): TelemetryEvent[] {
 
 /** A publisher whose acks the test gives, one call (one set of messages) at a time. */
 class FakePublisher {
-  readonly calls: Array<{ messages: readonly PublishMessage[]; ack: (o: PublishOutcome[]) => void }> = [];
-  publishAll(_subject: string, messages: readonly PublishMessage[]): Promise<PublishOutcome[]> {
+  readonly calls: Array<{ messages: readonly PublishMessage[]; ack: (o: PublishResult[]) => void }> = [];
+  publishAll(_subject: string, messages: readonly PublishMessage[]): Promise<PublishResult[]> {
     return new Promise((resolve) => this.calls.push({ messages, ack: resolve }));
   }
   /** Acks call `i` with `outcome` for each of its messages. */
-  ack(i: number, outcome: PublishOutcome = { kind: 'stored', duplicate: false }): void {
+  ack(i: number, outcome: PublishResult = { kind: 'stored', duplicate: false }): void {
     const call = this.calls[i]!;
     call.ack(call.messages.map(() => outcome));
   }

@@ -34,7 +34,7 @@ describe('LaneShares', () => {
   it("keeps room for a quiet app's next batch: the app holding most is refused past its share", () => {
     const lane = new BoundedLane('standard', { maxEvents: 1000, maxBytes: 1e9 });
     expect(offer(lane, 'quiet', 50, 0)).toBe(true);
-    lane.release(lane.take(50));
+    lane.release(lane.shift(50));
     let loud = 0;
     for (let i = 0; i < 100 && offer(lane, 'loud', 100, 1); i++) loud += 100;
     // The loud app stops short of the lane's end: the quiet app's claim (its last batch) stays free.

@@ -35,7 +35,7 @@ describe('BoundedLane', () => {
   it('keeps taken events counted until released (a batch in flight still holds room)', () => {
     const lane = new BoundedLane('standard', { maxEvents: 2, maxBytes: 1e6 });
     lane.tryAdmit([item(), item()], 200);
-    const taken = lane.take(10);
+    const taken = lane.shift(10);
     expect(taken).toHaveLength(2);
     expect(lane.queued).toBe(0);
     expect(lane.tryAdmit([item()], 100)).toBe(false);
@@ -51,7 +51,7 @@ describe('BoundedLane', () => {
     lane.tryAdmit(items, 1e6);
     const order: number[] = [];
     for (;;) {
-      const t = lane.take(333);
+      const t = lane.shift(333);
       if (t.length === 0) break;
       order.push(...t.map((x) => x.admittedAt));
     }

@@ -26,11 +26,11 @@ describe('OutcomeTally', () => {
           if (c.count > 0) expected.set(keyOf(c), (expected.get(keyOf(c)) ?? 0) + c.count);
         }
         expect(tally.size).toBe(expected.size);
-        const taken = tally.take();
+        const taken = tally.drain();
         expect(new Map(taken.map((c) => [keyOf(c), c.count]))).toEqual(expected);
         expect(taken).toHaveLength(expected.size);
         expect(tally.size).toBe(0);
-        expect(tally.take()).toEqual([]);
+        expect(tally.drain()).toEqual([]);
       }),
     );
   });
@@ -50,6 +50,6 @@ describe('OutcomeTally', () => {
     expect(tally.add({ ...base, minute: 60_000 })).toBe(true);
     expect(tally.add({ ...base, app: 'b' })).toBe(false);
     expect(tally.add({ ...base, count: 2 })).toBe(true);
-    expect(tally.take().map((c) => c.count)).toEqual([3, 1]);
+    expect(tally.drain().map((c) => c.count)).toEqual([3, 1]);
   });
 });

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { IntakeOutcome } from '../../../src/intake/intake-outcome';
+import type { IntakeAnswer } from '../../../src/intake/intake-answer';
 import { createOtlpMetrics } from '../../../src/metrics/otlp-instruments';
 import { OtlpExportService } from '../../../src/otlp/export-service';
 import { SIGNALS } from '../../../src/otlp/signals';
@@ -18,14 +18,14 @@ function request(count: number, extra: Record<string, unknown> = {}) {
 }
 
 /** An export service over an intake that answers from `answers` in turn and records its calls. */
-function service(answers: IntakeOutcome[], maxEventsPerCall = 1000) {
+function service(answers: IntakeAnswer[], maxEventsPerCall = 1000) {
   const calls: Array<{ events: readonly unknown[]; options: unknown }> = [];
   const registry = new Registry();
   const s = new OtlpExportService({
     ingest: {
       ingestValidated: async (events, _principal, options) => {
         calls.push({ events, options });
-        return answers.shift() ?? { kind: 'taken', accepted: events.length, rejected: [], advice: [] };
+        return answers.shift() ?? { kind: 'admitted', accepted: events.length, rejected: [], advice: [] };
       },
     },
     limits: LIMITS,
@@ -40,7 +40,7 @@ function service(answers: IntakeOutcome[], maxEventsPerCall = 1000) {
 describe('OTLP export service', () => {
   it('asks the intake to take or refuse each request whole', async () => {
     const { s, calls } = service([]);
-    expect(await s.export(logsSpec, request(3), null)).toEqual({ kind: 'taken', rejected: 0, message: '' });
+    expect(await s.export(logsSpec, request(3), null)).toEqual({ kind: 'admitted', rejected: 0, message: '' });
     expect(calls).toEqual([{ events: expect.any(Array), options: { whole: true } }]);
     expect(calls[0]?.events).toHaveLength(3);
   });
@@ -54,7 +54,7 @@ describe('OTLP export service', () => {
   it('a throttled part refuses the whole export with 429 and a Retry-After within the exporters’ budget', async () => {
     const { s, calls } = service(
       [
-        { kind: 'taken', accepted: 4, rejected: [], advice: [] },
+        { kind: 'admitted', accepted: 4, rejected: [], advice: [] },
         {
           kind: 'throttled',
           accepted: 0,
@@ -89,7 +89,7 @@ describe('OTLP export service', () => {
   it('records the intake rejects and records that cannot be mapped add up in partial_success', async () => {
     const { s, registry } = service([
       {
-        kind: 'taken',
+        kind: 'admitted',
         accepted: 1,
         rejected: [{ index: 0, reason: 'ts_out_of_range', field: 'ts' }],
         advice: [],
@@ -98,7 +98,7 @@ describe('OTLP export service', () => {
     const req = request(2);
     (req.resourceLogs[0]!.scopeLogs[0]!.logRecords as unknown[]).push('not a record');
     expect(await s.export(logsSpec, req, null)).toEqual({
-      kind: 'taken',
+      kind: 'admitted',
       rejected: 2,
       message: expect.stringMatching(
         /^2 of 3 log records rejected: not_a_record ×1, ts_out_of_range ×1\. ts_out_of_range: .* nanoseconds .*\.$/,
@@ -129,7 +129,7 @@ describe('OTLP export service', () => {
       scopeLogs: [{ logRecords: req.resourceLogs[0]!.scopeLogs[0]!.logRecords.splice(1) }],
     });
     expect(await s.export(logsSpec, req, null)).toEqual({
-      kind: 'taken',
+      kind: 'admitted',
       rejected: 2,
       message:
         '2 of 3 log records rejected: rate_limited ×2. Over their rate limit (resend their records after 2 s): noisy.',

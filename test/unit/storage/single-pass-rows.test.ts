@@ -93,12 +93,12 @@ function singlePass(
 }
 
 /** Both paths agree; answers whether the single pass took the body (not a fallback). */
-function agree(body: Buffer, limits: EventLimits): { taken: boolean; fast: number } {
+function agree(body: Buffer, limits: EventLimits): { admitted: boolean; fast: number } {
   const before = typedPath(body, limits);
   const after = singlePass(body, limits);
-  if (after === 'fallback') return { taken: false, fast: 0 };
+  if (after === 'fallback') return { admitted: false, fast: 0 };
   expect(before).toEqual(after.results);
-  return { taken: true, fast: after.fast };
+  return { admitted: true, fast: after.fast };
 }
 
 describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite bound values)', () => {
@@ -108,12 +108,12 @@ describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite
   ])(
     'writes the rows and gives the answers of the typed path on generated bodies (%s limits)',
     (_l, limits) => {
-      let taken = 0;
+      let admitted = 0;
       let fast = 0;
       fc.assert(
         fc.property(bodyArbitrary, (body) => {
           const a = agree(body, limits);
-          if (a.taken) taken++;
+          if (a.admitted) admitted++;
           fast += a.fast;
         }),
         { numRuns: 400 },
@@ -121,7 +121,7 @@ describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite
       // The generated events are valid often enough that the fast path is what is compared.
       expect(fast).toBeGreaterThan(100);
       // Bodies of the envelope's shape are all read by the single pass (fallback is for other shapes).
-      expect(taken).toBe(400);
+      expect(admitted).toBe(400);
     },
   );
 
@@ -137,8 +137,8 @@ describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite
 
   it('takes every event of the bench workload on the fast path', () => {
     const body = Buffer.from(JSON.stringify({ events: new EventGenerator(5).take(MAX_EVENTS, NOW) }));
-    const { taken, fast } = agree(body, DEFAULT_LIMITS);
-    expect(taken).toBe(true);
+    const { admitted, fast } = agree(body, DEFAULT_LIMITS);
+    expect(admitted).toBe(true);
     expect(fast).toBe(MAX_EVENTS);
   });
 

@@ -21,13 +21,13 @@ export interface AppAdvice {
   readonly sampleRate: number;
 }
 
-/** Why valid events were not taken. */
+/** Why valid events were not admitted. */
 export type ThrottleReason = 'rate_limited' | 'queue_full';
 
 /** What one ingest request came to; the HTTP layer only maps it. Wire contract: docs/ARCHITECTURE.md, answers table. */
-export type IntakeOutcome =
+export type IntakeAnswer =
   | {
-      readonly kind: 'taken';
+      readonly kind: 'admitted';
       readonly accepted: number;
       readonly rejected: readonly RejectedEntry[];
       /** For an SDK's request (it carried a client report) every app's; else those below 1. */
@@ -42,7 +42,7 @@ export type IntakeOutcome =
       /**
        * Every throttled event was refused by its app's rate limit (none by a lane or storage): a
        * `whole` request's refused apps, which a front without a per-record retry list reports as
-       * refused while the rest of the request is taken.
+       * refused while the rest of the request is admitted.
        */
       readonly limitedOnly: boolean;
       readonly retryAfterSeconds: number;
