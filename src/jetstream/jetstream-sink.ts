@@ -159,7 +159,11 @@ export class JetStreamSink implements EventSink {
     // Not taken: the client resends every event of the request.
     o.metrics.publishRefused.inc({ reason: failure }, n);
     if (failure === 'stream_full') {
-      return { admitted: false, reason: 'queue_full', retryAfterSeconds: this.fullRetryAfter(messagesFailed) };
+      return {
+        admitted: false,
+        reason: 'queue_full',
+        retryAfterSeconds: this.fullRetryAfter(messagesFailed),
+      };
     }
     o.onUnavailable();
     return { admitted: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S };

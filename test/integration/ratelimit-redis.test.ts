@@ -72,6 +72,10 @@ describe('RedisRateLimiter (real Redis)', () => {
       'the window to count the return',
       async () => (await redis.get(`${prefix}:app:r`)) === '50',
     );
-    expect((await limiter.spend([ask('r', 10)]))[0]).toEqual({ granted: 10, retryAfterMs: 0, store: 'redis' });
+    expect((await limiter.spend([ask('r', 10)]))[0]).toEqual({
+      granted: 10,
+      retryAfterMs: 0,
+      store: 'redis',
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { rawAggregates, sumOf, claimedHours, type FoldDialect, type FoldSources } from '../layout/rollup-folds';
+import {
+  rawAggregates,
+  sumOf,
+  claimedHours,
+  type FoldDialect,
+  type FoldSources,
+} from '../layout/rollup-folds';
 import { ROLLUP_TABLE, ROLLUP_WIDTH_MS } from '../layout/rollups';
 
 /*

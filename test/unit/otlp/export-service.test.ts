@@ -40,7 +40,11 @@ function service(answers: IntakeAnswer[], maxEventsPerCall = 1000) {
 describe('OTLP export service', () => {
   it('asks the intake to take or refuse each request whole', async () => {
     const { s, calls } = service([]);
-    expect(await s.export(logsSpec, request(3), null)).toEqual({ kind: 'admitted', rejected: 0, message: '' });
+    expect(await s.export(logsSpec, request(3), null)).toEqual({
+      kind: 'admitted',
+      rejected: 0,
+      message: '',
+    });
     expect(calls).toEqual([{ events: expect.any(Array), options: { whole: true } }]);
     expect(calls[0]?.events).toHaveLength(3);
   });
