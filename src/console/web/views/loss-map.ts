@@ -1,8 +1,9 @@
 import type { LossMap, LossStage } from '../../../loss-map/loss-map';
 import { getJson } from '../api';
 import { appPicker } from '../apps';
-import { bar, h, replace, select } from '../dom';
+import { bar, h, replace } from '../dom';
 import { num } from '../format';
+import { chosenRange, rangeSelect, TIME_RANGES } from '../time-range';
 import { failureNotice, paramsOf, type View } from '../view';
 
 /** The endpoint the loss map draws: what became of every event an app generated, by stage and reason. */
@@ -10,12 +11,8 @@ export const OUTCOMES_PATH = '/v1/outcomes';
 
 type OutcomesAnswer = LossMap & { readonly app: string; readonly from: number; readonly to: number };
 
-const RANGES = [
-  ['15m', 'last 15 minutes', 15 * 60_000],
-  ['1h', 'last hour', 3_600_000],
-  ['6h', 'last 6 hours', 6 * 3_600_000],
-  ['24h', 'last 24 hours', 24 * 3_600_000],
-] as const;
+/** The loss map's ranges: up to a day (its counts are per minute). */
+const RANGES = TIME_RANGES.slice(0, 4);
 
 const STAGES: ReadonlyArray<readonly [LossStage, string]> = [
   ['sdk', 'in the SDK'],
@@ -158,22 +155,14 @@ export const lossMapView: View = {
   render(root, params, navigate) {
     const controller = new AbortController();
     const app = params.get('app') ?? undefined;
-    const range = RANGES.find((r) => r[0] === params.get('range')) ?? (RANGES[1] as (typeof RANGES)[number]);
+    const range = chosenRange(params, RANGES);
     const form = h('form', { class: 'filters', attrs: { 'aria-label': 'Loss map' } });
     const body = h('div', null, h('p', { class: 'muted' }, app ? 'Loading…' : 'Choose an app.'));
     root.append(h('h1', null, 'Loss map'), form, body);
     const go = (): void => navigate('loss', paramsOf(form));
     void (async () => {
       try {
-        form.append(
-          await appPicker(app, 'choose an app', go),
-          select(
-            'range',
-            RANGES.map(([v, l]) => [v, l] as const),
-            range[0],
-            'Range',
-          ),
-        );
+        form.append(await appPicker(app, 'choose an app', go), rangeSelect(RANGES, range));
         for (const s of form.querySelectorAll('select')) s.addEventListener('change', go);
         if (app === undefined || app === '') return;
         const to = Date.now();

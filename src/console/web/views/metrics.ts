@@ -5,6 +5,7 @@ import { searchPicker } from '../search-picker';
 import { PALETTE, timeChart } from '../chart';
 import { h, replace, select } from '../dom';
 import { isoTime, localTime, num } from '../format';
+import { chosenRange, rangeSelect, TIME_RANGES } from '../time-range';
 import { failureNotice, paramsOf, type View } from '../view';
 
 const STATS = ['avg', 'count', 'sum', 'min', 'max'] as const;
@@ -13,14 +14,6 @@ const RESOLUTIONS: ReadonlyArray<readonly [string, string]> = [
   ['raw', 'raw (each sample or summary)'],
   ['1m', '1 minute'],
   ['1h', '1 hour'],
-];
-const RANGES: ReadonlyArray<readonly [string, string, number]> = [
-  ['15m', 'last 15 minutes', 15 * 60_000],
-  ['1h', 'last hour', 3_600_000],
-  ['6h', 'last 6 hours', 6 * 3_600_000],
-  ['24h', 'last 24 hours', 24 * 3_600_000],
-  ['7d', 'last 7 days', 7 * 24 * 3_600_000],
-  ['30d', 'last 30 days', 30 * 24 * 3_600_000],
 ];
 /** Most points drawn: pages of the API are followed up to it. */
 const MAX_POINTS = 20_000;
@@ -51,7 +44,7 @@ export const metricsView: View = {
     const stat = (STATS as readonly string[]).includes(params.get('stat') ?? '')
       ? (params.get('stat') as Stat)
       : 'avg';
-    const range = RANGES.find((r) => r[0] === params.get('range')) ?? (RANGES[1] as (typeof RANGES)[number]);
+    const range = chosenRange(params, TIME_RANGES);
     const form = h('form', { class: 'filters', attrs: { 'aria-label': 'Metric' } });
     const notice = h('div');
     const chartBox = h('div', { class: 'chart' });
@@ -90,12 +83,7 @@ export const metricsView: View = {
             stat,
             'Statistic',
           ),
-          select(
-            'range',
-            RANGES.map(([v, l]) => [v, l] as const),
-            range[0],
-            'Range',
-          ),
+          rangeSelect(TIME_RANGES, range),
         );
         for (const s of form.querySelectorAll('select')) s.addEventListener('change', go);
       } catch (err) {
