@@ -1,20 +1,13 @@
 import type { Server } from 'node:http';
 import type { Config } from '../../config/load';
 import type { ShedRule } from '../../intake/shed-rule';
-import type { Logger } from '../../log/logger';
-import type { IntakeMetrics } from '../../metrics/intake-instruments';
 import type { Metrics } from '../../metrics/instruments';
-import type { OtlpMetrics } from '../../metrics/otlp-instruments';
-import type { OtlpExportService } from '../../otlp/export-service';
-import type { ApiKeyRing } from '../../auth/api-keys';
-import type { RefusalEpisodes } from '../refusal-episodes';
 import { listen } from '../server';
-import type { TurnOrder } from '../../intake/turn-order';
-import { createOtlpListener } from './otlp-listener';
+import { createOtlpListener, type OtlpListenerDeps } from './otlp-listener';
 import { withOtlpOverloadGate } from './otlp-overload-gate';
 
-/** What the OTLP receiver is wired to: its export service, the collector's intake and instruments. */
-export interface OtlpServerDeps {
+/** What the OTLP receiver is wired to: its listener's dependencies, its settings and the shed rule. */
+export interface OtlpServerDeps extends Omit<OtlpListenerDeps, 'maxBodyBytes' | 'maxJsonDepth' | 'metrics'> {
   readonly config: Pick<
     Config,
     | 'host'
@@ -25,20 +18,9 @@ export interface OtlpServerDeps {
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
   >;
-  /** Maps an export and hands it to the intake. */
-  readonly exports: Pick<OtlpExportService, 'export'>;
   /** The shed rule `POST /v1/events` uses. */
   readonly shed: Pick<ShedRule, 'refuseUnread' | 'hold'>;
-  readonly keyRing: ApiKeyRing | null;
-  readonly intakeMetrics: IntakeMetrics;
   readonly metrics: Metrics;
-  readonly otlpMetrics: OtlpMetrics;
-  readonly turns: Pick<TurnOrder, 'wait'>;
-  /** True once shutdown began. */
-  readonly draining: () => boolean;
-  /** Where 503 refusals are logged, once per episode and route. */
-  readonly refusals: RefusalEpisodes;
-  readonly logger: Logger;
 }
 
 /** A listening OTLP receiver. */

@@ -15,6 +15,22 @@
  * The key order serves `GET /v1/metrics` (name, time range, oldest first); the `bucket` index
  * serves the purge. `rollup_watermarks` remembers how far the downsample job has folded.
  */
+/** One rollup table and its purge index: both resolutions have the same shape. */
+function rollupTable(resolution: '1m' | '1h'): string {
+  return `CREATE TABLE metric_rollups_${resolution} (
+  name text NOT NULL,
+  bucket bigint NOT NULL,
+  app text NOT NULL,
+  count bigint NOT NULL,
+  min double precision NOT NULL,
+  max double precision NOT NULL,
+  sum double precision NOT NULL,
+  PRIMARY KEY (name, bucket, app)
+);
+CREATE INDEX metric_rollups_${resolution}_bucket ON metric_rollups_${resolution} (bucket);
+`;
+}
+
 export const sql = `
 CREATE TABLE scheduler_runs (
   job text NOT NULL,
@@ -31,30 +47,8 @@ CREATE TABLE scheduler_runs (
 );
 CREATE INDEX scheduler_runs_job_started ON scheduler_runs (job, started_ms);
 
-CREATE TABLE metric_rollups_1m (
-  name text NOT NULL,
-  bucket bigint NOT NULL,
-  app text NOT NULL,
-  count bigint NOT NULL,
-  min double precision NOT NULL,
-  max double precision NOT NULL,
-  sum double precision NOT NULL,
-  PRIMARY KEY (name, bucket, app)
-);
-CREATE INDEX metric_rollups_1m_bucket ON metric_rollups_1m (bucket);
-
-CREATE TABLE metric_rollups_1h (
-  name text NOT NULL,
-  bucket bigint NOT NULL,
-  app text NOT NULL,
-  count bigint NOT NULL,
-  min double precision NOT NULL,
-  max double precision NOT NULL,
-  sum double precision NOT NULL,
-  PRIMARY KEY (name, bucket, app)
-);
-CREATE INDEX metric_rollups_1h_bucket ON metric_rollups_1h (bucket);
-
+${rollupTable('1m')}
+${rollupTable('1h')}
 CREATE TABLE rollup_watermarks (
   rollup text PRIMARY KEY,
   watermark_ms bigint NOT NULL
