@@ -47,6 +47,16 @@ export const REJECTION_REASONS = {
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
 
+/**
+ * Reasons intake gives from who sent an event and how many apps send (the API key's app, the
+ * bound on apps), never from the event itself: every other reason is validation's
+ * (events/validate.ts), and the single pass is compared with it on each of them.
+ */
+export const INTAKE_REJECTION_REASONS = [
+  'app_mismatch',
+  'too_many_apps',
+] as const satisfies readonly RejectionReason[];
+
 export interface Rejection {
   readonly reason: RejectionReason;
   /** The offending field, e.g. `attributes.route`; an attribute key is cut to 64 characters. */

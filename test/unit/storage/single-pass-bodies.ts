@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { EventLimits } from '../../../src/events/limits';
+import { rejectedEvent } from '../events/rejected-events';
 
 /** Generated `POST /v1/events` bodies for the single-pass tests: valid, near-valid and hostile. */
 
@@ -226,6 +227,7 @@ const cleanEvent = fc
 const element = fc.oneof(
   { weight: 12, arbitrary: cleanEvent },
   { weight: 12, arbitrary: event },
+  { weight: 4, arbitrary: rejectedEvent },
   { weight: 1, arbitrary: fc.constantFrom(null, 3, 'x', [], {}) },
 );
 
