@@ -1,8 +1,13 @@
+import { RESERVED_ATTRIBUTE_KEYS } from '../attribute-key';
+import { bytesAreDottedName } from '../dotted-name';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from '../event-size';
 import type { EventLimits } from '../limits';
 import { isWithinMetricBound, summaryOutOfRange } from '../metric-bound';
 import { summaryFault } from '../summary-rule';
+import { textLimits, type TextLimits } from '../text-limits';
 import { isTsInWindow } from '../ts-window';
+import { EVENT_TYPES } from '../types';
+import { bytesAreUuid } from '../uuid';
 import {
   CLOSE_OBJECT,
   COLON,
@@ -70,14 +75,14 @@ class EventScan {
   }
 }
 
-const TYPES = ['metric', 'log', 'lifecycle', 'error'] as const;
-
 /** Reads keys and values of one event; one per scan. */
 export class EventScanner {
   private readonly t = new Token();
   /** An attribute's value, read while `t` still holds its key. */
   private readonly t2 = new Token();
   private readonly s = new EventScan();
+  /** Each text field's bound (events/text-limits.ts). */
+  private readonly max: TextLimits;
   /** The last event scanned is in `fields`, for the fast path. */
   fast = false;
 
@@ -91,7 +96,9 @@ export class EventScanner {
      * (`RequestScan.open`), which throws to refuse the body.
      */
     private readonly checkShape: () => void,
-  ) {}
+  ) {
+    this.max = textLimits(limits);
+  }
 
   /** Skips the value at `p`; a nested array or object only after the request's shape check. */
   private skip(text: Uint8Array, p: number, t: Token): number {
@@ -145,7 +152,7 @@ export class EventScanner {
     const s = this.s;
     const f = this.fields;
     if (!s.idOk || s.type < 0 || !s.nameOk || !s.tsOk || !s.sourceOk) return false;
-    f.type = TYPES[s.type] as ScannedEvent['type'];
+    f.type = EVENT_TYPES[s.type] as ScannedEvent['type'];
     if (f.type === 'metric') {
       if (s.summaryState !== ABSENT && s.summaryState !== NULL) {
         if (s.valueState !== ABSENT && s.valueState !== NULL) return false;
@@ -175,13 +182,13 @@ export class EventScanner {
     const s = this.s;
     const f = this.fields;
     const t = this.t;
-    const { limits } = this;
+    const { max } = this;
     const c = text[p];
     switch (member) {
       case M_ID: {
         if (c !== QUOTE) break;
         const end = readString(text, p, t);
-        s.idOk = end > 0 && !t.escaped && t.end - t.start === 36 && isUuid(text, t.start);
+        s.idOk = end > 0 && !t.escaped && bytesAreUuid(text, t.start, t.end);
         f.idStart = t.start;
         return end;
       }
@@ -194,8 +201,7 @@ export class EventScanner {
       case M_NAME: {
         if (c !== QUOTE) break;
         const end = readString(text, p, t);
-        s.nameOk =
-          end > 0 && !t.escaped && t.units <= limits.maxNameLength && isDottedName(text, t.start, t.end);
+        s.nameOk = end > 0 && !t.escaped && t.units <= max.name && bytesAreDottedName(text, t.start, t.end);
         setText(f.name, t);
         return end;
       }
@@ -204,7 +210,7 @@ export class EventScanner {
         const end = readNumber(text, p, t);
         if (end < 0) return -1;
         const ts = numberValue(text, t);
-        s.tsOk = t.plainInteger && Number.isSafeInteger(ts) && isTsInWindow(ts, this.now, limits);
+        s.tsOk = t.plainInteger && Number.isSafeInteger(ts) && isTsInWindow(ts, this.now, this.limits);
         f.ts = ts;
         f.tsStart = t.start;
         f.tsEnd = t.end;
@@ -252,7 +258,7 @@ export class EventScanner {
         }
         return this.error(text, p);
       case M_MESSAGE:
-        return this.optionalText(text, p, f.message, limits.maxStringLength);
+        return this.optionalText(text, p, f.message, max.message);
       case M_ATTRIBUTES:
         if (c === 0x6e && isLiteral(text, p, 'null')) return p + 4;
         if (c !== OPEN_OBJECT) break;
@@ -318,11 +324,11 @@ export class EventScanner {
 
   private source(text: Uint8Array, p: number): number {
     const f = this.fields;
-    const { maxSourceLength } = this.limits;
+    const { max } = this;
     const end = this.object(text, p, sourceKeyOf, (member, at) => {
-      if (member === 0) return this.optionalText(text, at, f.app, maxSourceLength);
-      if (member === 1) return this.optionalText(text, at, f.version, maxSourceLength);
-      if (member === 2) return this.optionalText(text, at, f.env, maxSourceLength);
+      if (member === 0) return this.optionalText(text, at, f.app, max.app);
+      if (member === 1) return this.optionalText(text, at, f.version, max.version);
+      if (member === 2) return this.optionalText(text, at, f.env, max.env);
       return this.skip(text, at, this.t);
     });
     this.s.sourceOk = f.app.present && f.app.units > 0;
@@ -358,15 +364,15 @@ export class EventScanner {
 
   private error(text: Uint8Array, p: number): number {
     const f = this.fields;
-    const { limits } = this;
+    const { max } = this;
     // An error's fields decide only an error event: of another type they are not read, so a bad
     // one there must not send the event to the typed path. Their verdict is kept apart.
     const fast = this.s.fast;
     this.s.fast = true;
     const end = this.object(text, p, errorKeyOf, (member, at) => {
-      if (member === 0) return this.optionalText(text, at, f.errorMessage, limits.maxStringLength);
-      if (member === 1) return this.optionalText(text, at, f.errorKind, limits.maxSourceLength);
-      if (member === 2) return this.optionalText(text, at, f.errorStack, limits.maxStackLength);
+      if (member === 0) return this.optionalText(text, at, f.errorMessage, max.errorMessage);
+      if (member === 1) return this.optionalText(text, at, f.errorKind, max.errorKind);
+      if (member === 2) return this.optionalText(text, at, f.errorStack, max.errorStack);
       return this.skip(text, at, this.t);
     });
     this.s.errorState = this.s.fast && f.errorMessage.present ? GOOD : BAD;
@@ -377,7 +383,7 @@ export class EventScanner {
   private attributes(text: Uint8Array, p: number): number {
     const f = this.fields;
     const t = this.t;
-    const { limits } = this;
+    const { limits, max } = this;
     const t2 = this.t2;
     let q = skipSpace(text, p + 1);
     if (text[q] === CLOSE_OBJECT) return q + 1;
@@ -389,7 +395,7 @@ export class EventScanner {
       let ok =
         !t.escaped &&
         t.units > 0 &&
-        t.units <= limits.maxAttributeKeyLength &&
+        t.units <= max.attributeKey &&
         t.highByte < 0xee &&
         !isReservedKey(text, t.start, t.end) &&
         n < limits.maxAttributes;
@@ -407,7 +413,7 @@ export class EventScanner {
       if (c === QUOTE) {
         q = readString(text, q, t2);
         if (q < 0) return -1;
-        ok = ok && !t2.escaped && t2.units <= limits.maxStringLength;
+        ok = ok && !t2.escaped && t2.units <= max.attributeValue;
         valueStart = t2.start;
         valueEnd = t2.end;
         number = t2.units;
@@ -565,55 +571,14 @@ function errorKeyOf(text: Uint8Array, start: number, end: number): number {
   return M_OTHER;
 }
 
+/** The index of the type in `EVENT_TYPES`, or -1. */
 function typeOf(text: Uint8Array, start: number, end: number): number {
-  for (let k = 0; k < TYPES.length; k++) if (equals(text, start, end, TYPES[k] as string)) return k;
+  for (let k = 0; k < EVENT_TYPES.length; k++)
+    if (equals(text, start, end, EVENT_TYPES[k] as string)) return k;
   return -1;
 }
 
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
-}
-
-/** `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$` on 36 bytes. */
-function isUuid(text: Uint8Array, start: number): boolean {
-  for (let k = 0; k < 36; k++) {
-    const c = text[start + k] as number;
-    if (k === 8 || k === 13 || k === 18 || k === 23) {
-      if (c !== DASH) return false;
-    } else if (!isHex(c)) return false;
-  }
-  return true;
-}
-
-function isNamePart(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    c === 0x5f ||
-    c === DASH
-  );
-}
-
-/** `^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$` */
-function isDottedName(text: Uint8Array, start: number, end: number): boolean {
-  if (end === start) return false;
-  let partLength = 0;
-  for (let p = start; p < end; p++) {
-    const c = text[p] as number;
-    if (c === 0x2e) {
-      if (partLength === 0) return false;
-      partLength = 0;
-    } else if (isNamePart(c)) partLength++;
-    else return false;
-  }
-  return partLength > 0;
-}
-
 function isReservedKey(text: Uint8Array, start: number, end: number): boolean {
-  return (
-    equals(text, start, end, '__proto__') ||
-    equals(text, start, end, 'constructor') ||
-    equals(text, start, end, 'prototype')
-  );
+  for (const key of RESERVED_ATTRIBUTE_KEYS) if (equals(text, start, end, key)) return true;
+  return false;
 }
