@@ -1,4 +1,3 @@
-import { RESERVED_ATTRIBUTE_KEYS } from '../attribute-key';
 import { bytesAreDottedName } from '../dotted-name';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from '../event-size';
 import type { EventLimits } from '../limits';
@@ -23,6 +22,25 @@ import {
   skipSpace,
   skipValue,
 } from './json-text';
+import { sortAttributes } from './attribute-order';
+import {
+  errorKeyOf,
+  isReservedKey,
+  memberOf,
+  M_ATTRIBUTES,
+  M_ERROR,
+  M_ID,
+  M_MESSAGE,
+  M_NAME,
+  M_SOURCE,
+  M_SUMMARY,
+  M_TS,
+  M_TYPE,
+  M_VALUE,
+  sourceKeyOf,
+  summaryKeyOf,
+  typeOf,
+} from './member-names';
 import {
   ATTR_FALSE,
   ATTR_NUMBER,
@@ -462,123 +480,4 @@ function setText(field: TextField, t: Token): void {
   field.end = t.end;
   field.escaped = t.escaped;
   field.units = t.units;
-}
-
-/**
- * Orders the attributes by key in code-unit order (keys below U+E000 order alike as UTF-8 bytes);
- * false when two keys are equal (`JSON.parse` would keep the last: left to the typed path).
- */
-function sortAttributes(text: Uint8Array, f: ScannedEvent): boolean {
-  const { order, keyStart, keyEnd } = f;
-  const n = f.attributeCount;
-  for (let a = 0; a < n; a++) {
-    let j = a - 1;
-    while (j >= 0) {
-      const b = order[j] as number;
-      const cmp = compareBytes(
-        text,
-        keyStart[b] as number,
-        keyEnd[b] as number,
-        keyStart[a] as number,
-        keyEnd[a] as number,
-      );
-      if (cmp === 0) return false;
-      if (cmp < 0) break;
-      order[j + 1] = b;
-      j--;
-    }
-    order[j + 1] = a;
-  }
-  return true;
-}
-
-function compareBytes(text: Uint8Array, as: number, ae: number, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let k = 0; k < n; k++) {
-    const d = (text[as + k] as number) - (text[bs + k] as number);
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
-
-const M_ID = 0;
-const M_TYPE = 1;
-const M_NAME = 2;
-const M_TS = 3;
-const M_SOURCE = 4;
-const M_VALUE = 5;
-const M_SUMMARY = 6;
-const M_ERROR = 7;
-const M_MESSAGE = 8;
-const M_ATTRIBUTES = 9;
-/** Not a member of the contract: ignored. */
-const M_OTHER = 31;
-
-function equals(text: Uint8Array, start: number, end: number, word: string): boolean {
-  if (end - start !== word.length) return false;
-  for (let k = 0; k < word.length; k++) if (text[start + k] !== word.charCodeAt(k)) return false;
-  return true;
-}
-
-function memberOf(text: Uint8Array, start: number, end: number): number {
-  switch (end - start) {
-    case 2:
-      if (equals(text, start, end, 'id')) return M_ID;
-      if (equals(text, start, end, 'ts')) return M_TS;
-      break;
-    case 4:
-      if (equals(text, start, end, 'type')) return M_TYPE;
-      if (equals(text, start, end, 'name')) return M_NAME;
-      break;
-    case 5:
-      if (equals(text, start, end, 'value')) return M_VALUE;
-      if (equals(text, start, end, 'error')) return M_ERROR;
-      break;
-    case 6:
-      if (equals(text, start, end, 'source')) return M_SOURCE;
-      break;
-    case 7:
-      if (equals(text, start, end, 'summary')) return M_SUMMARY;
-      if (equals(text, start, end, 'message')) return M_MESSAGE;
-      break;
-    case 10:
-      if (equals(text, start, end, 'attributes')) return M_ATTRIBUTES;
-      break;
-  }
-  return M_OTHER;
-}
-
-function sourceKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'app')) return 0;
-  if (equals(text, start, end, 'version')) return 1;
-  if (equals(text, start, end, 'env')) return 2;
-  return M_OTHER;
-}
-
-function summaryKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'count')) return 0;
-  if (equals(text, start, end, 'min')) return 1;
-  if (equals(text, start, end, 'max')) return 2;
-  if (equals(text, start, end, 'sum')) return 3;
-  if (equals(text, start, end, 'avg')) return 4;
-  return M_OTHER;
-}
-
-function errorKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'message')) return 0;
-  if (equals(text, start, end, 'kind')) return 1;
-  if (equals(text, start, end, 'stack')) return 2;
-  return M_OTHER;
-}
-
-/** The index of the type in `EVENT_TYPES`, or -1. */
-function typeOf(text: Uint8Array, start: number, end: number): number {
-  for (let k = 0; k < EVENT_TYPES.length; k++)
-    if (equals(text, start, end, EVENT_TYPES[k] as string)) return k;
-  return -1;
-}
-
-function isReservedKey(text: Uint8Array, start: number, end: number): boolean {
-  for (const key of RESERVED_ATTRIBUTE_KEYS) if (equals(text, start, end, key)) return true;
-  return false;
 }
