@@ -6,13 +6,16 @@ import { rejectedEvent } from '../events/rejected-events';
 
 export const NOW = 1_764_590_400_000;
 
-/** Limits small enough that generated values reach them. */
+/**
+ * Limits small enough that generated values reach them, each text bound unlike the others: a field
+ * read against another field's bound gives another answer.
+ */
 export const SMALL_LIMITS: EventLimits = {
   maxAttributes: 4,
   maxAttributeKeyLength: 6,
   maxStringLength: 12,
   maxStackLength: 20,
-  maxNameLength: 12,
+  maxNameLength: 10,
   maxSourceLength: 8,
   maxAgeMs: 7 * 86_400_000,
   maxFutureMs: 300_000,
