@@ -24,9 +24,9 @@ import {
 } from './json-text';
 import { sortAttributes } from './attribute-order';
 import {
-  errorKeyOf,
+  ERROR_MEMBER,
+  EVENT_MEMBER,
   isReservedKey,
-  memberOf,
   M_ATTRIBUTES,
   M_ERROR,
   M_ID,
@@ -37,8 +37,9 @@ import {
   M_TS,
   M_TYPE,
   M_VALUE,
-  sourceKeyOf,
-  summaryKeyOf,
+  SOURCE_MEMBER,
+  SUMMARY_MEMBER,
+  type NameList,
   typeOf,
 } from './member-names';
 import {
@@ -143,7 +144,7 @@ export class EventScanner {
       if (text[p] !== QUOTE) return -1;
       p = readString(text, p, this.t);
       if (p < 0) return -1;
-      const member = this.t.escaped ? -1 : memberOf(text, this.t.start, this.t.end);
+      const member = this.t.escaped ? -1 : EVENT_MEMBER.indexOf(text, this.t.start, this.t.end);
       p = skipSpace(text, p);
       if (text[p] !== COLON) return -1;
       p = skipSpace(text, p + 1);
@@ -311,7 +312,7 @@ export class EventScanner {
   private object(
     text: Uint8Array,
     p: number,
-    keys: (text: Uint8Array, start: number, end: number) => number,
+    keys: NameList,
     each: (member: number, at: number) => number,
   ): number {
     const t = this.t;
@@ -322,7 +323,7 @@ export class EventScanner {
       if (text[q] !== QUOTE) return -1;
       q = readString(text, q, t);
       if (q < 0) return -1;
-      const member = t.escaped ? -1 : keys(text, t.start, t.end);
+      const member = t.escaped ? -1 : keys.indexOf(text, t.start, t.end);
       if (member === -1) this.s.fast = false;
       if (member >= 0) {
         if ((seen & (1 << member)) !== 0) this.s.fast = false;
@@ -343,7 +344,7 @@ export class EventScanner {
   private source(text: Uint8Array, p: number): number {
     const f = this.fields;
     const { max } = this;
-    const end = this.object(text, p, sourceKeyOf, (member, at) => {
+    const end = this.object(text, p, SOURCE_MEMBER, (member, at) => {
       if (member === 0) return this.optionalText(text, at, f.app, max.app);
       if (member === 1) return this.optionalText(text, at, f.version, max.version);
       if (member === 2) return this.optionalText(text, at, f.env, max.env);
@@ -357,8 +358,8 @@ export class EventScanner {
     const t = this.t;
     const numbers = [NaN, NaN, NaN, NaN, NaN];
     let ok = true;
-    const end = this.object(text, p, summaryKeyOf, (member, at) => {
-      if (member > 4) return this.skip(text, at, t);
+    const end = this.object(text, p, SUMMARY_MEMBER, (member, at) => {
+      if (member >= numbers.length) return this.skip(text, at, t);
       const c = text[at];
       if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
         ok = false;
@@ -387,7 +388,7 @@ export class EventScanner {
     // one there must not send the event to the typed path. Their verdict is kept apart.
     const fast = this.s.fast;
     this.s.fast = true;
-    const end = this.object(text, p, errorKeyOf, (member, at) => {
+    const end = this.object(text, p, ERROR_MEMBER, (member, at) => {
       if (member === 0) return this.optionalText(text, at, f.errorMessage, max.errorMessage);
       if (member === 1) return this.optionalText(text, at, f.errorKind, max.errorKind);
       if (member === 2) return this.optionalText(text, at, f.errorStack, max.errorStack);
