@@ -1,8 +1,6 @@
 import { bytesHaveShape, CHARS, fixedShape, hasShape, type TextShape } from './text-shape';
 
-/** Length of a UUID's text form (RFC 9562 §4): 32 hex digits in groups of 8-4-4-4-12. */
-export const UUID_LENGTH = 36;
-
+/** A UUID's text form (RFC 9562 §4): 32 hex digits in groups of 8-4-4-4-12. */
 function uuidShape(hex: number): TextShape {
   const { dash } = CHARS;
   return fixedShape([
