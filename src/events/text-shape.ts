@@ -70,8 +70,8 @@ function setSource(set: number): string {
 export interface TextShape {
   /** `next[state * CLASS_COUNT + class]`: the state after a character of that class. */
   readonly next: Uint8Array;
-  /** `accepting[state]` is 1 when text that ends in that state has the shape. */
-  readonly accepting: Uint8Array;
+  /** `fits[state]` is 1 when text that ends in that state has the shape. */
+  readonly fits: Uint8Array;
   /** The same shape as a regular expression (no anchors), for searching text that holds it. */
   readonly source: string;
 }
@@ -93,10 +93,10 @@ export function fixedShape(runs: ReadonlyArray<readonly [set: number, count: num
       for (const c of classesOf(set)) next[state * CLASS_COUNT + c] = state + 1;
     }
   }
-  const accepting = new Uint8Array(states);
-  accepting[state] = 1;
+  const fits = new Uint8Array(states);
+  fits[state] = 1;
   const source = runs.map(([set, count]) => setSource(set) + (count > 1 ? `{${count}}` : '')).join('');
-  return { next, accepting, source };
+  return { next, fits, source };
 }
 
 /** One or more runs of `part`, one `separator` between two runs (`a.b`, not `a..b`, `.a` or `a.`). */
@@ -111,9 +111,9 @@ export function separatedShape(part: number, separator: number): TextShape {
     next[AFTER_SEPARATOR * CLASS_COUNT + c] = IN_PART;
   }
   for (const c of classesOf(separator)) next[IN_PART * CLASS_COUNT + c] = AFTER_SEPARATOR;
-  const accepting = new Uint8Array(4);
-  accepting[IN_PART] = 1;
-  return { next, accepting, source: `${setSource(part)}+(?:${setSource(separator)}${setSource(part)}+)*` };
+  const fits = new Uint8Array(4);
+  fits[IN_PART] = 1;
+  return { next, fits, source: `${setSource(part)}+(?:${setSource(separator)}${setSource(part)}+)*` };
 }
 
 /** Whether `text` has `shape`. */
@@ -125,7 +125,7 @@ export function hasShape(shape: TextShape, text: string): boolean {
     state = next[state * CLASS_COUNT + (c < 128 ? (CLASS_OF[c] as number) : 0)] as number;
     if (state === 0) return false;
   }
-  return shape.accepting[state] === 1;
+  return shape.fits[state] === 1;
 }
 
 /** Whether bytes `start` to `end` of `bytes` have `shape` (a byte past ASCII is in no class). */
@@ -137,5 +137,5 @@ export function bytesHaveShape(shape: TextShape, bytes: Uint8Array, start: numbe
     state = next[state * CLASS_COUNT + (c < 128 ? (CLASS_OF[c] as number) : 0)] as number;
     if (state === 0) return false;
   }
-  return shape.accepting[state] === 1;
+  return shape.fits[state] === 1;
 }
