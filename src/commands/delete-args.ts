@@ -1,5 +1,6 @@
 import { parseTimestamp } from '../http/timestamp';
 import { parseFlags, UsageError } from '../config/flags';
+import { isUuid } from '../events/uuid';
 
 export const DELETE_USAGE = `Usage: sluice delete --app APP [--before TIME | --id ID] [--yes] [--option value ...]
 
@@ -18,8 +19,6 @@ confirm unless --yes.
                   the loss map keeps counting it as stored
   --yes           do not ask (scripts)
 `;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface DeleteArgs {
   readonly app: string;
@@ -41,7 +40,7 @@ export function parseDeleteArgs(args: readonly string[]): DeleteArgs {
     throw new UsageError(`--before needs milliseconds since the epoch or ISO 8601 (got "${rawBefore}")`);
   }
   const id = f.values.get('id') ?? null;
-  if (id !== null && !UUID.test(id)) throw new UsageError(`--id needs an event id, a UUID (got "${id}")`);
+  if (id !== null && !isUuid(id)) throw new UsageError(`--id needs an event id, a UUID (got "${id}")`);
   if (id !== null && before !== null) throw new UsageError('--before and --id do not go together');
   return { app, before, id, yes: f.switches.has('yes'), settingsArgs: f.rest };
 }

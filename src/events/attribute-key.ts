@@ -1,7 +1,9 @@
 import { isStorableText } from './cut-text';
 
 /** Keys that would reach an object's prototype chain if ever merged into a plain object. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const RESERVED_ATTRIBUTE_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+
+const RESERVED_KEYS: ReadonlySet<string> = new Set(RESERVED_ATTRIBUTE_KEYS);
 
 /** Whether `key` may name an attribute: non-empty text within `maxLength` code units, not reserved. */
 export function isAttributeKey(key: string, maxLength: number): boolean {

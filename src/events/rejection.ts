@@ -1,4 +1,7 @@
+import { RESERVED_ATTRIBUTE_KEYS } from './attribute-key';
 import type { EventLimits } from './limits';
+import { textLimits as max } from './text-limits';
+import { EVENT_TYPES } from './types';
 
 /**
  * Why one event of a request was not taken, and what to do about it. Codes are stable: SDKs and
@@ -14,38 +17,48 @@ export const REJECTION_REASONS = {
   not_an_object: () => 'each element of "events" must be a JSON object',
   id_invalid: () =>
     'id must be a UUID string such as "0190f3c2-7f00-7000-8000-000000000001" (v7 preferred), or left out for the collector to assign one',
-  type_invalid: () => 'type must be one of "error", "lifecycle", "metric", "log"',
+  type_invalid: () => `type must be one of ${typesText()}`,
   name_invalid: () =>
     'name must be a dotted identifier: letters, digits, "_" and "-" between dots, such as "render.frame_drop"',
-  name_too_long: (l) => `name must be at most ${l.maxNameLength} characters`,
+  name_too_long: (l) => `name must be at most ${max(l).name} characters`,
   ts_invalid: () => 'ts must be an integer: milliseconds since the Unix epoch, such as Date.now()',
   ts_out_of_range: (l) =>
     `ts must be milliseconds since the epoch, ${tsWindowText(l)} (seconds are 1000 times too small)`,
   source_invalid: (l) =>
-    `source must be an object whose "app" is a non-empty string of at most ${l.maxSourceLength} characters`,
+    `source must be an object whose "app" is a non-empty string of at most ${max(l).app} characters`,
   source_field_invalid: (l) =>
-    `source.version and source.env, when present, must be strings of at most ${l.maxSourceLength} characters`,
+    `source.version and source.env, when present, must be strings of at most ${Math.min(max(l).version, max(l).env)} characters`,
   value_invalid: () => 'a metric needs "value", a finite number, or "summary" (not both)',
   value_out_of_range: () =>
     'metric values (value, summary min and max) must lie within ±1e300, and a summary sum within ±count × 1e300, so that rollup sums stay finite',
   summary_invalid: () =>
     'summary must be {count, min, max, sum, avg} of finite numbers, count an integer ≥ 1, min ≤ max and avg = sum / count',
   error_invalid: (l) =>
-    `an error event needs "error": {"message": string of at most ${l.maxStringLength} characters, "kind"?, "stack"?}`,
-  message_invalid: (l) => `message must be a string of at most ${l.maxStringLength} characters`,
+    `an error event needs "error": {"message": string of at most ${max(l).errorMessage} characters, "kind"?, "stack"?}`,
+  message_invalid: (l) => `message must be a string of at most ${max(l).message} characters`,
   attributes_invalid: () =>
     'attributes must be a flat object whose values are strings, finite numbers or booleans',
   attributes_too_many: (l) => `an event may carry at most ${l.maxAttributes} attributes`,
   attribute_key_invalid: (l) =>
-    `attribute keys must be 1 to ${l.maxAttributeKeyLength} characters and not __proto__, constructor or prototype`,
+    `attribute keys must be 1 to ${max(l).attributeKey} characters and not ${alternatives(RESERVED_ATTRIBUTE_KEYS)}`,
   app_mismatch: () => 'source.app must be the app this API key was made for',
   too_many_apps: (l) =>
     `this collector takes events from at most ${l.maxAppsPerMinute ?? 'a bounded number of'} distinct apps a minute (SLUICE_MAX_APPS_PER_MINUTE) and had that many: an app it took keeps being taken, a new one is taken once fewer apps send`,
   attribute_value_invalid: (l) =>
-    `attribute values must be strings of at most ${l.maxStringLength} characters, finite numbers or booleans`,
+    `attribute values must be strings of at most ${max(l).attributeValue} characters, finite numbers or booleans`,
 } as const satisfies Record<string, (limits: EventLimits) => string>;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
+
+/**
+ * Reasons intake gives from who sent an event and how many apps send (the API key's app, the
+ * bound on apps), never from the event itself: every other reason is validation's
+ * (events/validate.ts), and the single pass is compared with it on each of them.
+ */
+export const INTAKE_REJECTION_REASONS = [
+  'app_mismatch',
+  'too_many_apps',
+] as const satisfies readonly RejectionReason[];
 
 export interface Rejection {
   readonly reason: RejectionReason;
@@ -60,6 +73,19 @@ export function rejectionHints(limits: EventLimits): Readonly<Record<RejectionRe
     hints[reason] = REJECTION_REASONS[reason](limits);
   }
   return Object.freeze(hints);
+}
+
+/** `"error", "lifecycle", "log", "metric"`: the event types, the highest priority first. */
+function typesText(): string {
+  return [...EVENT_TYPES]
+    .reverse()
+    .map((t) => `"${t}"`)
+    .join(', ');
+}
+
+/** `a, b or c` */
+function alternatives(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1) as string}`;
 }
 
 /** `within 7 days back and 5 minutes ahead of the collector's clock`: the ts window, for hints. */

@@ -2,12 +2,14 @@ import { isAppName } from './app-name';
 import { assignedEventId } from './assigned-id';
 import { isAttributeKey } from './attribute-key';
 import { cutText, isStorableText, TRUNCATED } from './cut-text';
+import { isDottedName } from './dotted-name';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from './event-size';
 import type { EventLimits } from './limits';
 import { isWithinMetricBound, summaryOutOfRange } from './metric-bound';
 import type { Rejection, RejectionReason } from './rejection';
 import { sortKeys } from './sort-keys';
 import { summaryFault } from './summary-rule';
+import { textLimits, type TextLimits } from './text-limits';
 import { isTsInWindow } from './ts-window';
 import {
   EVENT_TYPES,
@@ -17,13 +19,12 @@ import {
   type MetricSummary,
   type TelemetryEvent,
 } from './types';
+import { isUuid } from './uuid';
 
 export type Validation =
   | { readonly ok: true; readonly event: TelemetryEvent; readonly bytes: number }
   | { readonly ok: false; readonly rejection: Rejection };
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const DOTTED_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 /** Longest attribute key echoed in a rejection's `field`: the key itself may be any length. */
 const MAX_ECHOED_KEY = 64;
 
@@ -57,27 +58,27 @@ function parseSummary(v: unknown): MetricSummary {
   return s;
 }
 
-function parseError(v: unknown, limits: EventLimits): ErrorDetail {
+function parseError(v: unknown, max: TextLimits): ErrorDetail {
   if (
     !isRecord(v) ||
     typeof v.message !== 'string' ||
-    v.message.length > limits.maxStringLength ||
+    v.message.length > max.errorMessage ||
     !isStorableText(v.message)
   ) {
     fail('error_invalid', 'error');
   }
-  const kind = optionalString(v.kind, limits.maxSourceLength, 'error_invalid', 'error.kind');
+  const kind = optionalString(v.kind, max.errorKind, 'error_invalid', 'error.kind');
   // A long stack is cut, not rejected: losing the error would cost more than its tail. The marker
   // says so, and the cut keeps surrogate pairs whole; only the part kept must be storable text.
   const stack =
     typeof v.stack === 'string'
       ? optionalString(
-          cutText(v.stack, limits.maxStackLength, TRUNCATED),
-          limits.maxStackLength,
+          cutText(v.stack, max.errorStack, TRUNCATED),
+          max.errorStack,
           'error_invalid',
           'error.stack',
         )
-      : optionalString(v.stack, limits.maxStackLength, 'error_invalid', 'error.stack');
+      : optionalString(v.stack, max.errorStack, 'error_invalid', 'error.stack');
   return { message: v.message, kind, stack };
 }
 
@@ -86,7 +87,11 @@ function attributeField(key: string): string {
   return `attributes.${cutText(key, MAX_ECHOED_KEY)}`;
 }
 
-function parseAttributes(v: unknown, limits: EventLimits): [Record<string, AttributeValue>, number] {
+function parseAttributes(
+  v: unknown,
+  limits: EventLimits,
+  max: TextLimits,
+): [Record<string, AttributeValue>, number] {
   if (v === undefined || v === null) return [Object.create(null) as Record<string, AttributeValue>, 0];
   if (!isRecord(v)) fail('attributes_invalid', 'attributes');
   const keys = Object.keys(v);
@@ -100,11 +105,10 @@ function parseAttributes(v: unknown, limits: EventLimits): [Record<string, Attri
   // key is refused before it is assigned: `__proto__` would otherwise hit the setter.
   const out: Record<string, AttributeValue> = {};
   for (const key of keys) {
-    if (!isAttributeKey(key, limits.maxAttributeKeyLength))
-      fail('attribute_key_invalid', attributeField(key));
+    if (!isAttributeKey(key, max.attributeKey)) fail('attribute_key_invalid', attributeField(key));
     const value = v[key];
     if (typeof value === 'string') {
-      if (value.length > limits.maxStringLength || !isStorableText(value)) {
+      if (value.length > max.attributeValue || !isStorableText(value)) {
         fail('attribute_value_invalid', attributeField(key));
       }
       bytes += value.length * 2;
@@ -123,27 +127,23 @@ function validateOrThrow(
   now: number,
 ): { event: TelemetryEvent; bytes: number } {
   if (!isRecord(raw)) fail('not_an_object');
+  const max = textLimits(limits);
   const { type, name, ts, source } = raw;
   // No id at all: the collector assigns one (docs/http-api.md: such an event cannot be deduplicated).
   const id = raw.id === undefined ? assignedEventId(now) : raw.id;
-  if (typeof id !== 'string' || !UUID.test(id)) fail('id_invalid', 'id');
+  if (typeof id !== 'string' || !isUuid(id)) fail('id_invalid', 'id');
   if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))
     fail('type_invalid', 'type');
-  if (typeof name !== 'string' || !DOTTED_NAME.test(name)) fail('name_invalid', 'name');
-  if (name.length > limits.maxNameLength) fail('name_too_long', 'name');
+  if (typeof name !== 'string' || !isDottedName(name)) fail('name_invalid', 'name');
+  if (name.length > max.name) fail('name_too_long', 'name');
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) fail('ts_invalid', 'ts');
   if (!isTsInWindow(ts, now, limits)) fail('ts_out_of_range', 'ts');
   if (!isRecord(source) || typeof source.app !== 'string' || source.app.length === 0) {
     fail('source_invalid', 'source');
   }
-  if (!isAppName(source.app, limits.maxSourceLength)) fail('source_invalid', 'source.app');
-  const version = optionalString(
-    source.version,
-    limits.maxSourceLength,
-    'source_field_invalid',
-    'source.version',
-  );
-  const env = optionalString(source.env, limits.maxSourceLength, 'source_field_invalid', 'source.env');
+  if (!isAppName(source.app, max.app)) fail('source_invalid', 'source.app');
+  const version = optionalString(source.version, max.version, 'source_field_invalid', 'source.version');
+  const env = optionalString(source.env, max.env, 'source_field_invalid', 'source.env');
 
   const eventType = type as EventType;
   let value: number | null = null;
@@ -159,9 +159,9 @@ function validateOrThrow(
       fail('value_invalid', 'value');
     }
   }
-  const error = eventType === 'error' ? parseError(raw.error, limits) : null;
-  const message = optionalString(raw.message, limits.maxStringLength, 'message_invalid', 'message');
-  const [attributes, attributeBytes] = parseAttributes(raw.attributes, limits);
+  const error = eventType === 'error' ? parseError(raw.error, max) : null;
+  const message = optionalString(raw.message, max.message, 'message_invalid', 'message');
+  const [attributes, attributeBytes] = parseAttributes(raw.attributes, limits, max);
 
   const strings =
     name.length +

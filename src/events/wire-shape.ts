@@ -1,13 +1,11 @@
 import type { EventLimits } from './limits';
+import { ERROR_MEMBERS, EVENT_MEMBERS, SOURCE_MEMBERS, SUMMARY_MEMBERS } from './wire-members';
 
 /** Objects one event of the contract can hold: the event, `source`, `attributes`, `error` or `summary`. */
 const CONTAINERS_PER_EVENT = 4;
-/**
- * Members one event of the contract can hold besides its attributes: id, type, name, ts, source
- * (app, version, env), value, summary (count, min, max, sum, avg), error (message, kind, stack),
- * message, attributes.
- */
-const MEMBERS_PER_EVENT = 21;
+/** Members one event of the contract can hold besides its attributes (21 today). */
+const MEMBERS_PER_EVENT =
+  EVENT_MEMBERS.length + SOURCE_MEMBERS.length + SUMMARY_MEMBERS.length + ERROR_MEMBERS.length;
 /** Room for fields this version does not know (they are ignored, not refused). */
 const SLACK = 2;
 /** The envelope: `{"events": [ … ]}`. */

@@ -1,3 +1,5 @@
+import { LOWER_CASE_UUID_SHAPE } from '../events/uuid';
+
 /** A keyset position in `GET /v1/events`: the last event of a page, newest first. */
 export interface EventCursor {
   /** Milliseconds since the Unix epoch, 0 to 8.64e15 (the range of a JavaScript Date). */
@@ -7,7 +9,7 @@ export interface EventCursor {
 }
 
 const MAX_TS = 8.64e15;
-const CURSOR_TEXT = /^(\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const CURSOR_TEXT = new RegExp(`^(\\d{1,16}):(${LOWER_CASE_UUID_SHAPE.source})$`);
 
 /** Opaque to clients: base64url of `ts:id`. */
 export function encodeCursor(pos: EventCursor): string {

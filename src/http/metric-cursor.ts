@@ -1,8 +1,8 @@
 import { isStorableText } from '../events/cut-text';
+import { isLowerCaseUuid } from '../events/uuid';
 import type { MetricPosition, MetricResolution } from '../storage/port';
 import { MAX_TIMESTAMP_MS } from './timestamp';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CURSOR_TEXT = /^(raw|1m|1h):(\d{1,16}):([\s\S]{1,128})$/;
 
 /**
@@ -25,6 +25,6 @@ export function decodeMetricCursor(resolution: MetricResolution, cursor: string)
   const ts = Number(m[2]);
   const key = m[3] as string;
   if (ts > MAX_TIMESTAMP_MS || !isStorableText(key)) return null;
-  if (resolution === 'raw' && !UUID.test(key)) return null;
+  if (resolution === 'raw' && !isLowerCaseUuid(key)) return null;
   return { ts, key };
 }

@@ -1,4 +1,5 @@
 import { EVENT_TYPES, type AttributeValue, type EventType, type TelemetryEvent } from '../events/types';
+import { isLowerCaseUuid } from '../events/uuid';
 
 /**
  * Payload format 2 of an event message, what collectors publish: a JSON array whose first
@@ -17,7 +18,6 @@ export const COMPACT_FORMAT = 2;
 /** Fields per event array. */
 const FIELDS = 12;
 const TYPES = new Set<string>(EVENT_TYPES);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** `e` as its format-2 array (for `JSON.stringify`). */
 export function compactEvent(e: TelemetryEvent): unknown[] {
@@ -63,7 +63,7 @@ export function eventFromCompact(t: unknown): TelemetryEvent | null {
   const error: unknown = t[9];
   const message: unknown = t[10];
   const flat: unknown = t[11];
-  if (typeof id !== 'string' || !UUID.test(id)) return null;
+  if (typeof id !== 'string' || !isLowerCaseUuid(id)) return null;
   if (typeof type !== 'string' || !TYPES.has(type)) return null;
   if (typeof name !== 'string' || typeof app !== 'string') return null;
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) return null;

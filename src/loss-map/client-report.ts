@@ -1,6 +1,7 @@
 import { isAppName } from '../events/app-name';
 import { REJECTION_REASONS } from '../events/rejection';
 import { EVENT_TYPES } from '../events/types';
+import { isUuid } from '../events/uuid';
 import { MINUTE_MS, type ClientReport, type OutcomeCount } from './outcome';
 
 /**
@@ -21,7 +22,6 @@ export const SDK_DROP_REASONS = [
 export const MAX_REPORT_ROWS = 256;
 /** Largest count in one row. */
 const MAX_COUNT = 1e9;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TYPES = new Set<string>(EVENT_TYPES);
 const DROP_REASONS = new Set(SDK_DROP_REASONS);
 const REJECT_REASONS = new Set(Object.keys(REJECTION_REASONS));
@@ -54,7 +54,7 @@ export function parseClientReport(
   const { id, rows } = raw as { id?: unknown; rows?: unknown };
   if (!Array.isArray(rows) || rows.length > MAX_REPORT_ROWS) return { refused: 'report.rows' };
   if (rows.length === 0) return null;
-  if (typeof id !== 'string' || !UUID.test(id)) return { refused: 'report.id' };
+  if (typeof id !== 'string' || !isUuid(id)) return { refused: 'report.id' };
   const counts: OutcomeCount[] = [];
   for (const row of rows as unknown[]) {
     if (typeof row !== 'object' || row === null) return { refused: 'report.rows' };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { UUID_SHAPE } from '../events/uuid';
 
 /*
  * Errors are grouped by kind and message fingerprint: the message with what varies between
@@ -7,7 +8,7 @@ import { createHash } from 'node:crypto';
  * stored message, the same way for both storages.
  */
 
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const UUID = new RegExp(`\\b${UUID_SHAPE.source}\\b`, 'gi');
 /** Hex runs of 8+ characters holding a digit (hashes, addresses), `0x…` literals. */
 const HEX = /\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi;
 /** Text in matching single, double or back quotes, on one line, up to 200 characters. */

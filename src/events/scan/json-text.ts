@@ -6,6 +6,7 @@
  * owns.
  */
 
+import { isHighSurrogate, isLowSurrogate, NUL } from '../cut-text';
 import { latin1Text } from './byte-range';
 
 export const QUOTE = 0x22;
@@ -130,15 +131,15 @@ function readStringSlowly(text: Uint8Array, i: number, t: Token): number {
         if (u < 0) return -1;
         p += 6;
         units++;
-        if (u === 0) unstorable = true;
-        else if (u >= 0xd800 && u <= 0xdbff) {
-          // A high surrogate is text only when a low one follows at once.
+        // Storable text as events/cut-text.ts defines it: no NUL, no lone surrogate.
+        if (u === NUL) unstorable = true;
+        else if (isHighSurrogate(u)) {
           const next = text[p] === BACKSLASH && text[p + 1] === 0x75 ? unicodeEscape(text, p + 1) : -1;
-          if (next >= 0xdc00 && next <= 0xdfff) {
+          if (isLowSurrogate(next)) {
             p += 6;
             units++;
           } else unstorable = true;
-        } else if (u >= 0xdc00 && u <= 0xdfff) unstorable = true;
+        } else if (isLowSurrogate(u)) unstorable = true;
         continue;
       }
       if (

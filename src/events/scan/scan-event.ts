@@ -1,8 +1,12 @@
+import { bytesAreDottedName } from '../dotted-name';
 import { ATTRIBUTE_OVERHEAD_BYTES, EVENT_OVERHEAD_BYTES } from '../event-size';
 import type { EventLimits } from '../limits';
 import { isWithinMetricBound, summaryOutOfRange } from '../metric-bound';
 import { summaryFault } from '../summary-rule';
+import { textLimits, type TextLimits } from '../text-limits';
 import { isTsInWindow } from '../ts-window';
+import { EVENT_TYPES } from '../types';
+import { bytesAreUuid } from '../uuid';
 import {
   CLOSE_OBJECT,
   COLON,
@@ -18,6 +22,26 @@ import {
   skipSpace,
   skipValue,
 } from './json-text';
+import { sortAttributes } from './attribute-order';
+import {
+  ERROR_MEMBER,
+  EVENT_MEMBER,
+  isReservedKey,
+  M_ATTRIBUTES,
+  M_ERROR,
+  M_ID,
+  M_MESSAGE,
+  M_NAME,
+  M_SOURCE,
+  M_SUMMARY,
+  M_TS,
+  M_TYPE,
+  M_VALUE,
+  SOURCE_MEMBER,
+  SUMMARY_MEMBER,
+  type NameList,
+  typeOf,
+} from './member-names';
 import {
   ATTR_FALSE,
   ATTR_NUMBER,
@@ -70,14 +94,14 @@ class EventScan {
   }
 }
 
-const TYPES = ['metric', 'log', 'lifecycle', 'error'] as const;
-
 /** Reads keys and values of one event; one per scan. */
 export class EventScanner {
   private readonly t = new Token();
   /** An attribute's value, read while `t` still holds its key. */
   private readonly t2 = new Token();
   private readonly s = new EventScan();
+  /** Each text field's bound (events/text-limits.ts). */
+  private readonly max: TextLimits;
   /** The last event scanned is in `fields`, for the fast path. */
   fast = false;
 
@@ -91,7 +115,9 @@ export class EventScanner {
      * (`RequestScan.open`), which throws to refuse the body.
      */
     private readonly checkShape: () => void,
-  ) {}
+  ) {
+    this.max = textLimits(limits);
+  }
 
   /** Skips the value at `p`; a nested array or object only after the request's shape check. */
   private skip(text: Uint8Array, p: number, t: Token): number {
@@ -118,7 +144,7 @@ export class EventScanner {
       if (text[p] !== QUOTE) return -1;
       p = readString(text, p, this.t);
       if (p < 0) return -1;
-      const member = this.t.escaped ? -1 : memberOf(text, this.t.start, this.t.end);
+      const member = this.t.escaped ? -1 : EVENT_MEMBER.indexOf(text, this.t.start, this.t.end);
       p = skipSpace(text, p);
       if (text[p] !== COLON) return -1;
       p = skipSpace(text, p + 1);
@@ -145,7 +171,7 @@ export class EventScanner {
     const s = this.s;
     const f = this.fields;
     if (!s.idOk || s.type < 0 || !s.nameOk || !s.tsOk || !s.sourceOk) return false;
-    f.type = TYPES[s.type] as ScannedEvent['type'];
+    f.type = EVENT_TYPES[s.type] as ScannedEvent['type'];
     if (f.type === 'metric') {
       if (s.summaryState !== ABSENT && s.summaryState !== NULL) {
         if (s.valueState !== ABSENT && s.valueState !== NULL) return false;
@@ -175,13 +201,13 @@ export class EventScanner {
     const s = this.s;
     const f = this.fields;
     const t = this.t;
-    const { limits } = this;
+    const { max } = this;
     const c = text[p];
     switch (member) {
       case M_ID: {
         if (c !== QUOTE) break;
         const end = readString(text, p, t);
-        s.idOk = end > 0 && !t.escaped && t.end - t.start === 36 && isUuid(text, t.start);
+        s.idOk = end > 0 && !t.escaped && bytesAreUuid(text, t.start, t.end);
         f.idStart = t.start;
         return end;
       }
@@ -194,8 +220,7 @@ export class EventScanner {
       case M_NAME: {
         if (c !== QUOTE) break;
         const end = readString(text, p, t);
-        s.nameOk =
-          end > 0 && !t.escaped && t.units <= limits.maxNameLength && isDottedName(text, t.start, t.end);
+        s.nameOk = end > 0 && !t.escaped && t.units <= max.name && bytesAreDottedName(text, t.start, t.end);
         setText(f.name, t);
         return end;
       }
@@ -204,7 +229,7 @@ export class EventScanner {
         const end = readNumber(text, p, t);
         if (end < 0) return -1;
         const ts = numberValue(text, t);
-        s.tsOk = t.plainInteger && Number.isSafeInteger(ts) && isTsInWindow(ts, this.now, limits);
+        s.tsOk = t.plainInteger && Number.isSafeInteger(ts) && isTsInWindow(ts, this.now, this.limits);
         f.ts = ts;
         f.tsStart = t.start;
         f.tsEnd = t.end;
@@ -252,7 +277,7 @@ export class EventScanner {
         }
         return this.error(text, p);
       case M_MESSAGE:
-        return this.optionalText(text, p, f.message, limits.maxStringLength);
+        return this.optionalText(text, p, f.message, max.message);
       case M_ATTRIBUTES:
         if (c === 0x6e && isLiteral(text, p, 'null')) return p + 4;
         if (c !== OPEN_OBJECT) break;
@@ -287,7 +312,7 @@ export class EventScanner {
   private object(
     text: Uint8Array,
     p: number,
-    keys: (text: Uint8Array, start: number, end: number) => number,
+    keys: NameList,
     each: (member: number, at: number) => number,
   ): number {
     const t = this.t;
@@ -298,7 +323,7 @@ export class EventScanner {
       if (text[q] !== QUOTE) return -1;
       q = readString(text, q, t);
       if (q < 0) return -1;
-      const member = t.escaped ? -1 : keys(text, t.start, t.end);
+      const member = t.escaped ? -1 : keys.indexOf(text, t.start, t.end);
       if (member === -1) this.s.fast = false;
       if (member >= 0) {
         if ((seen & (1 << member)) !== 0) this.s.fast = false;
@@ -318,11 +343,11 @@ export class EventScanner {
 
   private source(text: Uint8Array, p: number): number {
     const f = this.fields;
-    const { maxSourceLength } = this.limits;
-    const end = this.object(text, p, sourceKeyOf, (member, at) => {
-      if (member === 0) return this.optionalText(text, at, f.app, maxSourceLength);
-      if (member === 1) return this.optionalText(text, at, f.version, maxSourceLength);
-      if (member === 2) return this.optionalText(text, at, f.env, maxSourceLength);
+    const { max } = this;
+    const end = this.object(text, p, SOURCE_MEMBER, (member, at) => {
+      if (member === 0) return this.optionalText(text, at, f.app, max.app);
+      if (member === 1) return this.optionalText(text, at, f.version, max.version);
+      if (member === 2) return this.optionalText(text, at, f.env, max.env);
       return this.skip(text, at, this.t);
     });
     this.s.sourceOk = f.app.present && f.app.units > 0;
@@ -333,8 +358,8 @@ export class EventScanner {
     const t = this.t;
     const numbers = [NaN, NaN, NaN, NaN, NaN];
     let ok = true;
-    const end = this.object(text, p, summaryKeyOf, (member, at) => {
-      if (member > 4) return this.skip(text, at, t);
+    const end = this.object(text, p, SUMMARY_MEMBER, (member, at) => {
+      if (member >= numbers.length) return this.skip(text, at, t);
       const c = text[at];
       if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
         ok = false;
@@ -358,15 +383,15 @@ export class EventScanner {
 
   private error(text: Uint8Array, p: number): number {
     const f = this.fields;
-    const { limits } = this;
+    const { max } = this;
     // An error's fields decide only an error event: of another type they are not read, so a bad
     // one there must not send the event to the typed path. Their verdict is kept apart.
     const fast = this.s.fast;
     this.s.fast = true;
-    const end = this.object(text, p, errorKeyOf, (member, at) => {
-      if (member === 0) return this.optionalText(text, at, f.errorMessage, limits.maxStringLength);
-      if (member === 1) return this.optionalText(text, at, f.errorKind, limits.maxSourceLength);
-      if (member === 2) return this.optionalText(text, at, f.errorStack, limits.maxStackLength);
+    const end = this.object(text, p, ERROR_MEMBER, (member, at) => {
+      if (member === 0) return this.optionalText(text, at, f.errorMessage, max.errorMessage);
+      if (member === 1) return this.optionalText(text, at, f.errorKind, max.errorKind);
+      if (member === 2) return this.optionalText(text, at, f.errorStack, max.errorStack);
       return this.skip(text, at, this.t);
     });
     this.s.errorState = this.s.fast && f.errorMessage.present ? GOOD : BAD;
@@ -377,7 +402,7 @@ export class EventScanner {
   private attributes(text: Uint8Array, p: number): number {
     const f = this.fields;
     const t = this.t;
-    const { limits } = this;
+    const { limits, max } = this;
     const t2 = this.t2;
     let q = skipSpace(text, p + 1);
     if (text[q] === CLOSE_OBJECT) return q + 1;
@@ -389,7 +414,7 @@ export class EventScanner {
       let ok =
         !t.escaped &&
         t.units > 0 &&
-        t.units <= limits.maxAttributeKeyLength &&
+        t.units <= max.attributeKey &&
         t.highByte < 0xee &&
         !isReservedKey(text, t.start, t.end) &&
         n < limits.maxAttributes;
@@ -407,7 +432,7 @@ export class EventScanner {
       if (c === QUOTE) {
         q = readString(text, q, t2);
         if (q < 0) return -1;
-        ok = ok && !t2.escaped && t2.units <= limits.maxStringLength;
+        ok = ok && !t2.escaped && t2.units <= max.attributeValue;
         valueStart = t2.start;
         valueEnd = t2.end;
         number = t2.units;
@@ -456,164 +481,4 @@ function setText(field: TextField, t: Token): void {
   field.end = t.end;
   field.escaped = t.escaped;
   field.units = t.units;
-}
-
-/**
- * Orders the attributes by key in code-unit order (keys below U+E000 order alike as UTF-8 bytes);
- * false when two keys are equal (`JSON.parse` would keep the last: left to the typed path).
- */
-function sortAttributes(text: Uint8Array, f: ScannedEvent): boolean {
-  const { order, keyStart, keyEnd } = f;
-  const n = f.attributeCount;
-  for (let a = 0; a < n; a++) {
-    let j = a - 1;
-    while (j >= 0) {
-      const b = order[j] as number;
-      const cmp = compareBytes(
-        text,
-        keyStart[b] as number,
-        keyEnd[b] as number,
-        keyStart[a] as number,
-        keyEnd[a] as number,
-      );
-      if (cmp === 0) return false;
-      if (cmp < 0) break;
-      order[j + 1] = b;
-      j--;
-    }
-    order[j + 1] = a;
-  }
-  return true;
-}
-
-function compareBytes(text: Uint8Array, as: number, ae: number, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let k = 0; k < n; k++) {
-    const d = (text[as + k] as number) - (text[bs + k] as number);
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
-
-const M_ID = 0;
-const M_TYPE = 1;
-const M_NAME = 2;
-const M_TS = 3;
-const M_SOURCE = 4;
-const M_VALUE = 5;
-const M_SUMMARY = 6;
-const M_ERROR = 7;
-const M_MESSAGE = 8;
-const M_ATTRIBUTES = 9;
-/** Not a member of the contract: ignored. */
-const M_OTHER = 31;
-
-function equals(text: Uint8Array, start: number, end: number, word: string): boolean {
-  if (end - start !== word.length) return false;
-  for (let k = 0; k < word.length; k++) if (text[start + k] !== word.charCodeAt(k)) return false;
-  return true;
-}
-
-function memberOf(text: Uint8Array, start: number, end: number): number {
-  switch (end - start) {
-    case 2:
-      if (equals(text, start, end, 'id')) return M_ID;
-      if (equals(text, start, end, 'ts')) return M_TS;
-      break;
-    case 4:
-      if (equals(text, start, end, 'type')) return M_TYPE;
-      if (equals(text, start, end, 'name')) return M_NAME;
-      break;
-    case 5:
-      if (equals(text, start, end, 'value')) return M_VALUE;
-      if (equals(text, start, end, 'error')) return M_ERROR;
-      break;
-    case 6:
-      if (equals(text, start, end, 'source')) return M_SOURCE;
-      break;
-    case 7:
-      if (equals(text, start, end, 'summary')) return M_SUMMARY;
-      if (equals(text, start, end, 'message')) return M_MESSAGE;
-      break;
-    case 10:
-      if (equals(text, start, end, 'attributes')) return M_ATTRIBUTES;
-      break;
-  }
-  return M_OTHER;
-}
-
-function sourceKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'app')) return 0;
-  if (equals(text, start, end, 'version')) return 1;
-  if (equals(text, start, end, 'env')) return 2;
-  return M_OTHER;
-}
-
-function summaryKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'count')) return 0;
-  if (equals(text, start, end, 'min')) return 1;
-  if (equals(text, start, end, 'max')) return 2;
-  if (equals(text, start, end, 'sum')) return 3;
-  if (equals(text, start, end, 'avg')) return 4;
-  return M_OTHER;
-}
-
-function errorKeyOf(text: Uint8Array, start: number, end: number): number {
-  if (equals(text, start, end, 'message')) return 0;
-  if (equals(text, start, end, 'kind')) return 1;
-  if (equals(text, start, end, 'stack')) return 2;
-  return M_OTHER;
-}
-
-function typeOf(text: Uint8Array, start: number, end: number): number {
-  for (let k = 0; k < TYPES.length; k++) if (equals(text, start, end, TYPES[k] as string)) return k;
-  return -1;
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
-}
-
-/** `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$` on 36 bytes. */
-function isUuid(text: Uint8Array, start: number): boolean {
-  for (let k = 0; k < 36; k++) {
-    const c = text[start + k] as number;
-    if (k === 8 || k === 13 || k === 18 || k === 23) {
-      if (c !== DASH) return false;
-    } else if (!isHex(c)) return false;
-  }
-  return true;
-}
-
-function isNamePart(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    c === 0x5f ||
-    c === DASH
-  );
-}
-
-/** `^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$` */
-function isDottedName(text: Uint8Array, start: number, end: number): boolean {
-  if (end === start) return false;
-  let partLength = 0;
-  for (let p = start; p < end; p++) {
-    const c = text[p] as number;
-    if (c === 0x2e) {
-      if (partLength === 0) return false;
-      partLength = 0;
-    } else if (isNamePart(c)) partLength++;
-    else return false;
-  }
-  return partLength > 0;
-}
-
-function isReservedKey(text: Uint8Array, start: number, end: number): boolean {
-  return (
-    equals(text, start, end, '__proto__') ||
-    equals(text, start, end, 'constructor') ||
-    equals(text, start, end, 'prototype')
-  );
 }

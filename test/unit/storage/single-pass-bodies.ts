@@ -1,17 +1,21 @@
 import fc from 'fast-check';
 import type { EventLimits } from '../../../src/events/limits';
+import { rejectedEvent } from '../events/rejected-events';
 
 /** Generated `POST /v1/events` bodies for the single-pass tests: valid, near-valid and hostile. */
 
 export const NOW = 1_764_590_400_000;
 
-/** Limits small enough that generated values reach them. */
+/**
+ * Limits small enough that generated values reach them, each text bound unlike the others: a field
+ * read against another field's bound gives another answer.
+ */
 export const SMALL_LIMITS: EventLimits = {
   maxAttributes: 4,
   maxAttributeKeyLength: 6,
   maxStringLength: 12,
   maxStackLength: 20,
-  maxNameLength: 12,
+  maxNameLength: 10,
   maxSourceLength: 8,
   maxAgeMs: 7 * 86_400_000,
   maxFutureMs: 300_000,
@@ -226,6 +230,7 @@ const cleanEvent = fc
 const element = fc.oneof(
   { weight: 12, arbitrary: cleanEvent },
   { weight: 12, arbitrary: event },
+  { weight: 4, arbitrary: rejectedEvent },
   { weight: 1, arbitrary: fc.constantFrom(null, 3, 'x', [], {}) },
 );
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { EventLimits } from '../../../src/events/limits';
+import { INTAKE_REJECTION_REASONS, REJECTION_REASONS } from '../../../src/events/rejection';
 import { RequestScan } from '../../../src/events/scan/scan-request';
 import { validateEvent } from '../../../src/events/validate';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
@@ -45,9 +46,15 @@ function typedPath(body: Buffer, limits: EventLimits): EventResult[] | 'invalid_
   return events.map((raw) => typed(raw, limits));
 }
 
+/** Every rejection reason the typed path gave while compared with the single pass. */
+const reached = new Set<string>();
+
 function typed(raw: unknown, limits: EventLimits): EventResult {
   const v = validateEvent(raw, limits, NOW);
-  if (!v.ok) return { ok: false, ...v.rejection };
+  if (!v.ok) {
+    reached.add(v.rejection.reason);
+    return { ok: false, ...v.rejection };
+  }
   const e = v.event;
   return {
     ok: true,
@@ -156,5 +163,22 @@ describe('the single pass from body bytes to rows (PostgreSQL COPY lines, SQLite
     agree(dup, DEFAULT_LIMITS);
     expect(singlePass(Buffer.from('{"events":[],"more":1}'), DEFAULT_LIMITS)).toBe('fallback');
     expect(singlePass(Buffer.from('{"events":[1] }x'), DEFAULT_LIMITS)).toBe('fallback');
+  });
+
+  it('meets every rejection reason validation gives, under both limit sets', () => {
+    for (const limits of [DEFAULT_LIMITS, SMALL_LIMITS]) {
+      reached.clear();
+      fc.assert(
+        fc.property(bodyArbitrary, (body) => {
+          agree(body, limits);
+        }),
+        { numRuns: 400 },
+      );
+      // A reason never met is a rule of the contract the single pass is never compared on.
+      const unreached = Object.keys(REJECTION_REASONS).filter(
+        (r) => !reached.has(r) && !(INTAKE_REJECTION_REASONS as readonly string[]).includes(r),
+      );
+      expect(unreached).toEqual([]);
+    }
   });
 });
