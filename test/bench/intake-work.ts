@@ -117,7 +117,8 @@ export async function measureIntakeWork(
         const outcome = await service.ingestValidated(events);
         const t = process.cpuUsage(t0);
         us += t.user + t.system;
-        if (outcome.kind !== 'taken') throw new Error(`intake bench request not taken: ${outcome.kind}`);
+        if (outcome.kind !== 'taken' || outcome.accepted !== events.length)
+          throw new Error(`intake bench request not taken whole: ${outcome.kind}`);
         drain();
       }
       // Round -1 warms the code up and is not counted.
