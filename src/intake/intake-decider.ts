@@ -79,7 +79,7 @@ interface Throttle {
  * no Redis round trip); other events pass the rate limiter per app (or API key) and then the
  * standard lane. Each step is all-or-nothing per group and never waits for room. What is not
  * taken is throttled with a `Retry-After`. It returns a plain decision and counts nothing: the
- * recorders read the decision (intake-recorders.ts).
+ * recorders read the decision (intake/recorders/).
  */
 export class IntakeDecider<Row = StorageRow> {
   private readonly hints: Readonly<Record<RejectionReason, string>>;
@@ -272,7 +272,7 @@ export class IntakeDecider<Row = StorageRow> {
     }
     // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
     // request is answered 503 and its events, still in the lanes, count as accepted once storage
-    // has settled them (intake-recorders.ts).
+    // has settled them (intake/recorders/).
     const durableInTime = committed.length === 0 || (await Promise.all(committed)).every(Boolean);
     const rest = {
       ...decided,
