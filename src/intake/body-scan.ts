@@ -21,7 +21,7 @@ export interface ScannedBody<Row> {
 export interface BodyScanOptions<Row> {
   readonly limits: EventLimits;
   readonly maxEventsPerRequest: number;
-  /** Writes an event the pass validated as what the sink takes (see `IntakeServiceOptions.rowFromScan`). */
+  /** Writes an event the pass validated as what the sink holds (see `IntakeServiceOptions.rowFromScan`). */
   readonly rowFromScan: (body: Uint8Array, event: ScannedEvent) => Row;
   /** Awaited between slices of a large body, so that the loop polls its sockets in between. */
   readonly nextSlice: () => Promise<void>;
@@ -30,7 +30,7 @@ export interface BodyScanOptions<Row> {
 }
 
 /**
- * Reads a body in one pass (events/scan/): each event the pass takes goes from the body's bytes to
+ * Reads a body in one pass (events/scan/): each event the pass reads through goes from the body's bytes to
  * its row with no `JSON.parse` and no typed event; the others are left to be validated as the typed
  * path does. Null when the body is not of the shape the pass reads: the caller parses it.
  */

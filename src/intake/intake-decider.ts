@@ -62,12 +62,12 @@ interface SortedRequest<Row> {
   readonly shed: OutcomeSubject[];
 }
 
-/** Why and how long what is not taken waits, gathered over the steps of one request. */
+/** Why and how long what is not admitted waits, gathered over the steps of one request. */
 interface Throttle {
   readonly indices: number[];
   reason: ThrottleReason | null;
   retryAfter: number;
-  /** Set when the sink could not take events at all (storage or queue unreachable). */
+  /** Set when the sink could not admit events at all (storage or queue unreachable). */
   unavailable: boolean;
   /** Set when a lane (or the shedding before it) refused events: not every refusal is an app's limit. */
   laneRefused: boolean;
@@ -78,7 +78,7 @@ interface Throttle {
  * event (partial success); errors go straight to the error lane (the fast lane: no rate limiter,
  * no Redis round trip); other events pass the rate limiter per app (or API key) and then the
  * standard lane. Each step is all-or-nothing per group and never waits for room. What is not
- * taken is throttled with a `Retry-After`. It returns a plain decision and counts nothing: the
+ * admitted is throttled with a `Retry-After`. It returns a plain decision and counts nothing: the
  * recorders read the decision (intake/recorders/).
  */
 export class IntakeDecider<Row = StorageRow> {
@@ -107,8 +107,8 @@ export class IntakeDecider<Row = StorageRow> {
   ): Promise<IntakeDecision> {
     const origin = options.origin ?? 'direct';
     if (!this.sink.accepting()) {
-      const outcome = { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S } as const;
-      return refusedUnread(outcome, now, origin, 'storage_unavailable');
+      const answer = { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S } as const;
+      return refusedUnread(answer, now, origin, 'storage_unavailable');
     }
     const request: SortedRequest<Row> = {
       principal,
@@ -211,8 +211,8 @@ export class IntakeDecider<Row = StorageRow> {
       shed: request.shed,
     };
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
-    // its verdict: when no app of it is within its limit, none of it is taken; else each app's
-    // events are taken or refused whole, and the refused apps are the answer's `throttled`.
+    // its verdict: when no app of it is within its limit, none of it is admitted; else each app's
+    // events are admitted or refused whole, and the refused apps are the answer's `throttled`.
     let errorsOffer = errors.length > 0 && !whole ? this.offer(request, 'error', errors, throttle) : null;
     const groups: AppGroup<Row>[] = [];
     for (const [app, candidates] of request.byApp)
@@ -235,7 +235,7 @@ export class IntakeDecider<Row = StorageRow> {
       for (const i of throttle.indices) all.push(i);
       return {
         ...decided,
-        outcome: {
+        answer: {
           kind: 'throttled',
           accepted: 0,
           rejected: request.answerRejected,
@@ -270,7 +270,7 @@ export class IntakeDecider<Row = StorageRow> {
       if (offer.refused === null) accepted += offer.candidates.length;
       if (offer.durable !== null) committed.push(offer.durable.committed);
     }
-    // Events taken on a durable acknowledgement count as accepted once it came in time. Else the
+    // Events admitted on a durable acknowledgement count as accepted once it came in time. Else the
     // request is answered 503 and its events, still in the lanes, count as accepted once storage
     // has settled them (intake/recorders/).
     const durableInTime = committed.length === 0 || (await Promise.all(committed)).every(Boolean);
@@ -286,15 +286,15 @@ export class IntakeDecider<Row = StorageRow> {
       const retryAfterSeconds = Math.max(throttle.retryAfter, UNAVAILABLE_RETRY_AFTER_S);
       return {
         ...rest,
-        outcome: { kind: 'unavailable', retryAfterSeconds },
+        answer: { kind: 'unavailable', retryAfterSeconds },
         requestRefused: 'storage_unavailable',
       };
     }
-    return { ...rest, outcome: this.answer(request, throttle, accepted), requestRefused: null };
+    return { ...rest, answer: this.answerOf(request, throttle, accepted), requestRefused: null };
   }
 
-  /** The answer of a request some of whose events were taken (or none refused for storage). */
-  private answer(request: SortedRequest<Row>, throttle: Throttle, accepted: number): IntakeOutcome {
+  /** The answer of a request some of whose events were admitted (or none refused for storage). */
+  private answerOf(request: SortedRequest<Row>, throttle: Throttle, accepted: number): IntakeOutcome {
     const rejected = request.answerRejected;
     if (throttle.reason === null)
       return { kind: 'taken', accepted, rejected, advice: adviceFor(this.advisor, request) };
@@ -327,7 +327,7 @@ export class IntakeDecider<Row = StorageRow> {
    * The loss-map key of a refusal no admission step vouched for (rejected, or throttled unread)
    * (docs/ARCHITECTURE.md, "The loss map"): the app of the request's ingest key (auth fixes the
    * app, so a key never writes counts of another app); else its own app when it passed the
-   * app-name rule (`rawSubject`) and the bound on distinct apps takes it, else `NO_APP`: no name a
+   * app-name rule (`rawSubject`) and the bound on distinct apps admits it, else `NO_APP`: no name a
    * client invents becomes a key of the loss map the bound would have refused. Without a loss map,
    * `s` as it is (nothing reads it).
    */
@@ -359,7 +359,7 @@ export class IntakeDecider<Row = StorageRow> {
     request.answerRejected.push(entry);
   }
 
-  /** Offers all of `candidates` to the sink: taken all, or none. */
+  /** Offers all of `candidates` to the sink: admitted all, or none. */
   private async offer(
     request: SortedRequest<Row>,
     lane: LaneName,

@@ -7,7 +7,7 @@ import type { StorageRow } from '../storage/port';
 import type { LaneName, SinkItem } from './event-sink';
 import type { IntakeOutcome } from './intake-outcome';
 
-/** A valid event of a request, as the sink takes it, with its index in the request. */
+/** A valid event of a request, as the sink admits it, with its index in the request. */
 export interface Candidate<Row = StorageRow> extends SinkItem<Row> {
   readonly index: number;
 }
@@ -30,13 +30,13 @@ export interface LimitVerdict {
   readonly store: LimiterStore;
 }
 
-/** Events offered to one lane together, and the sink's answer: all of them taken, or none. */
+/** Events offered to one lane together, and the sink's answer: all of them admitted, or none. */
 export interface LaneOffer {
   readonly lane: LaneName;
   readonly candidates: readonly Candidate<unknown>[];
-  /** Null when taken; else why not. */
+  /** Null when admitted; else why not. */
   readonly refused: 'queue_full' | 'unavailable' | null;
-  /** Taken on a durable acknowledgement (`SinkAnswer.durable`): settled once storage has them, however late. */
+  /** Admitted on a durable acknowledgement (`SinkAnswer.durable`): settled once storage has them, however late. */
   readonly durable: {
     readonly committed: Promise<boolean>;
     readonly settled: Promise<void> | undefined;
@@ -49,7 +49,8 @@ export interface LaneOffer {
  * decides. Lists are in request order where the loss map's keys depend on it.
  */
 export interface IntakeDecision {
-  readonly outcome: IntakeOutcome;
+  /** What the front answers. */
+  readonly answer: IntakeOutcome;
   readonly now: number;
   /** The loss map's origin of the request (`sdk`, `direct`). */
   readonly origin: OutcomeOrigin;
@@ -75,13 +76,13 @@ const NO_EVENTS: Readonly<Record<EventType, number>> = { error: 0, lifecycle: 0,
 
 /** The decision of a request refused before any of its events was read. */
 export function refusedUnread(
-  outcome: IntakeOutcome,
+  answer: IntakeOutcome,
   now: number,
   origin: OutcomeOrigin,
   requestRefused: IntakeDecision['requestRefused'],
 ): IntakeDecision {
   return {
-    outcome,
+    answer,
     now,
     origin,
     requestRefused,

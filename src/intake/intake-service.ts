@@ -36,7 +36,7 @@ export interface IntakeServiceOptions<Row = StorageRow> {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly intakeMetrics: IntakeMetrics;
-  /** Per-app tally of what was taken and throttled (the pipeline view's busiest apps); none when absent. */
+  /** Per-app tally of what was admitted and throttled (the pipeline view's busiest apps); none when absent. */
   readonly activity?: AppActivity;
   /** The loss map's counts of every decision (`OutcomeRecorder.count`); none when absent. */
   readonly outcomes?: CountSink;
@@ -147,7 +147,7 @@ export class IntakeService<Row = StorageRow> {
     }
     const decision = await this.decider.decide(events, principal, now, options);
     this.record(decision);
-    return decision.outcome;
+    return decision.answer;
   }
 
   private record(decision: IntakeDecision): void {

@@ -59,7 +59,7 @@ export class IntakeMetricsRecorder {
         else metrics.eventsThrottled.inc({ reason: offer.refused, type }, byType[type]);
       }
     }
-    if (d.outcome.kind !== 'unavailable')
-      for (const a of d.outcome.advice) this.intakeMetrics.advice.observe(a.sampleRate);
+    if (d.answer.kind !== 'unavailable')
+      for (const a of d.answer.advice) this.intakeMetrics.advice.observe(a.sampleRate);
   }
 }

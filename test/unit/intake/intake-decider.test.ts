@@ -50,7 +50,7 @@ describe('IntakeDecider: one request, one plain decision', () => {
       metric('c', { ts: NOW }),
     ];
     const d = await decider(10, 1).decide(rawEvents(events, LIMITS), null, NOW, {});
-    expect(d.outcome).toMatchObject({
+    expect(d.answer).toMatchObject({
       kind: 'throttled',
       accepted: 3,
       throttled: [1],
@@ -85,7 +85,7 @@ describe('IntakeDecider: one request, one plain decision', () => {
     const fromRaw = await decider(2, 0).decide(rawEvents(raw, LIMITS), null, NOW, {});
     const fromTyped = await decider(2, 0).decide(typedEvents(typed), null, NOW, {});
     const shape = (d: typeof fromRaw) => ({
-      outcome: d.outcome,
+      answer: d.answer,
       received: d.received,
       offers: d.offers.map((o) => [o.lane, o.refused, o.candidates.map((c) => [c.index, c.app, c.bytes])]),
     });
