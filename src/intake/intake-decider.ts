@@ -55,11 +55,11 @@ interface SortedRequest<Row> {
   /** Other events by app: the rate limit, then the standard lane. */
   readonly byApp: Map<string, Candidate<Row>[]>;
   readonly received: Record<EventType, number>;
-  /** Set when the standard lane has no room for the request's non-error events (`standardShed`). */
-  readonly shedStandard: { readonly retryAfterSeconds: number } | null;
+  /** Set when the standard lane has no room for the request's non-error events (`standardFullFor`). */
+  readonly standardFull: { readonly retryAfterSeconds: number } | null;
   /** Indices of the non-error events throttled unread because of it. */
-  readonly shedIndices: number[];
-  readonly shed: OutcomeSubject[];
+  readonly unreadIndices: number[];
+  readonly unread: OutcomeSubject[];
 }
 
 /** Why and how long what is not admitted waits, gathered over the steps of one request. */
@@ -69,7 +69,7 @@ interface Throttle {
   retryAfter: number;
   /** Set when the sink could not admit events at all (storage or queue unreachable). */
   unavailable: boolean;
-  /** Set when a lane (or the shedding before it) refused events: not every refusal is an app's limit. */
+  /** Set when a lane refused events (or they were throttled unread): not every refusal is an app's limit. */
   laneRefused: boolean;
 }
 
@@ -121,16 +121,16 @@ export class IntakeDecider<Row = StorageRow> {
       errors: [],
       byApp: new Map(),
       received: { error: 0, lifecycle: 0, metric: 0, log: 0 },
-      shedStandard: this.standardShed(events),
-      shedIndices: [],
-      shed: [],
+      standardFull: this.standardFullFor(events),
+      unreadIndices: [],
+      unread: [],
     };
     for (let index = 0; index < events.count; index++) {
       // When the standard lane has no room for this request's non-error events, they are throttled
       // unvalidated (all-or-nothing would refuse them after validation anyway), so a flood costs a
       // parse per request, not a validation per event.
-      if (request.shedStandard !== null && events.typeAt(index) !== 'error') {
-        request.shedIndices.push(index);
+      if (request.standardFull !== null && events.typeAt(index) !== 'error') {
+        request.unreadIndices.push(index);
         continue;
       }
       const read = events.read(index, now);
@@ -144,8 +144,8 @@ export class IntakeDecider<Row = StorageRow> {
         });
       } else this.sort(request, read);
     }
-    for (const i of request.shedIndices)
-      request.shed.push(this.refusedSubject(request, events.subjectAt(i, now)));
+    for (const i of request.unreadIndices)
+      request.unread.push(this.refusedSubject(request, events.subjectAt(i, now)));
     return this.admit(request, options.whole === true);
   }
 
@@ -187,7 +187,7 @@ export class IntakeDecider<Row = StorageRow> {
 
   /** The intake of a sorted request: the error fast lane, the rate limit, the standard lane. */
   private async admit(request: SortedRequest<Row>, whole: boolean): Promise<IntakeDecision> {
-    const { errors, shedStandard, shedIndices, now, origin } = request;
+    const { errors, standardFull, unreadIndices, now, origin } = request;
     tellDemand(this.advisor, request);
     const throttle: Throttle = {
       indices: [],
@@ -196,19 +196,19 @@ export class IntakeDecider<Row = StorageRow> {
       unavailable: false,
       laneRefused: false,
     };
-    if (shedStandard !== null && shedIndices.length > 0) {
+    if (standardFull !== null && unreadIndices.length > 0) {
       this.advisor?.overloaded(now);
-      for (const i of shedIndices) throttle.indices.push(i);
+      for (const i of unreadIndices) throttle.indices.push(i);
       throttle.reason = 'queue_full';
       throttle.laneRefused = true;
-      throttle.retryAfter = shedStandard.retryAfterSeconds;
+      throttle.retryAfter = standardFull.retryAfterSeconds;
     }
     const decided = {
       now,
       origin,
       received: request.received,
       rejected: request.rejected,
-      shed: request.shed,
+      unread: request.unread,
     };
     // Errors go first and never wait on the rate limiter (the fast lane). A whole request waits for
     // its verdict: when no app of it is within its limit, none of it is admitted; else each app's
@@ -315,7 +315,7 @@ export class IntakeDecider<Row = StorageRow> {
    * The throttle for this request's non-error events when the standard lane has no room for all
    * of them, else null. They are counted only when the whole request might not fit.
    */
-  private standardShed(events: RequestEvents<Row>): { readonly retryAfterSeconds: number } | null {
+  private standardFullFor(events: RequestEvents<Row>): { readonly retryAfterSeconds: number } | null {
     const { sink } = this;
     if (sink.cannotTake === undefined || sink.cannotTake('standard', events.count) === null) return null;
     let standardCount = 0;

@@ -60,7 +60,7 @@ export interface IntakeDecision {
   readonly received: Readonly<Record<EventType, number>>;
   readonly rejected: readonly RejectedEvent[];
   /** Non-error events throttled unread (`queue_full`) because the standard lane had no room for them. */
-  readonly shed: readonly OutcomeSubject[];
+  readonly unread: readonly OutcomeSubject[];
   /** One per app the rate limiter was asked about. */
   readonly limits: readonly LimitVerdict[];
   /** Events their app's rate limit refused (with a whole request's errors when every app of it was). */
@@ -88,7 +88,7 @@ export function refusedUnread(
     requestRefused,
     received: NO_EVENTS,
     rejected: [],
-    shed: [],
+    unread: [],
     limits: [],
     overLimit: [],
     overLimitOutcome: 'throttled',

@@ -22,7 +22,7 @@ export function recordLossMap(count: CountSink, d: IntakeDecision): void {
       count: 1,
     });
   }
-  if (d.shed.length > 0) countEvents(count, d.shed, asSubject, 'throttled', 'queue_full', origin);
+  if (d.unread.length > 0) countEvents(count, d.unread, asSubject, 'throttled', 'queue_full', origin);
   if (d.overLimit.length > 0)
     countEvents(count, d.overLimit, asSubject, d.overLimitOutcome, 'rate_limited', origin);
   for (const offer of d.offers) {

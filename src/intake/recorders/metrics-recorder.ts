@@ -33,8 +33,8 @@ export class IntakeMetricsRecorder {
     }
     for (const type in received)
       if ((received[type] as number) > 0) metrics.eventsReceived.inc({ type }, received[type]);
-    if (d.shed.length > 0)
-      metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, d.shed.length);
+    if (d.unread.length > 0)
+      metrics.eventsThrottled.inc({ reason: 'queue_full', type: 'unvalidated' }, d.unread.length);
     if (d.limits.length > 0) {
       const verdicts = new Map<string, { result: string; store: string; n: number }>();
       for (const v of d.limits) {

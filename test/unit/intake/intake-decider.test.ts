@@ -71,7 +71,7 @@ describe('IntakeDecider: one request, one plain decision', () => {
       ['error', null, [2]],
       ['standard', null, [0, 4]],
     ]);
-    expect(d.shed).toEqual([]);
+    expect(d.unread).toEqual([]);
     expect(d.requestRefused).toBeNull();
   });
 
