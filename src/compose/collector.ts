@@ -15,40 +15,23 @@ import { listen } from '../http/server';
 import { ShedRule } from '../intake/shed-rule';
 import { TurnOrder } from '../intake/turn-order';
 import { requestFlow } from '../http/request-flow';
-import type { EventSink } from '../intake/event-sink';
-import { IntakeService, type IntakeServiceOptions } from '../intake/intake-service';
 import { SamplingAdvisor } from '../intake/sampling-advice';
 import { AppBound } from '../intake/app-bound';
-import { compactFromScan } from '../jetstream/compact-from-scan';
-import { LaneSink } from '../lanes/lane-sink';
 import { EventLoopLag } from '../intake/event-loop-lag';
-import { Readiness, StorageHealthMonitor } from '../lifecycle/readiness';
-import { createStorageUpGauge } from '../metrics/storage-instruments';
-import { Shutdown, type ShutdownOptions } from '../lifecycle/shutdown';
+import { Readiness } from '../lifecycle/readiness';
+import { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../log/logger';
-import { createMetrics, presetWriterSeries, type Metrics } from '../metrics/instruments';
-import { createQueueMetrics } from '../metrics/queue-instruments';
-import { WRITER_BACKOFF } from '../writer/backoff';
-import { BatchWriterLoop } from '../lanes/batch-writer-loop';
-import { BoundedLane } from '../lanes/lane';
-import { AsyncPublisher } from '../jetstream/async-publisher';
-import { JetStreamSink } from '../jetstream/jetstream-sink';
-import { queueConfig, type QueueConfig } from '../jetstream/queue-config';
-import { ensureStreams, streamMaxAgeMs } from '../jetstream/topology';
-import type { Storage, StorageRow } from '../storage/port';
-import { exitOnConfigError, startJetStream, type JetStreamParts } from './jetstream';
-import { startJobs } from './scheduler';
-import {
-  eventLimits,
-  openStorage,
-  prepareStorage,
-  prepareStorageInBackground,
-  type OpenedStorage,
-} from './storage';
+import { createMetrics, type Metrics } from '../metrics/instruments';
+import { queueConfig } from '../jetstream/queue-config';
+import { streamMaxAgeMs } from '../jetstream/topology';
+import type { Storage } from '../storage/port';
+import { eventLimits, openStorage, prepareStorageInBackground } from './storage';
 import type { RunningOtlpServer } from '../http/otlp/otlp-server';
 import { startOtlpReceiver } from './otlp-receiver';
 import { sentryFront } from './sentry-front';
 import { startLine } from './start-line';
+import { startLaneIntake } from './lane-intake';
+import { startQueueIntake } from './queue-intake';
 import { reportReader, shedCounter, startOutcomeRecorder } from './outcomes';
 import type { CountSink } from '../loss-map/event-outcomes';
 import { AppActivity, OTHER_APPS } from '../metrics/app-activity';
@@ -75,198 +58,6 @@ export interface RunningCollector {
   readonly storage: Storage;
   /** Starts the shutdown sequence (a second call forces exit). */
   shutdown(reason: string): void;
-}
-
-/** What the collector's intake hands its events to, and what the shutdown sequence flushes. */
-interface Intake {
-  readonly sink: EventSink;
-  /** The shutdown sequence's "flush" step (see src/lifecycle/shutdown.ts). */
-  readonly flusher: ShutdownOptions['flusher'];
-  /** Closed after the flush, in order, before storage. */
-  readonly closers: ReadonlyArray<{ name: string; close(): Promise<void> | void }>;
-  /** What the pipeline state reads of this intake. */
-  readonly state: Pick<PipelineSources, 'lanes' | 'writer' | 'queue'>;
-  /** The read barrier (`http/read-barrier.ts`); absent when this process holds no events. */
-  readonly acknowledgedSettled?: () => Promise<void> | null;
-}
-
-/** Tiers 1–3: bounded lanes in this process, drained by the single writer loop into storage. */
-async function startLaneIntake(
-  config: Config,
-  storage: OpenedStorage,
-  readiness: Readiness,
-  metrics: Metrics,
-  clock: Clock,
-  logger: Logger,
-  outcomes: CountSink | undefined,
-): Promise<Intake> {
-  await prepareStorage(config, storage, logger);
-
-  const errorLane = new BoundedLane('error', {
-    maxEvents: config.errorLaneCapacity,
-    maxBytes: config.errorLaneMaxBytes,
-  });
-  const standardLane = new BoundedLane('standard', {
-    maxEvents: config.laneCapacity,
-    maxBytes: config.laneMaxBytes,
-  });
-  for (const lane of [errorLane, standardLane]) {
-    metrics.laneCapacity.set({ lane: lane.name }, lane.limits.maxEvents);
-    metrics.laneCapacityBytes.set({ lane: lane.name }, lane.limits.maxBytes);
-  }
-  metrics.onCollect(() => {
-    for (const lane of [errorLane, standardLane]) {
-      metrics.laneDepth.set({ lane: lane.name }, lane.heldEvents);
-      metrics.laneBytes.set({ lane: lane.name }, lane.heldBytes);
-    }
-  });
-
-  presetWriterSeries(metrics, { dropsRows: true });
-  const health = new StorageHealthMonitor({
-    ping: () => storage.ping(),
-    gauge: createStorageUpGauge(metrics.registry),
-    readiness,
-    intervalMs: config.healthIntervalMs,
-    timeoutMs: config.storageTimeoutMs,
-    logger: logger.child({ component: 'health' }),
-  });
-  const writer = new BatchWriterLoop({
-    errorLane,
-    standardLane,
-    storage,
-    batchSize: config.batchSize,
-    flushIntervalMs: config.flushIntervalMs,
-    writeWhenIdle: config.ack === 'stored',
-    maxInFlight: config.writeConcurrency,
-    backoff: WRITER_BACKOFF,
-    health,
-    clock,
-    logger: logger.child({ component: 'writer' }),
-    metrics,
-    outcomes,
-  });
-  await health.start();
-  writer.start();
-
-  const jobs = startJobs(config, storage, clock, logger, metrics.registry);
-
-  return {
-    sink: new LaneSink({
-      errorLane,
-      standardLane,
-      writer,
-      ack: config.ack,
-      ackTimeoutMs: config.ackTimeoutMs,
-      storageUp: () => readiness.dependencyUp,
-      toRow: (event) => storage.toRow(event),
-      shareRefusals: metrics.laneShareRefusals,
-    }),
-    flusher: writer,
-    // Storage known down: no wait, the read answers 503 at once.
-    acknowledgedSettled: () => (readiness.dependencyUp ? writer.settled() : null),
-    closers: [{ name: 'health', close: () => health.stop() }, ...jobs],
-    state: {
-      lanes: () =>
-        [errorLane, standardLane].map((lane) => ({
-          name: lane.name,
-          events: lane.heldEvents,
-          capacity: lane.limits.maxEvents,
-          bytes: lane.heldBytes,
-          capacityBytes: lane.limits.maxBytes,
-        })),
-      writer: () => ({
-        inFlight: writer.writesInFlight.now,
-        maxInFlight: writer.writesInFlight.max,
-        drainPerSecond: writer.drainRate.perSecond(),
-      }),
-      queue: null,
-    },
-  };
-}
-
-/** Bytes of a message's `max_payload` left for its headers (the server counts them in). */
-const MESSAGE_HEADERS_ROOM_BYTES = 1024;
-
-/**
- * Tier 4 (`SLUICE_MODE=ingest`): events are published to JetStream and `sluice worker` writes
- * them. No lanes, no writer; readiness follows NATS, not the database, so intake keeps answering
- * while PostgreSQL is away. Storage is still opened for the read API and the loss map, on the
- * database the workers write (see `queueConfig`): it is created when missing and migrated in the
- * background, as a worker would (a database this role may not create stops the process). The
- * link to JetStream comes up in the background too: the collector listens at once and answers 503
- * (and `/readyz` 503) until the stream is usable.
- */
-function startQueueIntake(
-  config: Config,
-  queue: QueueConfig,
-  preparation: { close(): void },
-  readiness: Readiness,
-  metrics: Metrics,
-  clock: Clock,
-  logger: Logger,
-  exit: (code: number) => void,
-): Intake {
-  if (config.ack === 'stored') {
-    logger.warn('SLUICE_ACK=stored has no effect with SLUICE_MODE=ingest: 202 means persisted by JetStream');
-  }
-  const queueMetrics = createQueueMetrics(metrics.registry);
-  let publisher: AsyncPublisher | null = null;
-  let parts: JetStreamParts | null = null;
-  const link = startJetStream(config, queue, {
-    name: 'sluice-collector',
-    ensure: (jsm) => ensureStreams(jsm, queue.topology, queue.streamLimits),
-    watchConsumers: false,
-    onReady: (ready) => {
-      parts = ready;
-      publisher = new AsyncPublisher(ready.nc);
-    },
-    onFatal: exitOnConfigError(logger, exit),
-    readiness,
-    metrics: queueMetrics,
-    clock,
-    logger,
-  });
-  const sink = new JetStreamSink({
-    publisher: () => publisher,
-    topology: queue.topology,
-    maxPendingAcks: config.natsMaxPendingAcks,
-    // Room for the headers (message id, event count) under the server's limit.
-    maxPayloadBytes: () => (parts?.nc.info?.max_payload ?? 1024 * 1024) - MESSAGE_HEADERS_ROOM_BYTES,
-    publishTimeoutMs: config.natsPublishTimeoutMs,
-    up: () => readiness.dependencyUp,
-    onUnavailable: () => parts?.monitor.checkNow(),
-    drainPerSecond: () => parts?.monitor.drainRate.perSecond() ?? 0,
-    metrics: queueMetrics,
-  });
-  return {
-    sink,
-    flusher: {
-      // Requests in flight already waited for their acks; nothing is held in this process.
-      stop: () => sink.drained(),
-      abort: () => undefined,
-      held: () => sink.pendingAcks,
-      // A publish still waiting for its ack is JetStream's to keep or not: if the stream has it, a
-      // worker stores it; if not, its events stay pending in the loss map (their request got no 202).
-      dropHeld: () => 0,
-    },
-    closers: [
-      { name: 'database preparation', close: () => preparation.close() },
-      { name: 'publisher', close: () => publisher?.close() },
-      { name: 'jetstream', close: () => link.close() },
-    ],
-    state: {
-      lanes: () => [],
-      writer: null,
-      // Zeros until the link to JetStream is up.
-      queue: () => ({
-        streamMessages: parts?.monitor.streamState.messages ?? 0,
-        streamBytes: parts?.monitor.streamState.bytes ?? 0,
-        streamMaxBytes: parts?.monitor.streamState.maxBytes ?? 0,
-        drainMessagesPerSecond: parts?.monitor.drainRate.perSecond() ?? 0,
-        pendingAcks: sink.pendingAcks,
-      }),
-    },
-  };
 }
 
 /** How often the pipeline state is sampled (milliseconds): the console's pipeline view redraws at this pace. */
@@ -340,11 +131,10 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const consoleFiles = config.console === 'on' ? openConsole(logger) : { files: [] };
   const apps = new AppBound(config.maxAppsPerMinute);
   metrics.onCollect(() => limitsAndKeys.metrics.appsAdmitted.set(apps.admittedIn(clock.now())));
-  const ingest = new IntakeService({
+  const ingest = intake.service({
     limits: eventLimits(config),
     apps,
     maxEventsPerRequest: config.maxEventsPerRequest,
-    sink: intake.sink,
     rateLimiter: limitsAndKeys.rateLimiter,
     intakeMetrics: limitsAndKeys.metrics,
     clock,
@@ -357,9 +147,6 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
       instances: config.redisUrl === null ? 1 : config.expectedInstances,
       drainPerSecond: drainOf(intake.state.writer),
     }),
-    // The single pass (events/scan/) writes what the sink takes from the body's bytes: COPY rows
-    // (tiers 2–3 on PostgreSQL's copy method), or in queue mode each event's message element.
-    ...singlePassWriter(queue !== null, storage),
   });
   const limits = eventLimits(config);
   const app = createApp({
@@ -462,13 +249,4 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
 /** What the writer drains (events per second), when this intake has one (not in queue mode). */
 function drainOf(writer: PipelineSources['writer']): (() => number) | null {
   return writer === null ? null : () => writer().drainPerSecond;
-}
-
-/** The row writer of the single pass for this intake, if it has one (see `IntakeServiceOptions.rowFromScan`). */
-function singlePassWriter(queueMode: boolean, storage: Storage): Pick<IntakeServiceOptions, 'rowFromScan'> {
-  if (queueMode) {
-    // The JetStream sink reads these rows as message elements (jetstream/jetstream-sink.ts).
-    return { rowFromScan: (body, event) => compactFromScan(body, event) as unknown as StorageRow };
-  }
-  return storage.rowFromScan === undefined ? {} : { rowFromScan: storage.rowFromScan };
 }

@@ -6,10 +6,11 @@ import type { StorageRow } from '../storage/port';
 export type LaneName = 'error' | 'standard';
 
 /**
- * One valid event as a sink takes it: typed (`event`), or already written as its storage row by the
- * single pass (`row`, events/scan/), with what admission reads of it either way.
+ * One valid event as a sink takes it: typed (`event`), or already written by the single pass
+ * (`row`, events/scan/) as what this sink holds (`Row`: a storage row for the lanes, a message
+ * element for JetStream), with what intake reads of it either way.
  */
-export interface SinkItem {
+export interface SinkItem<Row = StorageRow> {
   readonly type: EventType;
   readonly app: string;
   /** Lower-case UUID. */
@@ -20,13 +21,8 @@ export interface SinkItem {
   readonly bytes: number;
   /** The typed event; null when the single pass wrote `row` straight from the body. */
   readonly event: TelemetryEvent | null;
-  /** The event as storage writes it, when the single pass made it; null: the sink makes it from `event`. */
-  readonly row: StorageRow | null;
-}
-
-/** A typed event as a sink item. */
-export function typedItem(event: TelemetryEvent, bytes: number): SinkItem {
-  return { type: event.type, app: event.app, id: event.id, ts: event.ts, bytes, event, row: null };
+  /** The event as the sink holds it, when the single pass made it; null: the sink makes it from `event`. */
+  readonly row: Row | null;
 }
 
 export type SinkAnswer =
@@ -53,9 +49,14 @@ export type SinkAnswer =
  * JetStream stream (tier 4). `offer` takes all of `items` or none and never
  * waits for room.
  */
-export interface EventSink {
+export interface EventSink<Row = StorageRow> {
   /** `origin`: the loss map's origin of the request that brought `items` (`sdk`, `direct`). */
-  offer(lane: LaneName, items: readonly SinkItem[], now: number, origin: OutcomeOrigin): Promise<SinkAnswer>;
+  offer(
+    lane: LaneName,
+    items: readonly SinkItem<Row>[],
+    now: number,
+    origin: OutcomeOrigin,
+  ): Promise<SinkAnswer>;
   /**
    * When `lane` has no room for `events` more now: how long until it may. Null when it has room
    * (which `offer` still decides for good). Optional: a sink without a cheap answer leaves it out.

@@ -1,5 +1,4 @@
 import type { TelemetryEvent } from '../events/types';
-import type { StorageRow } from '../storage/port';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import {
@@ -49,17 +48,15 @@ const MESSAGES_IN_FLIGHT_PER_LANE = 4;
 const MESSAGE_TARGET_BYTES = 256 * 1024;
 
 /**
- * An item as a message element: what the single pass wrote (in queue mode its `row` is the event's
- * format-2 array, `compactFromScan`), or the typed event encoded now.
+ * What this sink holds of an event the single pass wrote (`SinkItem.row`): its format-2 array
+ * (compact-payload.ts) as the bytes of a message element, made by `compactFromScan`.
  */
-function encodedEvent(item: SinkItem): EncodedEvent {
-  const element = item.row === null ? compactElement(item.event as TelemetryEvent) : rowElement(item.row);
-  return { id: item.id, ts: item.ts, element };
-}
+export type MessageElement = Uint8Array;
 
-/** In queue mode the intake's row writer is `compactFromScan` (src/compose/collector.ts): its rows are elements. */
-function rowElement(row: StorageRow): Uint8Array {
-  return row as unknown as Uint8Array;
+/** An item as a message element: what the single pass wrote, or the typed event encoded now. */
+function encodedEvent(item: SinkItem<MessageElement>): EncodedEvent {
+  const element = item.row ?? compactElement(item.event as TelemetryEvent);
+  return { id: item.id, ts: item.ts, element };
 }
 
 /** JetStream's "maximum bytes/messages exceeded" (a discard-new stream at its limit). */
@@ -99,7 +96,7 @@ function failureOf(o: PublishResult): Failure | null {
  * Events of a refused offer may still have been stored (some acks arrived): the client resends
  * them, and JetStream and storage (`writeRows`) both dedupe, so all-or-nothing holds for what is stored.
  */
-export class JetStreamSink implements EventSink {
+export class JetStreamSink implements EventSink<MessageElement> {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   private lanes: Record<LaneName, CoalescingPublisher> | null = null;
@@ -117,7 +114,7 @@ export class JetStreamSink implements EventSink {
     return this.o.up();
   }
 
-  async offer(lane: LaneName, items: readonly SinkItem[], _now: number): Promise<SinkAnswer> {
+  async offer(lane: LaneName, items: readonly SinkItem<MessageElement>[], _now: number): Promise<SinkAnswer> {
     const { o } = this;
     const n = items.length;
     const publisher = o.publisher();

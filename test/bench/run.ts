@@ -31,6 +31,7 @@ import { runWritePath } from './suites/write-path';
 import { runStorageCost } from './suites/storage-cost';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
+import { intakeWorkRow } from './suites/ingest';
 import { runStartupBench } from './suites/startup';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
@@ -96,6 +97,8 @@ async function main(): Promise<number> {
     if (!headline && Number.isFinite(givenSaturation) && givenSaturation > 0) {
       rows.push(...((await step('overload', () => runOverload(ctx, givenSaturation, NaN))) ?? []));
     }
+    // The intake's own work per event, in process (suite `ingest`; BENCH_SUITES=intake-work alone).
+    rows.push(...((await step('intake-work', async () => [await intakeWorkRow(ctx)])) ?? []));
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('storage-cost', () => runStorageCost(ctx))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));

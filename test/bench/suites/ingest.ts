@@ -1,4 +1,5 @@
 import type { CopyRunResult } from '../copy-run';
+import { INTAKE_PARTS, measureIntakeWork } from '../intake-work';
 import type { BenchContext } from '../context';
 import { ratePerSecond } from '../load-result';
 import { round, versus } from '../rows';
@@ -285,4 +286,34 @@ export function singleEventRows(
     versus(SUITE, `${name} vs null Express`, value, 'req/s', nullExpress),
     versus(SUITE, `${name} vs the (d) floor`, value, 'req/s', floor),
   ];
+}
+
+/** Most intake work an event may cost at 100 events a request (µs): lanes, limiter, advice, counts. */
+const INTAKE_WORK_TARGET_US = 1;
+
+/**
+ * The intake's per-request work per event, in process (`intake-work.ts`): 100 valid events a
+ * request through every part a collector runs, each part's share beside it (the difference it made
+ * when added to the parts before it).
+ */
+export async function intakeWorkRow(ctx: BenchContext): Promise<BenchRow> {
+  ctx.progress('intake work per event, in process, 100-event requests');
+  const requests = ctx.options.quick ? 500 : 2000;
+  const work = await measureIntakeWork(100, requests, ctx.options.quick ? 3 : 7);
+  const value = work['loss map'];
+  const extra: Record<string, number> = { requests_per_round: requests };
+  let before = 0;
+  for (const part of INTAKE_PARTS) {
+    extra[`${part.replace(' ', '_')}_us`] = round(work[part] - before);
+    before = work[part];
+  }
+  return {
+    suite: SUITE,
+    name: 'intake work per event, 100-event requests (in process)',
+    value,
+    unit: 'µs/event',
+    target: `< ${INTAKE_WORK_TARGET_US} µs`,
+    met: value < INTAKE_WORK_TARGET_US,
+    extra,
+  };
 }
