@@ -21,6 +21,8 @@ import {
 import { runClosedLoop } from '../load-closed';
 import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
 import { PgBackendCpu } from '../pg-backend-cpu';
+import { storedBytes } from '../pg-bench-db';
+import { sampleProcess } from '../proc-stats';
 import { datasetDatabaseName, readsDataset, type ReadsDataset } from '../reads-dataset';
 import { loadDataset, READS_RETENTION_DAYS } from '../reads-load';
 import { dropOsCache, quantile, timeRead, type TimedRead } from '../read-timing';
@@ -224,6 +226,8 @@ interface IngestWindow {
   readonly readers: ReadersFigures | null;
   readonly pgReadSeconds: number;
   readonly pgWriteSeconds: number;
+  /** The collector process's CPU seconds in the window (ingest and reads alike). */
+  readonly collectorSeconds: number;
 }
 
 async function ingestWindow(
@@ -237,6 +241,7 @@ async function ingestWindow(
   const cpu = new PgBackendCpu(url);
   await cpu.start();
   let done = false;
+  const collectorBefore = sampleProcess(collector.pid).cpuSeconds;
   try {
     const reading = views ? readLoop(collector.origin, views, () => done) : Promise.resolve(null);
     const load = await runClosedLoop({
@@ -257,6 +262,7 @@ async function ingestWindow(
       readers,
       pgReadSeconds: byPool.get('sluice:read') ?? 0,
       pgWriteSeconds: byPool.get('sluice:writer') ?? 0,
+      collectorSeconds: sampleProcess(collector.pid).cpuSeconds - collectorBefore,
     };
   } finally {
     done = true;
@@ -305,6 +311,7 @@ async function ingestRows(
     progress(`reads: ingest with ${READERS} readers, round ${r + 1}`);
     withReaders.push(await ingestWindow(collector, url, slice(2 * r + 1), views, plan));
   }
+  const windowSeconds = (w: IngestWindow): number => (w.load.endedAt - w.load.startedAt) / 1000;
   const p99 = (w: IngestWindow): number => w.load.latency.p99;
   const shed = (ws: readonly IngestWindow[]): number => ws.reduce((n, w) => n + statusCount(w.load, 429), 0);
   const baseline = figure(
@@ -316,10 +323,10 @@ async function ingestRows(
       rounds: plan.ingestRounds,
       p99_ms: round(median(alone.map(p99))),
       answered_429: shed(alone),
-      pg_writer_cpu_s_per_s: round(median(alone.map((w) => w.pgWriteSeconds / (plan.ingestMs / 1000)))),
+      collector_cpu_s_per_s: round(median(alone.map((w) => w.collectorSeconds / windowSeconds(w)))),
+      pg_writer_cpu_s_per_s: round(median(alone.map((w) => w.pgWriteSeconds / windowSeconds(w)))),
     },
   );
-  const readSeconds = (w: IngestWindow): number => (w.load.endedAt - w.load.startedAt) / 1000;
   const reads = withReaders.reduce((n, w) => n + (w.readers?.reads ?? 0), 0);
   const pgReadCpu = withReaders.reduce((s, w) => s + w.pgReadSeconds, 0);
   const contended = versus(
@@ -332,13 +339,14 @@ async function ingestRows(
     {
       p99_ms: round(median(withReaders.map(p99))),
       answered_429: shed(withReaders),
-      reads_per_s: round(median(withReaders.map((w) => (w.readers?.reads ?? 0) / readSeconds(w)))),
+      collector_cpu_s_per_s: round(median(withReaders.map((w) => w.collectorSeconds / windowSeconds(w)))),
+      reads_per_s: round(median(withReaders.map((w) => (w.readers?.reads ?? 0) / windowSeconds(w)))),
       read_p50_ms: round(median(withReaders.map((w) => w.readers?.p50 ?? NaN))),
       read_p95_ms: round(median(withReaders.map((w) => w.readers?.p95 ?? NaN))),
       reads_failed: withReaders.reduce((n, w) => n + (w.readers?.failed ?? 0), 0),
       pg_read_cpu_ms_per_read: round((pgReadCpu * 1000) / Math.max(1, reads)),
-      pg_read_cpu_s_per_s: round(median(withReaders.map((w) => w.pgReadSeconds / readSeconds(w)))),
-      pg_writer_cpu_s_per_s: round(median(withReaders.map((w) => w.pgWriteSeconds / readSeconds(w)))),
+      pg_read_cpu_s_per_s: round(median(withReaders.map((w) => w.pgReadSeconds / windowSeconds(w)))),
+      pg_writer_cpu_s_per_s: round(median(withReaders.map((w) => w.pgWriteSeconds / windowSeconds(w)))),
     },
   );
   return [baseline, contended];
@@ -352,6 +360,7 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const rows: BenchRow[] = [
     figure(SUITE, `events held (${d.apps} apps, ${d.days} days)`, d.events, 'events', {
       load_s: round(kept.loadSeconds),
+      database_mib: Math.round((await storedBytes(url)) / 1024 / 1024),
       loaded_now: loaded ? 'yes' : 'no (kept database reused)',
     }),
   ];
