@@ -14,11 +14,11 @@ export interface ReadsDataset {
 
 const DAY_MS = 86_400_000;
 const DEFAULT_EVENTS = 10_000_000;
-const QUICK_EVENTS = 200_000;
+const QUICK_EVENTS = 100_000;
 
 /**
  * The data set of this run: 10 apps over 7 days, 10 million events (`BENCH_READS_EVENTS` sets
- * another size, e.g. 50000000; `BENCH_QUICK` 200,000 unless that is given).
+ * another size, e.g. 50000000; `BENCH_QUICK` 100,000 unless that is given).
  */
 export function readsDataset(env: NodeJS.ProcessEnv, quick: boolean): ReadsDataset {
   const given = Number(env.BENCH_READS_EVENTS ?? NaN);
