@@ -3,12 +3,11 @@
  * of 10 apps over 7 days (`BENCH_READS_EVENTS` sets another size, e.g. 50000000), in a database
  * kept between runs (kept-database.ts). Each view is timed cold (a restarted collector, the
  * kernel's page cache dropped before each read) and warm, p50 and p95, with the CPU PostgreSQL's
- * backends spend on it; then ingest alone against ingest while 8 readers loop over the views, in
- * alternating windows on one collector, with the CPU of the read and write backends.
+ * backends spend on it; then ingest alone against ingest while 8 readers loop over the views
+ * (reads-ingest.ts).
  */
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
-import { createHttpClient } from '../http-client';
 import {
   currentSchema,
   readKept,
@@ -18,23 +17,18 @@ import {
   urlOf,
   type KeptDataset,
 } from '../kept-database';
-import { runClosedLoop } from '../load-closed';
-import { ratePerSecond, statusCount, type LoadResult } from '../load-result';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { storedBytes } from '../pg-bench-db';
-import { sampleProcess } from '../proc-stats';
 import { datasetDatabaseName, readsDataset, type ReadsDataset } from '../reads-dataset';
 import { loadDataset, READS_RETENTION_DAYS } from '../reads-load';
 import { dropOsCache, quantile, timeRead, type TimedRead } from '../read-timing';
 import { readViews, type ReadView } from '../read-views';
-import { bounded, figure, round, versus } from '../rows';
+import { ingestUnderReads } from '../reads-ingest';
+import { bounded, figure, round } from '../rows';
 import type { ServiceProcess } from '../service-process';
 import type { BenchRow } from '../types';
-import { BodyCorpus, EventGenerator, type RequestBody } from '../workload';
 
 const SUITE = 'reads';
-const READERS = 8;
-const INGEST_CONCURRENCY = 4;
 const WARM_P95_MS = 1000;
 const COLD_P95_MS = 2000;
 /** Text search's target over 24 h of one app (and the cold target of every read). */
@@ -187,171 +181,6 @@ function millions(events: number): string {
   return events >= 1_000_000 ? `${round(events / 1_000_000)}M` : `${round(events / 1000)}k`;
 }
 
-interface ReadersFigures {
-  readonly reads: number;
-  readonly failed: number;
-  readonly p50: number;
-  readonly p95: number;
-}
-
-/** `READERS` loops over the views until `stopped()` (and at most a million reads). */
-async function readLoop(
-  origin: string,
-  views: readonly ReadView[],
-  stopped: () => boolean,
-): Promise<ReadersFigures> {
-  const times: number[] = [];
-  let failed = 0;
-  const reader = async (offset: number): Promise<void> => {
-    for (let i = offset; !stopped() && times.length < 1_000_000; i++) {
-      const v = views[i % views.length] as ReadView;
-      try {
-        const t = await timeRead(origin, v.path);
-        times.push(t.ms);
-        if (t.status !== 200) failed++;
-      } catch {
-        failed++;
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: READERS }, (_, r) => reader(Math.floor((r * views.length) / READERS))),
-  );
-  return { reads: times.length, failed, p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
-}
-
-interface IngestWindow {
-  readonly load: LoadResult;
-  readonly eventsPerSecond: number;
-  readonly readers: ReadersFigures | null;
-  readonly pgReadSeconds: number;
-  readonly pgWriteSeconds: number;
-  /** The collector process's CPU seconds in the window (ingest and reads alike). */
-  readonly collectorSeconds: number;
-}
-
-async function ingestWindow(
-  collector: ServiceProcess,
-  url: string,
-  bodies: readonly RequestBody[],
-  views: readonly ReadView[] | null,
-  plan: Plan,
-): Promise<IngestWindow> {
-  const client = createHttpClient(collector.origin, INGEST_CONCURRENCY);
-  const cpu = new PgBackendCpu(url);
-  await cpu.start();
-  let done = false;
-  const collectorBefore = sampleProcess(collector.pid).cpuSeconds;
-  try {
-    const reading = views ? readLoop(collector.origin, views, () => done) : Promise.resolve(null);
-    const load = await runClosedLoop({
-      client,
-      path: '/v1/events',
-      bodies,
-      concurrency: INGEST_CONCURRENCY,
-      maxMs: plan.ingestMs,
-    });
-    done = true;
-    const readers = await reading;
-    await cpu.stop();
-    const byPool = cpu.byPool();
-    const accepted = statusCount(load, 202) * (bodies[0]?.events ?? 0);
-    return {
-      load,
-      eventsPerSecond: ratePerSecond(load, accepted),
-      readers,
-      pgReadSeconds: byPool.get('sluice:read') ?? 0,
-      pgWriteSeconds: byPool.get('sluice:writer') ?? 0,
-      collectorSeconds: sampleProcess(collector.pid).cpuSeconds - collectorBefore,
-    };
-  } finally {
-    done = true;
-    await client.close();
-  }
-}
-
-function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
-}
-
-async function ingestRows(
-  collector: ServiceProcess,
-  url: string,
-  views: readonly ReadView[],
-  plan: Plan,
-  events: number,
-  progress: (message: string) => void,
-): Promise<BenchRow[]> {
-  const perWindow = Math.ceil(plan.ingestEvents / 100);
-  const warmupBodies = Math.ceil(perWindow / 5);
-  // Bodies made now: their events are newer than the data set's end, outside every view's window.
-  const corpus = new BodyCorpus(new EventGenerator(4343), 100).ensure(
-    100 * (warmupBodies + 2 * plan.ingestRounds * perWindow),
-  );
-  const slice = (k: number): RequestBody[] =>
-    corpus.bodies.slice(warmupBodies + k * perWindow, warmupBodies + (k + 1) * perWindow);
-  // Warm-up (JIT, pools, today's partitions), not measured.
-  const warmupClient = createHttpClient(collector.origin, INGEST_CONCURRENCY);
-  try {
-    await runClosedLoop({
-      client: warmupClient,
-      path: '/v1/events',
-      bodies: corpus.bodies.slice(0, warmupBodies),
-      concurrency: INGEST_CONCURRENCY,
-      maxMs: Math.min(plan.ingestMs, 3000),
-    });
-  } finally {
-    await warmupClient.close();
-  }
-  const alone: IngestWindow[] = [];
-  const withReaders: IngestWindow[] = [];
-  for (let r = 0; r < plan.ingestRounds; r++) {
-    progress(`reads: ingest alone, round ${r + 1}`);
-    alone.push(await ingestWindow(collector, url, slice(2 * r), null, plan));
-    progress(`reads: ingest with ${READERS} readers, round ${r + 1}`);
-    withReaders.push(await ingestWindow(collector, url, slice(2 * r + 1), views, plan));
-  }
-  const windowSeconds = (w: IngestWindow): number => (w.load.endedAt - w.load.startedAt) / 1000;
-  const p99 = (w: IngestWindow): number => w.load.latency.p99;
-  const shed = (ws: readonly IngestWindow[]): number => ws.reduce((n, w) => n + statusCount(w.load, 429), 0);
-  const baseline = figure(
-    SUITE,
-    `${millions(events)} events: ingest alone (closed loop, ${INGEST_CONCURRENCY} connections)`,
-    round(median(alone.map((w) => w.eventsPerSecond))),
-    'events/s',
-    {
-      rounds: plan.ingestRounds,
-      p99_ms: round(median(alone.map(p99))),
-      answered_429: shed(alone),
-      collector_cpu_s_per_s: round(median(alone.map((w) => w.collectorSeconds / windowSeconds(w)))),
-      pg_writer_cpu_s_per_s: round(median(alone.map((w) => w.pgWriteSeconds / windowSeconds(w)))),
-    },
-  );
-  const reads = withReaders.reduce((n, w) => n + (w.readers?.reads ?? 0), 0);
-  const pgReadCpu = withReaders.reduce((s, w) => s + w.pgReadSeconds, 0);
-  const contended = versus(
-    SUITE,
-    `${millions(events)} events: ingest while ${READERS} readers loop over the views`,
-    round(median(withReaders.map((w) => w.eventsPerSecond))),
-    'events/s',
-    baseline,
-    0.8,
-    {
-      p99_ms: round(median(withReaders.map(p99))),
-      answered_429: shed(withReaders),
-      collector_cpu_s_per_s: round(median(withReaders.map((w) => w.collectorSeconds / windowSeconds(w)))),
-      reads_per_s: round(median(withReaders.map((w) => (w.readers?.reads ?? 0) / windowSeconds(w)))),
-      read_p50_ms: round(median(withReaders.map((w) => w.readers?.p50 ?? NaN))),
-      read_p95_ms: round(median(withReaders.map((w) => w.readers?.p95 ?? NaN))),
-      reads_failed: withReaders.reduce((n, w) => n + (w.readers?.failed ?? 0), 0),
-      pg_read_cpu_ms_per_read: round((pgReadCpu * 1000) / Math.max(1, reads)),
-      pg_read_cpu_s_per_s: round(median(withReaders.map((w) => w.pgReadSeconds / windowSeconds(w)))),
-      pg_writer_cpu_s_per_s: round(median(withReaders.map((w) => w.pgWriteSeconds / windowSeconds(w)))),
-    },
-  );
-  return [baseline, contended];
-}
-
 export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const d = readsDataset(process.env, ctx.options.quick);
   const plan = planOf(ctx.options.quick);
@@ -374,7 +203,16 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
       const warm = await warmReads(collector, url, v, plan.warmRounds);
       rows.push(viewRow(d.events, v, cold.times.get(v.name) ?? [], warm));
     }
-    rows.push(...(await ingestRows(collector, url, views, plan, d.events, ctx.progress)));
+    rows.push(
+      ...(await ingestUnderReads(collector, url, views, {
+        suite: SUITE,
+        label: `${millions(d.events)} events`,
+        windowMs: plan.ingestMs,
+        windowEvents: plan.ingestEvents,
+        rounds: plan.ingestRounds,
+        progress: ctx.progress,
+      })),
+    );
   } finally {
     await collector.stop();
   }
