@@ -53,9 +53,21 @@ export class PgBackendCpu {
    * what the writes cost is told apart from what the collector's scheduled work costs.
    */
   byApplication(): Map<string, number> {
+    return this.byName((application) => application.split(':')[0] as string);
+  }
+
+  /**
+   * After `stop`: the same CPU seconds by whole `application_name` (`sluice:read` for the
+   * collector's read pool, `sluice:writer` for its writer…), so that reads are told apart from writes.
+   */
+  byPool(): Map<string, number> {
+    return this.byName((application) => application);
+  }
+
+  private byName(nameOf: (application: string) => string): Map<string, number> {
     const out = new Map<string, number>();
     for (const [pid, end] of this.last) {
-      const name = (this.application.get(pid) ?? '').split(':')[0] as string;
+      const name = nameOf(this.application.get(pid) ?? '');
       out.set(name, (out.get(name) ?? 0) + end - (this.first.get(pid) ?? 0));
     }
     return out;

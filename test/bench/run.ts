@@ -16,6 +16,7 @@ import { runClusterBench } from './cluster';
 import { runConsoleBench } from './suites/console';
 import { runGoodputBench } from './suites/goodput';
 import { runListsBench } from './suites/lists';
+import { runReadsBench } from './suites/reads';
 import { runQueueBench } from './queue';
 import { runRateLimitBench } from './suites/ratelimit';
 import { runRelayAppsBench } from './suites/relay-apps';
@@ -121,6 +122,8 @@ async function main(): Promise<number> {
     rows.push(...((await step('goodput', () => runGoodputBench(ctx))) ?? []));
     progress('lists');
     rows.push(...((await step('lists', () => runListsBench(ctx))) ?? []));
+    progress('reads');
+    rows.push(...((await step('reads', () => runReadsBench(ctx))) ?? []));
     progress('startup');
     rows.push(...((await step('startup', () => runStartupBench(ctx))) ?? []));
   } finally {

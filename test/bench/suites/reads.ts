@@ -1,0 +1,220 @@
+/**
+ * Storage scaling: the read API and the console's views on a collector holding 10 million events
+ * of 10 apps over 7 days (`BENCH_READS_EVENTS` sets another size, e.g. 50000000), in a database
+ * kept between runs (kept-database.ts). Each view is timed cold (a restarted collector, the
+ * kernel's page cache dropped before each read) and warm, p50 and p95, with the CPU PostgreSQL's
+ * backends spend on it; then ingest alone against ingest while 8 readers loop over the views
+ * (reads-ingest.ts).
+ */
+import { startCollector } from '../collector-process';
+import type { BenchContext } from '../context';
+import {
+  currentSchema,
+  readKept,
+  recordKept,
+  recreate,
+  staleReason,
+  urlOf,
+  type KeptDataset,
+} from '../kept-database';
+import { PgBackendCpu } from '../pg-backend-cpu';
+import { storedBytes } from '../pg-bench-db';
+import { datasetDatabaseName, readsDataset, type ReadsDataset } from '../reads-dataset';
+import { loadDataset, READS_RETENTION_DAYS } from '../reads-load';
+import { dropOsCache, quantile, timeRead, type TimedRead } from '../read-timing';
+import { readViews, type ReadView } from '../read-views';
+import { ingestUnderReads } from '../reads-ingest';
+import { bounded, figure, round } from '../rows';
+import type { ServiceProcess } from '../service-process';
+import type { BenchRow } from '../types';
+
+const SUITE = 'reads';
+const WARM_P95_MS = 1000;
+const COLD_P95_MS = 2000;
+/** Text search's target over 24 h of one app (and the cold target of every read). */
+const TEXT_P95_MS = 2000;
+
+interface Plan {
+  readonly coldRounds: number;
+  readonly warmRounds: number;
+  /** Each ingest window: time bound (milliseconds) and count bound (events). */
+  readonly ingestMs: number;
+  readonly ingestEvents: number;
+  /** Alternating rounds of ingest alone and ingest with readers. */
+  readonly ingestRounds: number;
+  readonly loadMaxMs: number;
+}
+
+function planOf(quick: boolean): Plan {
+  return quick
+    ? {
+        coldRounds: 1,
+        warmRounds: 3,
+        ingestMs: 2_000,
+        ingestEvents: 60_000,
+        ingestRounds: 1,
+        loadMaxMs: 300_000,
+      }
+    : {
+        coldRounds: 3,
+        warmRounds: 20,
+        ingestMs: 10_000,
+        ingestEvents: 400_000,
+        ingestRounds: 2,
+        loadMaxMs: 3_600_000,
+      };
+}
+
+function collectorOf(url: string): Promise<ServiceProcess> {
+  return startCollector({
+    databaseUrl: url,
+    ack: 'queued',
+    extraEnv: { SLUICE_RETENTION_RAW: `${READS_RETENTION_DAYS}d` },
+  });
+}
+
+/** The data set's database, loaded now unless a kept one matches (then `loaded` is null). */
+async function dataset(
+  ctx: BenchContext,
+  d: ReadsDataset,
+  plan: Plan,
+): Promise<{ url: string; kept: KeptDataset; loaded: boolean }> {
+  const name = datasetDatabaseName(d);
+  const url = urlOf(ctx.options.adminUrl, name);
+  const found = await readKept(ctx.options.adminUrl, name);
+  const stale = staleReason(found, d.events, d.seed, Date.now());
+  if (found && stale === null) {
+    ctx.progress(`reads: reusing database ${name} (loaded in ${Math.round(found.loadSeconds)} s)`);
+    return { url, kept: found, loaded: false };
+  }
+  ctx.progress(`reads: loading ${d.events} events into ${name} (${stale})`);
+  await recreate(ctx.options.adminUrl, name);
+  // Whole minutes, so every window of the views starts and ends on a rollup bucket.
+  const endMs = Math.floor(Date.now() / 60_000) * 60_000;
+  const t0 = performance.now();
+  const figures = await loadDataset(url, d, endMs, plan.loadMaxMs, ctx.progress);
+  const loadSeconds = (performance.now() - t0) / 1000;
+  ctx.progress(
+    `reads: loaded in ${Math.round(loadSeconds)} s (writing ${Math.round(figures.writeSeconds)} s, ` +
+      `folding ${Math.round(figures.foldSeconds)} s, vacuum ${Math.round(figures.vacuumSeconds)} s)`,
+  );
+  const kept = { events: d.events, seed: d.seed, endMs, loadSeconds, schema: currentSchema() };
+  await recordKept(url, kept);
+  return { url, kept, loaded: true };
+}
+
+/** Cold reads: per round a restarted collector; the page cache dropped before each read. */
+async function coldReads(
+  url: string,
+  views: readonly ReadView[],
+  rounds: number,
+): Promise<{ times: Map<string, TimedRead[]>; cacheDropped: boolean }> {
+  const times = new Map<string, TimedRead[]>(views.map((v) => [v.name, []]));
+  let cacheDropped = true;
+  for (let r = 0; r < rounds; r++) {
+    const collector = await collectorOf(url);
+    try {
+      for (const v of views) {
+        cacheDropped = dropOsCache() && cacheDropped;
+        times.get(v.name)?.push(await timeRead(collector.origin, v.path));
+      }
+    } finally {
+      await collector.stop();
+    }
+  }
+  return { times, cacheDropped };
+}
+
+interface WarmView {
+  readonly times: TimedRead[];
+  /** CPU milliseconds of the read pool's backends per read. */
+  readonly pgCpuMsPerRead: number;
+}
+
+async function warmReads(
+  collector: ServiceProcess,
+  url: string,
+  view: ReadView,
+  rounds: number,
+): Promise<WarmView> {
+  for (let i = 0; i < 2; i++) await timeRead(collector.origin, view.path);
+  const cpu = new PgBackendCpu(url);
+  await cpu.start();
+  const times: TimedRead[] = [];
+  for (let i = 0; i < rounds; i++) times.push(await timeRead(collector.origin, view.path));
+  await cpu.stop();
+  const readSeconds = cpu.byPool().get('sluice:read') ?? NaN;
+  return { times, pgCpuMsPerRead: (readSeconds * 1000) / rounds };
+}
+
+function isText(view: ReadView): boolean {
+  return view.path.includes('text=');
+}
+
+function viewRow(events: number, view: ReadView, cold: readonly TimedRead[], warm: WarmView): BenchRow {
+  const ms = (t: readonly TimedRead[]): number[] => t.map((x) => x.ms);
+  const warmP95 = quantile(ms(warm.times), 0.95);
+  const coldP95 = quantile(ms(cold), 0.95);
+  const warmBound = isText(view) ? TEXT_P95_MS : WARM_P95_MS;
+  const all = [...cold, ...warm.times];
+  const failed = all.find((t) => t.status !== 200);
+  return bounded(
+    SUITE,
+    `${millions(events)} events: ${view.name}`,
+    round(warmP95),
+    'ms',
+    `p95 ≤ ${warmBound} ms warm, ≤ ${COLD_P95_MS} ms cold`,
+    failed === undefined && warmP95 <= warmBound && coldP95 <= COLD_P95_MS,
+    {
+      warm_p50_ms: round(quantile(ms(warm.times), 0.5)),
+      warm_p95_ms: round(warmP95),
+      cold_p50_ms: round(quantile(ms(cold), 0.5)),
+      cold_p95_ms: round(coldP95),
+      pg_cpu_ms_per_read: round(warm.pgCpuMsPerRead),
+      answer_kib: round((warm.times[0]?.bytes ?? 0) / 1024),
+      status: failed ? `${failed.status} ${failed.error}` : 200,
+    },
+  );
+}
+
+function millions(events: number): string {
+  return events >= 1_000_000 ? `${round(events / 1_000_000)}M` : `${round(events / 1000)}k`;
+}
+
+export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
+  const d = readsDataset(process.env, ctx.options.quick);
+  const plan = planOf(ctx.options.quick);
+  const { url, kept, loaded } = await dataset(ctx, d, plan);
+  const views = readViews(kept.endMs, d.days);
+  const rows: BenchRow[] = [
+    figure(SUITE, `events held (${d.apps} apps, ${d.days} days)`, d.events, 'events', {
+      load_s: round(kept.loadSeconds),
+      database_mib: Math.round((await storedBytes(url)) / 1024 / 1024),
+      loaded_now: loaded ? 'yes' : 'no (kept database reused)',
+    }),
+  ];
+  ctx.progress(`reads: ${plan.coldRounds} cold rounds of ${views.length} views`);
+  const cold = await coldReads(url, views, plan.coldRounds);
+  if (!cold.cacheDropped) ctx.progress('reads: could not drop the page cache; cold = fresh collector only');
+  const collector = await collectorOf(url);
+  try {
+    for (const v of views) {
+      ctx.progress(`reads: warm, ${v.name}`);
+      const warm = await warmReads(collector, url, v, plan.warmRounds);
+      rows.push(viewRow(d.events, v, cold.times.get(v.name) ?? [], warm));
+    }
+    rows.push(
+      ...(await ingestUnderReads(collector, url, views, {
+        suite: SUITE,
+        label: `${millions(d.events)} events`,
+        windowMs: plan.ingestMs,
+        windowEvents: plan.ingestEvents,
+        rounds: plan.ingestRounds,
+        progress: ctx.progress,
+      })),
+    );
+  } finally {
+    await collector.stop();
+  }
+  return rows;
+}
