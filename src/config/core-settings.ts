@@ -39,6 +39,12 @@ export const CORE_SETTINGS = {
     doc: 'SQLite file used when SLUICE_DATABASE_URL is unset; its folder is created.',
     parse: nonEmpty(),
   }),
+  sqliteWalMaxBytes: setting({
+    env: 'SLUICE_SQLITE_WAL_MAX_BYTES',
+    default: '64MiB',
+    doc: "SQLite: size of the write-ahead log past which its checkpoint (in a worker thread) empties it while the writer waits; below it, checkpoints never hold the writer. Also the size the log's file is cut back to when the log starts again.",
+    parse: bytes(MiB, 64 * 1024 * MiB),
+  }),
   queueCapacity: setting({
     env: 'SLUICE_QUEUE_CAPACITY',
     default: '10000',

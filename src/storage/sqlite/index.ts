@@ -19,6 +19,8 @@ import { statementCache } from './statements';
 import { batchWriter, toSqliteRow, type SqliteRow } from './write';
 import { sqliteRowFromScan } from './row-from-scan';
 import { outcomeWriter, queryOutcomes } from './outcomes';
+import type { SqliteMetrics } from '../../metrics/sqlite-instruments';
+import { WalCheckpointer, type WalCheckpointOptions } from './wal-checkpointer';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created if missing. Config default `./data/sluice.db` (`SLUICE_SQLITE_PATH`). */
@@ -31,6 +33,14 @@ export interface SqliteStorageOptions {
   readonly busyTimeoutMs?: number;
   /** Whether `writeRows` counts the rows it stores for the loss map (`SLUICE_OUTCOMES`). Default true. */
   readonly outcomes?: boolean;
+  /**
+   * Checkpoints of the write-ahead log in a worker thread (wal-checkpointer.ts), none on this
+   * connection. Absent: SQLite's own, in the commit that leaves the log 1,000 pages long, on the
+   * event loop (what a short-lived process such as `sluice migrate` or a test keeps).
+   */
+  readonly checkpoints?: WalCheckpointOptions;
+  /** The instruments of the checkpoints; none by default. */
+  readonly metrics?: SqliteMetrics;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -45,6 +55,27 @@ export interface SqliteStorage extends Storage {
 }
 
 /**
+ * With `options.checkpoints`: no checkpoint on `db` (a checkpoint in a commit held the event loop
+ * for 55–135 ms), and a thread that runs them with its own connection. The log's file is cut back
+ * to the bound whenever the log starts again, so its size on disk follows the bound too.
+ */
+function startCheckpoints(
+  db: Database.Database,
+  options: SqliteStorageOptions,
+  logger: Logger,
+): WalCheckpointer | null {
+  if (options.checkpoints === undefined) return null;
+  const checkpointer = new WalCheckpointer(
+    { file: options.path, logger, ...(options.metrics && { metrics: options.metrics }) },
+    options.checkpoints,
+  );
+  db.pragma('wal_autocheckpoint = 0');
+  db.pragma(`journal_size_limit = ${checkpointer.truncateAtBytes}`);
+  checkpointer.start();
+  return checkpointer;
+}
+
+/**
  * The `Storage` port on one SQLite file (tier 1), with the same behaviour as PostgreSQL. The file
  * is opened here; better-sqlite3 is synchronous, so each call runs to completion and its result
  * or error is returned as a settled promise.
@@ -55,7 +86,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
+  const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  const checkpointer = startCheckpoints(db, options, logger);
   const prepare = statementCache(db);
   const write = batchWriter(db, prepare, options.outcomes !== false);
   const writeOutcomeBatch = outcomeWriter(db, prepare);
@@ -83,6 +116,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
       prepare('SELECT 1').get();
     },
     async close(): Promise<void> {
+      // The thread's last checkpoint first: closing the last connection then finds the log empty.
+      await checkpointer?.stop();
       if (db.open) db.close();
     },
   };

@@ -1,0 +1,36 @@
+import { type Registry } from 'prom-client';
+import { counter, gauge, histogram } from './define';
+
+/**
+ * Instruments of a SQLite storage (tier 1), fed by src/storage/sqlite: its write-ahead log, which
+ * a worker thread checkpoints off the event loop. `mode` is `passive` or `truncate`.
+ */
+export function createSqliteMetrics(registry: Registry) {
+  return {
+    walBytes: gauge(
+      registry,
+      'sluice_sqlite_wal_bytes',
+      'SQLite: size of the write-ahead log at its last checkpoint (frames × page size, bytes); the log starts again from its beginning once every frame is copied, and a checkpoint past SLUICE_SQLITE_WAL_MAX_BYTES empties it while the writer waits.',
+    ),
+    checkpointDuration: histogram(
+      registry,
+      'sluice_sqlite_checkpoint_duration_seconds',
+      'SQLite: duration of a checkpoint of the write-ahead log in the checkpoint thread, by mode: passive (copies what it can, the writer goes on) or truncate (the log past SLUICE_SQLITE_WAL_MAX_BYTES, or at stop: the writer waits for it).',
+      ['mode'],
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    ),
+    checkpointsBusy: counter(
+      registry,
+      'sluice_sqlite_checkpoints_busy_total',
+      'SQLite: checkpoints a lock kept from completing, by mode (tried again at the next pass).',
+      ['mode'],
+    ),
+    checkpointThreadRestarts: counter(
+      registry,
+      'sluice_sqlite_checkpoint_thread_restarts_total',
+      'SQLite: times the checkpoint thread died and was started again (a second later; meanwhile the write-ahead log only grows). The first death is logged.',
+    ),
+  };
+}
+
+export type SqliteMetrics = ReturnType<typeof createSqliteMetrics>;
