@@ -6,7 +6,21 @@ import { counter, gauge, histogram } from './define';
  * a worker thread checkpoints off the event loop. `mode` is `passive` or `truncate`.
  */
 export function createSqliteMetrics(registry: Registry) {
+  const callObservers: Array<() => void> = [];
   return {
+    /** Runs `observe` at every scrape, before `longestCall` is read. */
+    onCollectCalls(observe: () => void): void {
+      callObservers.push(observe);
+    },
+    longestCall: gauge(
+      registry,
+      'sluice_sqlite_longest_call_seconds',
+      'SQLite: the longest synchronous call on the event loop since the previous scrape (one write slice, loss-map write, read statement, job step or delete), during which every request waited; by call (write, outcomes, read, job, delete) and time: wall (as the event loop saw it) or running (without the waits of the main thread for a core, where the kernel tells them). 0 when no call of the kind ran.',
+      ['call', 'time'],
+      () => {
+        for (const observe of callObservers) observe();
+      },
+    ),
     walBytes: gauge(
       registry,
       'sluice_sqlite_wal_bytes',

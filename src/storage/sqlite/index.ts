@@ -21,6 +21,7 @@ import { sqliteRowFromScan } from './row-from-scan';
 import { outcomeWriter, queryOutcomes } from './outcomes';
 import type { SqliteMetrics } from '../../metrics/sqlite-instruments';
 import { WalCheckpointer, type WalCheckpointOptions } from './wal-checkpointer';
+import { CallTimer, untimed, type SqliteCall, type TimeCall } from './call-timer';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created if missing. Config default `./data/sluice.db` (`SLUICE_SQLITE_PATH`). */
@@ -52,6 +53,25 @@ export interface SqliteStorage extends Storage {
   readonly kind: 'sqlite';
   /** The scheduler's jobs on this file (tier 1 runs them in-process); see maintenance.ts. */
   readonly maintenance: SqliteMaintenance;
+}
+
+/**
+ * Times every synchronous call on the event loop into `sluice_sqlite_longest_call_seconds`, read
+ * (and started again) at each scrape; untimed without instruments.
+ */
+function callTimer(metrics: SqliteMetrics | undefined): TimeCall {
+  if (metrics === undefined) return untimed;
+  const timer = new CallTimer();
+  const calls: readonly SqliteCall[] = ['write', 'outcomes', 'read', 'job', 'delete'];
+  metrics.onCollectCalls(() => {
+    const longest = timer.take();
+    for (const call of calls) {
+      const l = longest.get(call);
+      metrics.longestCall.set({ call, time: 'wall' }, (l?.wallMs ?? 0) / 1000);
+      metrics.longestCall.set({ call, time: 'running' }, (l?.runningMs ?? 0) / 1000);
+    }
+  });
+  return timer.time;
 }
 
 /**
@@ -90,13 +110,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const checkpointer = startCheckpoints(db, options, logger);
   const prepare = statementCache(db);
-  const write = batchWriter(db, prepare, options.outcomes !== false);
+  const time = callTimer(options.metrics);
+  const write = batchWriter(db, prepare, options.outcomes !== false, time);
   const writeOutcomeBatch = outcomeWriter(db, prepare);
-  const run = sqliteReadRunner(prepare);
+  const run = sqliteReadRunner(prepare, time);
 
   return {
     kind: 'sqlite',
-    maintenance: sqliteMaintenance(db, prepare),
+    maintenance: sqliteMaintenance(db, prepare, time),
     migrate: async () => applySqliteMigrations(db, logger),
     toRow: (event) => toSqliteRow(event) as unknown as StorageRow,
     rowFromScan: (body, event) => sqliteRowFromScan(body, event) as unknown as StorageRow,
@@ -104,14 +125,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
       rows.length === 0 ? { inserted: 0 } : write(rows as unknown as readonly SqliteRow[]),
     // Every read: a failure of the file, not of the query, is StorageUnavailableError (503).
     queryEvents: (query) => readOrUnavailable(() => queryEventsWith(run, query, SQLITE_EVENTS_DIALECT)),
-    queryMetrics: (query) => readOrUnavailable(() => queryMetrics(prepare, query)),
+    queryMetrics: (query) => readOrUnavailable(() => time('read', () => queryMetrics(prepare, query))),
     queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
     queryMetricNames: (query) => readOrUnavailable(() => queryMetricNamesWith(run, query)),
     queryMetricName: (query) => readOrUnavailable(() => queryMetricNameWith(run, query)),
     scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
-    writeOutcomes: async (batch) => writeOutcomeBatch(batch),
-    queryOutcomes: (query) => readOrUnavailable(() => queryOutcomes(prepare, query)),
-    deleteAppData: async (deletion) => deleteAppData(db, prepare, deletion),
+    writeOutcomes: async (batch) => time('outcomes', () => writeOutcomeBatch(batch)),
+    queryOutcomes: (query) => readOrUnavailable(() => time('read', () => queryOutcomes(prepare, query))),
+    deleteAppData: async (deletion) => time('delete', () => deleteAppData(db, prepare, deletion)),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();
     },

@@ -7,6 +7,7 @@ import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout
 import { toEventRow, toMetricSampleRow, type EventRow, type MetricSampleRow } from '../layout/rows';
 import { StoredTally } from '../layout/stored-tally';
 import { insertCounts } from './outcomes';
+import { untimed, type TimeCall } from './call-timer';
 
 /** `INSERT OR IGNORE` of one row of `t`, each column bound by name from the row object. */
 function insertOrIgnore<Row>(t: TableColumns<Row>): string {
@@ -56,6 +57,7 @@ export function batchWriter(
   db: Database.Database,
   prepare: (sql: string) => Database.Statement,
   outcomes = true,
+  time: TimeCall = untimed,
 ): (rows: readonly SqliteRow[]) => Promise<WriteResult> {
   /** Rows committed by a slice of a write that failed later: its retry hands the same objects. */
   const committedEarlier = new WeakSet<SqliteRow>();
@@ -92,7 +94,7 @@ export function batchWriter(
       for (;;) {
         // IMMEDIATE takes the write lock up front: a deferred transaction upgrading to write can
         // fail with SQLITE_BUSY regardless of busy_timeout when another connection wrote meanwhile.
-        const next = slice.immediate(rows, from, batch);
+        const next = time('write', () => slice.immediate(rows, from, batch));
         if (next >= rows.length) break;
         from = next;
         await yieldToEventLoop();
