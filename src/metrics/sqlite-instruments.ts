@@ -21,6 +21,13 @@ export function createSqliteMetrics(registry: Registry) {
         for (const observe of callObservers) observe();
       },
     ),
+    callDuration: histogram(
+      registry,
+      'sluice_sqlite_call_duration_seconds',
+      'SQLite: duration of each synchronous call on the event loop, by call and time, as sluice_sqlite_longest_call_seconds labels them; the buckets above 0.05 count the calls that held requests longer than the collector’s target.',
+      ['call', 'time'],
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    ),
     walBytes: gauge(
       registry,
       'sluice_sqlite_wal_bytes',

@@ -44,6 +44,9 @@ export class CallTimer {
   private readonly longest = new Map<SqliteCall, { wallMs: number; runningMs: number }>();
   private readonly waited = runQueueWait();
 
+  /** `onCall` is told every call's times (milliseconds). */
+  constructor(private readonly onCall?: (call: SqliteCall, wallMs: number, runningMs: number) => void) {}
+
   readonly time: TimeCall = (call, f) => {
     const waitedBefore = this.waited?.() ?? 0;
     const started = performance.now();
@@ -53,6 +56,7 @@ export class CallTimer {
       const wallMs = performance.now() - started;
       const runningMs =
         this.waited === null ? wallMs : Math.max(0, wallMs - (this.waited() - waitedBefore) / 1e6);
+      this.onCall?.(call, wallMs, runningMs);
       const l = this.longest.get(call);
       if (l === undefined) this.longest.set(call, { wallMs, runningMs });
       else {

@@ -56,12 +56,16 @@ export interface SqliteStorage extends Storage {
 }
 
 /**
- * Times every synchronous call on the event loop into `sluice_sqlite_longest_call_seconds`, read
- * (and started again) at each scrape; untimed without instruments.
+ * Times every synchronous call on the event loop into `sluice_sqlite_call_duration_seconds` and
+ * `sluice_sqlite_longest_call_seconds` (read, and started again, at each scrape); untimed without
+ * instruments.
  */
 function callTimer(metrics: SqliteMetrics | undefined): TimeCall {
   if (metrics === undefined) return untimed;
-  const timer = new CallTimer();
+  const timer = new CallTimer((call, wallMs, runningMs) => {
+    metrics.callDuration.observe({ call, time: 'wall' }, wallMs / 1000);
+    metrics.callDuration.observe({ call, time: 'running' }, runningMs / 1000);
+  });
   const calls: readonly SqliteCall[] = ['write', 'outcomes', 'read', 'job', 'delete'];
   metrics.onCollectCalls(() => {
     const longest = timer.take();
