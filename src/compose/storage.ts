@@ -62,14 +62,12 @@ export function openStorage(
     // A statement waiting on another connection's lock blocks the event loop (better-sqlite3 is
     // synchronous): the shutdown's timers, the forced path's included, run only between waits.
     busyTimeoutMs: config.storageTimeoutMs,
-    // A process that registers instruments runs for long (a collector, a worker): its commits must
-    // not checkpoint on the event loop. `sluice migrate` and `delete` keep SQLite's own.
-    ...(registry === undefined
+    ...(registry === undefined ? {} : { metrics: createSqliteMetrics(registry) }),
+    // A process that registers instruments runs for long (a collector): with `thread`, its commits
+    // do not checkpoint on the event loop. `sluice migrate` and `delete` keep SQLite's own.
+    ...(registry === undefined || config.sqliteCheckpoints === 'commit'
       ? {}
-      : {
-          checkpoints: { truncateAtBytes: config.sqliteWalMaxBytes },
-          metrics: createSqliteMetrics(registry),
-        }),
+      : { checkpoints: { truncateAtBytes: config.sqliteWalMaxBytes } }),
   });
 }
 

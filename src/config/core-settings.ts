@@ -39,6 +39,12 @@ export const CORE_SETTINGS = {
     doc: 'SQLite file used when SLUICE_DATABASE_URL is unset; its folder is created.',
     parse: nonEmpty(),
   }),
+  sqliteCheckpoints: setting({
+    env: 'SLUICE_SQLITE_CHECKPOINTS',
+    default: 'thread',
+    doc: "SQLite: where the write-ahead log is copied into the database file. `thread`: a worker thread with its own connection, so no commit on the event loop does it (the log may grow while the writer never pauses, up to SLUICE_SQLITE_WAL_MAX_BYTES). `commit`: SQLite's own, in the commit that leaves the log 1,000 pages long, on the event loop.",
+    parse: oneOf(['thread', 'commit'] as const),
+  }),
   sqliteWalMaxBytes: setting({
     env: 'SLUICE_SQLITE_WAL_MAX_BYTES',
     default: '64MiB',
