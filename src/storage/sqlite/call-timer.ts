@@ -20,7 +20,7 @@ export const untimed: TimeCall = (_call, f) => f();
  * statistics (`/proc/thread-self/schedstat`, nanoseconds); null where the file cannot be read.
  * Opened by the thread it describes (the main thread): the descriptor keeps naming that thread.
  */
-function runQueueWait(): (() => number) | null {
+function runQueueWait(): { read(): number; close(): void } | null {
   let fd: number;
   try {
     fd = fs.openSync('/proc/thread-self/schedstat', 'r');
@@ -28,9 +28,12 @@ function runQueueWait(): (() => number) | null {
     return null;
   }
   const buf = Buffer.alloc(96);
-  return () => {
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return Number(buf.toString('latin1', 0, n).split(' ')[1]);
+  return {
+    read() {
+      const n = fs.readSync(fd, buf, 0, buf.length, 0);
+      return Number(buf.toString('latin1', 0, n).split(' ')[1]);
+    },
+    close: () => fs.closeSync(fd),
   };
 }
 
@@ -42,20 +45,20 @@ function runQueueWait(): (() => number) | null {
  */
 export class CallTimer {
   private readonly longest = new Map<SqliteCall, { wallMs: number; runningMs: number }>();
-  private readonly waited = runQueueWait();
+  private waited = runQueueWait();
 
   /** `onCall` is told every call's times (milliseconds). */
   constructor(private readonly onCall?: (call: SqliteCall, wallMs: number, runningMs: number) => void) {}
 
   readonly time: TimeCall = (call, f) => {
-    const waitedBefore = this.waited?.() ?? 0;
+    const waitedBefore = this.waited?.read() ?? 0;
     const started = performance.now();
     try {
       return f();
     } finally {
       const wallMs = performance.now() - started;
       const runningMs =
-        this.waited === null ? wallMs : Math.max(0, wallMs - (this.waited() - waitedBefore) / 1e6);
+        this.waited === null ? wallMs : Math.max(0, wallMs - (this.waited.read() - waitedBefore) / 1e6);
       this.onCall?.(call, wallMs, runningMs);
       const l = this.longest.get(call);
       if (l === undefined) this.longest.set(call, { wallMs, runningMs });
@@ -65,6 +68,12 @@ export class CallTimer {
       }
     }
   };
+
+  /** Closes the scheduler statistics' file; calls are timed in wall time only after it. Idempotent. */
+  close(): void {
+    this.waited?.close();
+    this.waited = null;
+  }
 
   /** The longest call of each kind since the last `take`, then forgotten. */
   take(): ReadonlyMap<SqliteCall, LongestCall> {

@@ -57,11 +57,11 @@ export interface SqliteStorage extends Storage {
 
 /**
  * Times every synchronous call on the event loop into `sluice_sqlite_call_duration_seconds` and
- * `sluice_sqlite_longest_call_seconds` (read, and started again, at each scrape); untimed without
+ * `sluice_sqlite_longest_call_seconds` (read, and started again, at each scrape); none without
  * instruments.
  */
-function callTimer(metrics: SqliteMetrics | undefined): TimeCall {
-  if (metrics === undefined) return untimed;
+function callTimer(metrics: SqliteMetrics | undefined): CallTimer | null {
+  if (metrics === undefined) return null;
   const timer = new CallTimer((call, wallMs, runningMs) => {
     metrics.callDuration.observe({ call, time: 'wall' }, wallMs / 1000);
     metrics.callDuration.observe({ call, time: 'running' }, runningMs / 1000);
@@ -75,7 +75,7 @@ function callTimer(metrics: SqliteMetrics | undefined): TimeCall {
       metrics.longestCall.set({ call, time: 'running' }, (l?.runningMs ?? 0) / 1000);
     }
   });
-  return timer.time;
+  return timer;
 }
 
 /**
@@ -114,7 +114,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const checkpointer = startCheckpoints(db, options, logger);
   const prepare = statementCache(db);
-  const time = callTimer(options.metrics);
+  const timer = callTimer(options.metrics);
+  const time: TimeCall = timer?.time ?? untimed;
   const write = batchWriter(db, prepare, options.outcomes !== false, time);
   const writeOutcomeBatch = outcomeWriter(db, prepare);
   const run = sqliteReadRunner(prepare, time);
@@ -144,6 +145,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
       // The thread's last checkpoint first: closing the last connection then finds the log empty.
       await checkpointer?.stop();
       if (db.open) db.close();
+      timer?.close();
     },
   };
 }
