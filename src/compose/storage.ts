@@ -5,6 +5,7 @@
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock';
 import { createReadStandbyMetrics, createStorageMetrics } from '../metrics/storage-instruments';
+import { createSqliteMetrics } from '../metrics/sqlite-instruments';
 import type { Config } from '../config/load';
 import type { EventLimits } from '../events/limits';
 import { keepTrying, retryUntil } from '../lifecycle/startup';
@@ -61,6 +62,12 @@ export function openStorage(
     // A statement waiting on another connection's lock blocks the event loop (better-sqlite3 is
     // synchronous): the shutdown's timers, the forced path's included, run only between waits.
     busyTimeoutMs: config.storageTimeoutMs,
+    ...(registry === undefined ? {} : { metrics: createSqliteMetrics(registry) }),
+    // A process that registers instruments runs for long (a collector): with `thread`, its commits
+    // do not checkpoint on the event loop. `sluice migrate` and `delete` keep SQLite's own.
+    ...(registry === undefined || config.sqliteCheckpoints === 'commit'
+      ? {}
+      : { checkpoints: { truncateAtBytes: config.sqliteWalMaxBytes } }),
   });
 }
 

@@ -39,6 +39,18 @@ export const CORE_SETTINGS = {
     doc: 'SQLite file used when SLUICE_DATABASE_URL is unset; its folder is created.',
     parse: nonEmpty(),
   }),
+  sqliteCheckpoints: setting({
+    env: 'SLUICE_SQLITE_CHECKPOINTS',
+    default: 'thread',
+    doc: "SQLite: where the write-ahead log is copied into the database file. `thread`: a worker thread with its own connection, so no commit on the event loop does it (the log may grow while the writer never pauses, up to SLUICE_SQLITE_WAL_MAX_BYTES). `commit`: SQLite's own, in the commit that leaves the log 1,000 pages long, on the event loop.",
+    parse: oneOf(['thread', 'commit'] as const),
+  }),
+  sqliteWalMaxBytes: setting({
+    env: 'SLUICE_SQLITE_WAL_MAX_BYTES',
+    default: '64MiB',
+    doc: "SQLite: size of the write-ahead log past which its checkpoint (in a worker thread) empties it while the writer waits; below it, checkpoints never hold the writer. Also the size the log's file is cut back to when the log starts again.",
+    parse: bytes(MiB, 64 * 1024 * MiB),
+  }),
   laneCapacity: setting({
     env: 'SLUICE_QUEUE_CAPACITY',
     default: '10000',

@@ -286,9 +286,11 @@ export interface Storage {
    */
   readonly rowFromScan?: (body: Uint8Array, event: ScannedEvent) => StorageRow;
   /**
-   * Stores a batch of rows made by this storage's `toRow` in one transaction: all rows or none.
-   * `(id, ts)` already present is skipped, not an error. Rejects on any storage failure; the
-   * caller keeps the batch and retries.
+   * Stores a batch of rows made by this storage's `toRow`: on PostgreSQL in one transaction, all
+   * rows or none; on SQLite in short transactions one after the other (sqlite/write.ts), so a
+   * failure may leave the first ones stored, and writing the same rows again counts them once.
+   * Resolves once every row is committed. `(id, ts)` already present is skipped, not an error.
+   * Rejects on any storage failure; the caller keeps the batch and retries.
    */
   writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
   /**

@@ -14,14 +14,29 @@ const PROBE_EVERY_MS = 100;
 /** How often an error event is sent once the apps are in (milliseconds). */
 const ERROR_EVERY_MS = 500;
 /**
- * The bound on /readyz's p99 while the jobs run (milliseconds). The property is "no job, write or
- * read blocks the event loop for more than 50 ms"; /readyz answers from memory, so its latency is
- * the longest block it met plus the time to answer. The probe runs in the test's own process on a
- * box whose two cores are shared with other work (load averages of 10 and more), which adds its
- * own delays: 250 ms leaves room for that, and still fails by far a collector that blocks for
- * seconds (before the jobs worked in slices: every /readyz for minutes took 28–39 s, p99 14.6 s).
+ * The bound on /readyz's p99 (milliseconds). /readyz answers from memory, so its latency is the
+ * longest block it met plus the time to answer, plus, on this box, the waits of two processes for
+ * two cores shared with the other test files (load averages of 17 to 27 in the runs of 7 December
+ * 2026: p99 146–775 ms whatever the build, the build before this bound included). So this bound
+ * only catches a collector that freezes (before the jobs worked in slices: every /readyz for
+ * minutes took 28–39 s, p99 14.6 s); the 50 ms property is asserted on the collector's own figure
+ * below, which the box's load does not move.
  */
-const READYZ_P99_MS = 250;
+const READYZ_P99_MS = 1000;
+/**
+ * The property "no job, write or read blocks the event loop for more than 50 ms" (milliseconds),
+ * read from `sluice_sqlite_call_duration_seconds{time="running"}`: each synchronous SQLite call's
+ * time without the main thread's waits for a core, which on this shared box are most of a call's
+ * wall time when it is busy. What is left still holds the box's I/O stalls and garbage
+ * collections: in those runs 0 to 3 calls of about 700 ran longer than 50 ms, the longest 107 ms.
+ */
+const LOOP_BLOCK_MS = 50;
+/** The share of SQLite calls that may run longer than `LOOP_BLOCK_MS` (the box's stalls). */
+const OVER_BLOCK_SHARE = 0.01;
+/** No SQLite call may run longer than this (milliseconds): a statement that is not sliced takes seconds here. */
+const LONGEST_CALL_MS = 250;
+/** SQLite's calls on the event loop, as `sluice_sqlite_longest_call_seconds` labels them. */
+const CALLS = ['write', 'outcomes', 'read', 'job', 'delete'] as const;
 /** The bound of the whole test. */
 const MAX_TEST_MS = 180_000;
 /** The bounds of its phases (from its start), so that it fails with its figures, not a timeout. */
@@ -39,6 +54,13 @@ function percentile(sorted: readonly number[], p: number): number {
 /** The value of the first sample of /metrics whose line starts with `prefix`; 0 when absent. */
 function sample(metrics: string, prefix: string): number {
   const line = metrics.split('\n').find((l) => l.startsWith(prefix));
+  return line === undefined ? 0 : Number(line.split(' ').pop());
+}
+
+/** The value of the sample of /metrics named `name` whose labels include each of `labels`; 0 when absent. */
+function sampleWith(metrics: string, name: string, labels: Record<string, string>): number {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && pairs.every((p) => l.includes(p)));
   return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 
@@ -92,6 +114,12 @@ describe('a SQLite collector with 50,000 apps', () => {
     let longestLoopDelayS = 0;
     /** The longest step of each job's runs (`sluice_scheduler_longest_slice_seconds`). */
     const longestSliceMs: Record<string, number> = {};
+    /** The longest SQLite call of each kind on the event loop: its wall time, and without the waits for a core. */
+    const longestCallMs = { wall: {} as Record<string, number>, running: {} as Record<string, number> };
+    /** SQLite calls on the event loop of each kind, and those that ran (without waits for a core) longer than the bound. */
+    const calls = { all: {} as Record<string, number>, over: {} as Record<string, number> };
+    /** The write-ahead log: its largest size seen (bytes) and the TRUNCATE checkpoints its bound took. */
+    const wal = { maxBytes: 0, truncates: 0 };
     const pending: Promise<void>[] = [];
     const probe = setInterval(() => {
       const at = phase;
@@ -182,6 +210,22 @@ describe('a SQLite collector with 50,000 apps', () => {
             longestLoopDelayS,
             sample(metrics, 'nodejs_eventloop_lag_max_seconds'),
           );
+          wal.maxBytes = Math.max(wal.maxBytes, sample(metrics, 'sluice_sqlite_wal_bytes'));
+          wal.truncates = sample(metrics, 'sluice_sqlite_checkpoint_duration_seconds_count{mode="truncate"}');
+          for (const call of CALLS) {
+            const running = { call, time: 'running' };
+            const all = sampleWith(metrics, 'sluice_sqlite_call_duration_seconds_count', running);
+            const within = sampleWith(metrics, 'sluice_sqlite_call_duration_seconds_bucket', {
+              ...running,
+              le: String(LOOP_BLOCK_MS / 1000),
+            });
+            calls.all[call] = all;
+            calls.over[call] = all - within;
+            for (const time of ['wall', 'running'] as const) {
+              const v = sample(metrics, `sluice_sqlite_longest_call_seconds{call="${call}",time="${time}"}`);
+              longestCallMs[time][call] = Math.max(longestCallMs[time][call] ?? 0, Math.round(v * 1000));
+            }
+          }
           for (const job of ['downsample', 'compact_outcomes']) {
             const s = sample(metrics, `sluice_scheduler_longest_slice_seconds{job_name="${job}"}`);
             longestSliceMs[job] = Math.max(longestSliceMs[job] ?? 0, Math.round(s * 1000));
@@ -204,6 +248,9 @@ describe('a SQLite collector with 50,000 apps', () => {
         errorEvents: errorAnswers.length,
         longestLoopDelayMs: Math.round(longestLoopDelayS * 1000),
         longestSliceMs,
+        longestCallMs,
+        calls,
+        wal,
       };
       console.log(`/readyz latency (ms): ${JSON.stringify(figures)}`);
     }
@@ -218,5 +265,13 @@ describe('a SQLite collector with 50,000 apps', () => {
       expect(longestSliceMs[job]).toBeGreaterThan(0);
       expect(longestSliceMs[job]).toBeLessThan(READYZ_P99_MS);
     }
+    // Every kind of call that ran was timed; hardly any held the loop past the bound, none for long.
+    for (const call of ['write', 'outcomes', 'read', 'job'] as const) {
+      expect(calls.all[call]).toBeGreaterThan(0);
+    }
+    const all = Object.values(calls.all).reduce((a, b) => a + b, 0);
+    const over = Object.values(calls.over).reduce((a, b) => a + b, 0);
+    expect(over).toBeLessThanOrEqual(Math.floor(all * OVER_BLOCK_SHARE));
+    expect(Math.max(...Object.values(longestCallMs.running))).toBeLessThan(LONGEST_CALL_MS);
   });
 });

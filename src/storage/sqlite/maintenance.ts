@@ -4,6 +4,7 @@ import { compactOutcomeSlice, oldestUnfoldedMinute, type OutcomeSliceCompaction 
 import { deleteBatch, type PurgeTarget } from './purge';
 import { foldInvalidatedBuckets } from './rollups';
 import * as runs from './scheduler-runs';
+import { untimed, type TimeCall } from './call-timer';
 
 /**
  * The scheduler's handle on a SQLite storage (tier 1: one process, no lock needed). better-sqlite3
@@ -27,10 +28,11 @@ export interface SqliteMaintenance {
 export function sqliteMaintenance(
   db: Database.Database,
   prepare: (sql: string) => Database.Statement,
+  time: TimeCall = untimed,
 ): SqliteMaintenance {
   const inTransaction = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
     const transaction = db.transaction(fn);
-    return (...args) => transaction.immediate(...args);
+    return (...args) => time('job', () => transaction.immediate(...args));
   };
   return {
     claimRun: inTransaction((c: RunClaim) => runs.claimRun(prepare, c)),
@@ -41,7 +43,8 @@ export function sqliteMaintenance(
     deleteBatch: inTransaction((target: PurgeTarget, cutoffMs: number, limit: number) =>
       deleteBatch(prepare, target, cutoffMs, limit),
     ),
-    oldestUnfoldedMinute: (fromMs, beforeMs) => oldestUnfoldedMinute(prepare, fromMs, beforeMs),
+    oldestUnfoldedMinute: (fromMs, beforeMs) =>
+      time('job', () => oldestUnfoldedMinute(prepare, fromMs, beforeMs)),
     compactOutcomeSlice: inTransaction((minute: number, afterApp: string | null, maxApps: number) =>
       compactOutcomeSlice(prepare, minute, afterApp, maxApps),
     ),

@@ -4,6 +4,7 @@ import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createOtlpMetrics } from '../../../src/metrics/otlp-instruments';
 import { createQueueMetrics } from '../../../src/metrics/queue-instruments';
 import { createSchedulerMetrics } from '../../../src/metrics/scheduler-instruments';
+import { createSqliteMetrics } from '../../../src/metrics/sqlite-instruments';
 import { createStorageMetrics, createStorageUpGauge } from '../../../src/metrics/storage-instruments';
 
 /**
@@ -21,6 +22,7 @@ describe('instrument labels', () => {
     createSchedulerMetrics(registry);
     createStorageMetrics(registry);
     createStorageUpGauge(registry);
+    createSqliteMetrics(registry);
     const instruments = registry.getMetricsAsArray() as unknown as Array<{
       name: string;
       labelNames: readonly string[];
