@@ -75,8 +75,8 @@ export class CallTimer {
     this.waited = null;
   }
 
-  /** The longest call of each kind since the last `take`, then forgotten. */
-  take(): ReadonlyMap<SqliteCall, LongestCall> {
+  /** The longest call of each kind since the last `drain`, then forgotten. */
+  drain(): ReadonlyMap<SqliteCall, LongestCall> {
     const claimed = new Map(this.longest);
     this.longest.clear();
     return claimed;

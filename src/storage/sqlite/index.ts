@@ -68,7 +68,7 @@ function callTimer(metrics: SqliteMetrics | undefined): CallTimer | null {
   });
   const calls: readonly SqliteCall[] = ['write', 'outcomes', 'read', 'job', 'delete'];
   metrics.onCollectCalls(() => {
-    const longest = timer.take();
+    const longest = timer.drain();
     for (const call of calls) {
       const l = longest.get(call);
       metrics.longestCall.set({ call, time: 'wall' }, (l?.wallMs ?? 0) / 1000);
