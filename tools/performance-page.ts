@@ -4,11 +4,10 @@
  * `npm run build && node dist/tools/performance-page.js`. test/unit/docs/performance-page.test.ts
  * fails when the page differs from what this writes.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { performancePage } from './performance-page/page-files';
+import { writePerformancePage } from './performance-page/page-files';
 import { repoRoot } from './repo-root';
 
 const file = path.join(repoRoot(), 'docs', 'performance.md');
-writeFileSync(file, performancePage(repoRoot()));
+writePerformancePage(repoRoot());
 process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`);

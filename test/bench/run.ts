@@ -5,8 +5,8 @@
  * so); non-zero only when the bench itself failed. `BENCH_QUICK=1` shortens every window.
  *
  * A run that is not quick (or any run with `BENCH_RECORD=1`) also records its suites in
- * docs/bench/latest.json, replacing those suites' rows there; `node dist/tools/performance-page.js`
- * then writes docs/performance.md from it (a test fails while the two differ).
+ * docs/bench/latest.json, replacing those suites' rows there, and writes docs/performance.md from
+ * it (tools/performance-page.ts; a test fails while the two differ).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { httpClientKind } from './http-client';
 import { LoadMonitor } from './load-monitor';
 import { BenchDatabases } from './pg-bench-db';
 import { recordReport, writeReport } from './results-file';
+import { writePerformancePage } from '../../tools/performance-page/page-files';
 import { runClusterBench } from './cluster';
 import { runConsoleBench } from './suites/console';
 import { runGoodputBench } from './suites/goodput';
@@ -144,7 +145,10 @@ async function main(): Promise<number> {
   };
   const file = await writeReport(RESULTS_FOLDER, report);
   const record = !options.quick || process.env.BENCH_RECORD === '1';
-  if (record) await recordReport(RECORDED_RESULTS, report);
+  if (record) {
+    await recordReport(RECORDED_RESULTS, report);
+    writePerformancePage(path.resolve(__dirname, '..', '..', '..'));
+  }
   process.stdout.write(`${formatTable(rows)}\n\n`);
   const missed = rows.filter((r) => r.met === false).length;
   const withTarget = rows.filter((r) => r.met !== undefined).length;
@@ -153,7 +157,7 @@ async function main(): Promise<number> {
       `bytes per event in bodies: ${Math.round(ctx.batches.bytesPerEvent)}; ` +
       `1-min load average ${loadavg.min}–${loadavg.max} (mean ${loadavg.mean}) on ${os.cpus().length} CPUs; ` +
       `run took ${((performance.now() - t0) / 1000).toFixed(0)} s; results in ${path.relative(process.cwd(), file)}` +
-      `${record ? ` and ${path.relative(process.cwd(), RECORDED_RESULTS)}` : ''}\n`,
+      `${record ? ` and ${path.relative(process.cwd(), RECORDED_RESULTS)} (docs/performance.md rewritten)` : ''}\n`,
   );
   for (const f of failures) process.stdout.write(`FAILED ${f.suite}: ${f.error.split('\n')[0]}\n`);
   return failures.length === 0 ? 0 : 1;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecordedResults } from '../../test/bench/results-file';
 import { renderPerformancePage } from './render';
@@ -11,4 +11,9 @@ export function performancePage(root: string): string {
   ) as RecordedResults;
   const prose = parseSuiteProse(readFileSync(path.join(root, 'docs', 'bench', 'suites.md'), 'utf8'));
   return renderPerformancePage(results, prose);
+}
+
+/** Writes docs/performance.md under `root` from its recorded results and suites.md. */
+export function writePerformancePage(root: string): void {
+  writeFileSync(path.join(root, 'docs', 'performance.md'), performancePage(root));
 }
