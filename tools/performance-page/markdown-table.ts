@@ -1,14 +1,14 @@
 /**
- * A markdown table laid out as prettier lays it out (cells padded to the widest of their column,
- * `|` escaped), so the generated page is stable under `prettier --check`. `right` lists the columns
- * aligned right.
+ * A markdown table laid out as prettier lays it out (cells trimmed, `|` escaped, padded to the
+ * widest of their column), so the generated page is stable under `prettier --check`. `right` lists
+ * the columns aligned right.
  */
 export function markdownTable(
   header: readonly string[],
   rows: ReadonlyArray<readonly string[]>,
   right: ReadonlySet<number> = new Set(),
 ): string {
-  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
+  const escape = (cell: string): string => cell.trim().replace(/\|/g, '\\|');
   const all = [header, ...rows].map((row) => row.map(escape));
   const widths = header.map((_, i) => Math.max(3, ...all.map((row) => [...(row[i] ?? '')].length)));
   const pad = (cell: string, i: number): string => {
