@@ -3,6 +3,10 @@
  * measured in the same run on the same box. Prints a table, writes bench-results/<ISO>.json and
  * bench-results/latest.json. Exits 0 when every suite ran (targets may be missed: the table says
  * so); non-zero only when the bench itself failed. `BENCH_QUICK=1` shortens every window.
+ *
+ * A run that is not quick (or any run with `BENCH_RECORD=1`) also records its suites in
+ * docs/bench/latest.json, replacing those suites' rows there, and writes docs/performance.md from
+ * it (tools/performance-page.ts; a test fails while the two differ).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +15,8 @@ import type { BenchContext } from './context';
 import { httpClientKind } from './http-client';
 import { LoadMonitor } from './load-monitor';
 import { BenchDatabases } from './pg-bench-db';
-import { writeReport } from './results-file';
+import { recordReport, writeReport } from './results-file';
+import { writePerformancePage } from '../../tools/performance-page/page-files';
 import { runClusterBench } from './cluster';
 import { runConsoleBench } from './suites/console';
 import { runGoodputBench } from './suites/goodput';
@@ -33,12 +38,14 @@ import { runStorageCost } from './suites/storage-cost';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
 import { intakeWorkRow } from './suites/ingest';
+import { runInternalsBench } from './suites/internals';
 import { runStartupBench } from './suites/startup';
 import { formatTable } from './table';
 import type { BenchRow } from './types';
 import { BodyCorpus, EventGenerator } from './workload';
 
 const RESULTS_FOLDER = path.resolve(__dirname, '..', '..', '..', 'bench-results');
+const RECORDED_RESULTS = path.resolve(__dirname, '..', '..', '..', 'docs', 'bench', 'latest.json');
 
 async function main(): Promise<number> {
   const options = readBenchOptions();
@@ -105,6 +112,7 @@ async function main(): Promise<number> {
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
     rows.push(...((await step('outcomes', () => runOutcomesBench(ctx))) ?? []));
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
+    rows.push(...((await step('internals', () => runInternalsBench(ctx))) ?? []));
     rows.push(...((await step('influx', () => runInfluxBaseline(ctx))) ?? []));
     rows.push(...((await step('ratelimit', () => runRateLimitBench(ctx))) ?? []));
     rows.push(...((await step('relay-apps', () => runRelayAppsBench(ctx))) ?? []));
@@ -133,14 +141,20 @@ async function main(): Promise<number> {
   }
 
   const loadavg = load.stop();
-  const file = await writeReport(RESULTS_FOLDER, {
+  const report = {
     startedAt,
     finishedAt: new Date().toISOString(),
     quick: options.quick,
     host: { cpus: os.cpus().length, node: process.version, httpClient: httpClientKind(), loadavg },
     rows,
     failures,
-  });
+  };
+  const file = await writeReport(RESULTS_FOLDER, report);
+  const record = !options.quick || process.env.BENCH_RECORD === '1';
+  if (record) {
+    await recordReport(RECORDED_RESULTS, report);
+    writePerformancePage(path.resolve(__dirname, '..', '..', '..'));
+  }
   process.stdout.write(`${formatTable(rows)}\n\n`);
   const missed = rows.filter((r) => r.met === false).length;
   const withTarget = rows.filter((r) => r.met !== undefined).length;
@@ -148,7 +162,8 @@ async function main(): Promise<number> {
     `targets met: ${withTarget - missed} of ${withTarget}; ` +
       `bytes per event in bodies: ${Math.round(ctx.batches.bytesPerEvent)}; ` +
       `1-min load average ${loadavg.min}–${loadavg.max} (mean ${loadavg.mean}) on ${os.cpus().length} CPUs; ` +
-      `run took ${((performance.now() - t0) / 1000).toFixed(0)} s; results in ${path.relative(process.cwd(), file)}\n`,
+      `run took ${((performance.now() - t0) / 1000).toFixed(0)} s; results in ${path.relative(process.cwd(), file)}` +
+      `${record ? ` and ${path.relative(process.cwd(), RECORDED_RESULTS)} (docs/performance.md rewritten)` : ''}\n`,
   );
   for (const f of failures) process.stdout.write(`FAILED ${f.suite}: ${f.error.split('\n')[0]}\n`);
   return failures.length === 0 ? 0 : 1;

@@ -1,7 +1,7 @@
 import protobuf from 'protobufjs';
-import { OTLP_PROTO_TEXT } from './otlp-proto-text';
+import { OTLP_DESCRIPTOR } from './otlp-descriptor';
 
-/** The protobuf types the receiver uses, from the definitions in otlp-proto-text.ts. */
+/** The protobuf types the receiver uses, from the descriptor generated in otlp-descriptor.ts. */
 export interface OtlpTypes {
   readonly logsRequest: protobuf.Type;
   readonly metricsRequest: protobuf.Type;
@@ -14,20 +14,22 @@ export interface OtlpTypes {
 
 let loaded: OtlpTypes | null = null;
 
-/** Parses the definitions once (at the receiver's start) and returns the resolved types. */
+const COLLECTOR = 'opentelemetry.proto.collector';
+
+/** Builds the types once (at the receiver's start) and returns them resolved. */
 export function otlpTypes(): OtlpTypes {
   if (loaded !== null) return loaded;
-  const root = protobuf.parse(OTLP_PROTO_TEXT, { keepCase: false }).root;
+  const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
   root.resolveAll();
-  const type = (name: string): protobuf.Type => root.lookupType(`otlp.${name}`);
+  const type = (name: string): protobuf.Type => root.lookupType(name);
   loaded = {
-    logsRequest: type('ExportLogsServiceRequest'),
-    metricsRequest: type('ExportMetricsServiceRequest'),
-    tracesRequest: type('ExportTraceServiceRequest'),
-    logsResponse: type('ExportLogsServiceResponse'),
-    metricsResponse: type('ExportMetricsServiceResponse'),
-    tracesResponse: type('ExportTraceServiceResponse'),
-    status: type('RpcStatus'),
+    logsRequest: type(`${COLLECTOR}.logs.v1.ExportLogsServiceRequest`),
+    metricsRequest: type(`${COLLECTOR}.metrics.v1.ExportMetricsServiceRequest`),
+    tracesRequest: type(`${COLLECTOR}.trace.v1.ExportTraceServiceRequest`),
+    logsResponse: type(`${COLLECTOR}.logs.v1.ExportLogsServiceResponse`),
+    metricsResponse: type(`${COLLECTOR}.metrics.v1.ExportMetricsServiceResponse`),
+    tracesResponse: type(`${COLLECTOR}.trace.v1.ExportTraceServiceResponse`),
+    status: type('google.rpc.Status'),
   };
   return loaded;
 }

@@ -28,14 +28,14 @@ function typedPath(bodies: readonly RequestBody[], now: number): number {
   return n;
 }
 
-interface PassCount {
+export interface PassCount {
   fast: number;
   slow: number;
   fallbackRequests: number;
 }
 
 /** The single pass in process: scan, the COPY line, the id and app strings intake makes. */
-function singlePass(bodies: readonly RequestBody[], now: number, count: PassCount): void {
+export function singlePass(bodies: readonly RequestBody[], now: number, count: PassCount): void {
   for (const b of bodies) {
     const scan = RequestScan.open(b.bytes, LIMITS, now, MAX_EVENTS, () => undefined);
     if (scan === null) {
