@@ -1,5 +1,7 @@
 import type { TelemetryEvent } from '../../src/events/types';
-import { toCopyLine } from '../../src/storage/postgres/copy-encoding';
+import { METRIC_SAMPLES } from '../../src/storage/layout/columns';
+import { toMetricSampleRow } from '../../src/storage/layout/rows';
+import { copyText } from './copy-text';
 import { columnBlockCopy, compositeBlockLines } from './sample-blocks';
 
 /** One `COPY … FROM STDIN` of a transaction. */
@@ -108,9 +110,17 @@ ${afterInsert('t_invalidations', 'log_invalidations', `INSERT INTO invalidations
 ${afterInsert('t_outcomes', 'count_stored', `INSERT INTO outcomes SELECT app, ${bucket}, 'metric', 'stored', '', '', ${samples} FROM inserted GROUP BY 1, 2`)}`;
 }
 
-/** Today's COPY text of `samples`: the lines the collector writes into `metric_samples`. */
+/** COPY text of `samples` in `METRIC_SAMPLES` column order: the lines of a table of rows. */
 export const rowLines = (samples: readonly TelemetryEvent[]): Buffer =>
-  Buffer.concat(samples.map((e) => toCopyLine(e).bytes));
+  Buffer.from(
+    copyText(
+      samples.map((e) => {
+        const row = toMetricSampleRow(e);
+        return METRIC_SAMPLES.columns.map((c) => row[c.name]);
+      }),
+    ),
+    'utf8',
+  );
 
 function rowVariant(name: string, ddl: string): StorageVariant {
   return {

@@ -1,19 +1,35 @@
 import fc from 'fast-check';
 import pg from 'pg';
+import type { EventLimits } from '../../src/events/limits';
+import { RequestScan } from '../../src/events/scan/scan-request';
 import type { TelemetryEvent } from '../../src/events/types';
+import { METRIC_SAMPLES } from '../../src/storage/layout/columns';
+import { toMetricSampleRow } from '../../src/storage/layout/rows';
 import { toCopyLine } from '../../src/storage/postgres/copy-encoding';
-import { metricBlocksCopy } from '../../src/storage/postgres/metric-blocks-copy';
+import { copyLineFromScan } from '../../src/storage/postgres/copy-line-from-scan';
+import { metricBlocksCopy, samplesCopy } from '../../src/storage/postgres/metric-blocks-copy';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { attrs, telemetryEvent } from '../support/telemetry-events';
 import { from as copyFrom } from 'pg-copy-streams';
 
 /*
- * The blocks writer reads the samples' COPY text lines back field by field. PostgreSQL's own
- * reading of the same lines (a text COPY into a table of today's row shape) is the reference: every
- * sample unnested from the blocks must equal its row there, byte for byte, whatever the text holds.
+ * The blocks writer copies the samples' binary COPY fields into keys and blocks. The typed rows
+ * (`toMetricSampleRow`, what the other writers store) inserted with PostgreSQL's own parameter
+ * conversions are the reference: every sample unnested from the blocks, and every sample of the
+ * staging payload, must equal its row there, byte for byte, whatever the text holds.
  */
 
 const NOW = Date.UTC(2026, 11, 6, 12);
+const LIMITS: EventLimits = {
+  maxAttributes: 32,
+  maxAttributeKeyLength: 64,
+  maxStringLength: 1024,
+  maxStackLength: 16384,
+  maxNameLength: 128,
+  maxSourceLength: 128,
+  maxAgeMs: 7 * 86_400_000,
+  maxFutureMs: 300_000,
+};
 let db: TestDatabase;
 let client: pg.Client;
 
@@ -33,7 +49,7 @@ beforeAll(async () => {
   db = await createTestDatabase('blocks_copy');
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
-  await client.query(`CREATE TABLE reference (${COLUMNS});
+  await client.query(`CREATE TABLE reference (${COLUMNS}); CREATE TABLE staged (${COLUMNS});
     CREATE TABLE keys (ts bigint, id uuid);
     CREATE TABLE blocks (bucket bigint, app text, name text, id uuid[], ts bigint[], version text[], env text[],
       value float8[], count bigint[], min float8[], max float8[], sum float8[], message text[], attributes text[]);
@@ -95,13 +111,24 @@ const sample: fc.Arbitrary<TelemetryEvent> = fc
 
 const SAMPLE = `id, ts, app, name, version, env, value, count, min, max, sum, message, attributes`;
 
-/** Writes `lines` both ways and checks the blocks against PostgreSQL's own reading of them. */
-async function expectSameRows(lines: Buffer[]): Promise<void> {
-  await client.query('TRUNCATE reference, keys, blocks');
-  await copyIn(`COPY reference FROM STDIN`, Buffer.concat(lines));
-  const { keys, blocks } = metricBlocksCopy(lines);
+const INSERT_REFERENCE = `INSERT INTO reference (${METRIC_SAMPLES.columns.map((c) => c.name).join(', ')})
+  SELECT * FROM unnest(${METRIC_SAMPLES.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')})`;
+
+/** Writes `samples` both ways and checks the blocks (and the staging payload) against the typed rows. */
+async function expectSameRows(
+  samples: readonly TelemetryEvent[],
+  fields = samples.map((e) => toCopyLine(e).bytes),
+): Promise<void> {
+  await client.query('TRUNCATE reference, staged, keys, blocks');
+  const typed = samples.map(toMetricSampleRow);
+  await client.query(
+    INSERT_REFERENCE,
+    METRIC_SAMPLES.columns.map((c) => typed.map((r) => r[c.name])),
+  );
+  const { keys, blocks } = metricBlocksCopy(fields);
   await copyIn(`COPY keys FROM STDIN (FORMAT binary)`, keys);
   await copyIn(`COPY blocks FROM STDIN (FORMAT binary)`, blocks);
+  await copyIn(`COPY staged FROM STDIN (FORMAT binary)`, samplesCopy(fields));
 
   const rows = (sql: string) => client.query<{ r: string }>(sql).then((q) => q.rows.map((x) => x.r));
   const reference = await rows(
@@ -111,6 +138,10 @@ async function expectSameRows(lines: Buffer[]): Promise<void> {
     `SELECT row_to_json(t)::text AS r FROM (SELECT ${SAMPLE} FROM unnested ORDER BY ts, id) t`,
   );
   expect(unnested).toEqual(reference);
+  const staged = await rows(
+    `SELECT row_to_json(t)::text AS r FROM (SELECT ${SAMPLE} FROM staged ORDER BY ts, id) t`,
+  );
+  expect(staged).toEqual(reference);
   // Exact bytes of every text value, not only what JSON shows of them.
   const digest = `md5(string_agg(concat_ws('|', id, ts, app, name, version, env, message, attributes,
       value::text, count::text, min::text, max::text, sum::text), '#' ORDER BY ts, id))`;
@@ -132,17 +163,17 @@ async function expectSameRows(lines: Buffer[]): Promise<void> {
   expect(groups).toHaveLength(minutes.length);
 }
 
-describe('metric blocks from COPY lines', () => {
-  it('unnest to exactly the rows PostgreSQL reads from the same lines, one block per (app, name, minute), a key per sample', async () => {
+describe("metric blocks from the samples' binary fields", () => {
+  it('unnest to exactly the typed rows, in blocks and staged, one block per (app, name, minute), a key per sample', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(sample, { minLength: 1, maxLength: 40 }), (samples) =>
-        expectSameRows(samples.map((e) => toCopyLine(e).bytes)),
+        expectSameRows(samples),
       ),
       { numRuns: 60 },
     );
   });
 
-  it('read every JSON number as PostgreSQL does, whatever its spelling (the single pass copies the request’s)', async () => {
+  it('read every JSON number of a request as PostgreSQL does, whatever its spelling (the single pass parses the request’s)', async () => {
     const digits = (min: number, max: number) =>
       fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
     const jsonNumber = fc
@@ -165,24 +196,44 @@ describe('metric blocks from COPY lines', () => {
         (n) => Number.isFinite(Number(n)) && (Number(n) !== 0 || !/[1-9]/.test(n.split(/e/i)[0] ?? '')),
       );
     await fc.assert(
-      fc.asyncProperty(fc.array(jsonNumber, { minLength: 1, maxLength: 30 }), (numbers) =>
-        expectSameRows(
-          numbers.map((n, i) => {
-            const line = toCopyLine(telemetryEvent('metric', { ts: NOW + i }, NOW)).bytes.toString('utf8');
-            const fields = line.split('\t');
-            fields[6] = n;
-            fields[8] = n;
-            return Buffer.from(fields.join('\t'));
-          }),
-        ),
-      ),
+      fc.asyncProperty(fc.array(jsonNumber, { minLength: 1, maxLength: 30 }), async (numbers) => {
+        const events = numbers.map(
+          (n, i) =>
+            `{"id":"0190f3c2-0000-7000-8000-${String(i).padStart(12, '0')}","type":"metric","name":"m","ts":${NOW + i},` +
+            `"source":{"app":"web"},"value":${n}}`,
+        );
+        const body = Buffer.from(`{"events":[${events.join(',')}]}`);
+        const fields: Buffer[] = [];
+        const scan = RequestScan.open(body, LIMITS, NOW, 100, () => undefined);
+        expect(scan).not.toBeNull();
+        scan?.step(Number.MAX_SAFE_INTEGER, {
+          fast: (f) => fields.push(Buffer.from(copyLineFromScan(body, f).bytes)),
+          slow: () => undefined,
+        });
+        await client.query('TRUNCATE keys, blocks');
+        const { keys, blocks } = metricBlocksCopy(fields);
+        await copyIn(`COPY keys FROM STDIN (FORMAT binary)`, keys);
+        await copyIn(`COPY blocks FROM STDIN (FORMAT binary)`, blocks);
+        const stored = await client.query<{ ts: string; same: boolean }>(
+          `SELECT u.ts, u.value = (n.text)::float8 AS same FROM unnested u
+             JOIN unnest($1::text[], $2::bigint[]) AS n(text, ts) ON n.ts = u.ts`,
+          [numbers, numbers.map((_, i) => NOW + i)],
+        );
+        expect(stored.rows.length).toBe(fields.length);
+        expect(stored.rows.filter((r) => !r.same)).toEqual([]);
+      }),
       { numRuns: 100 },
     );
   });
 
-  it('refuses a line that is not a metric sample of ours instead of writing something else', () => {
-    const line = toCopyLine(telemetryEvent('metric', {}, NOW)).bytes;
-    expect(() => metricBlocksCopy([Buffer.from(line.toString().replace(/\t/, '\t\t'))])).toThrow(/fields/);
-    expect(() => metricBlocksCopy([Buffer.from(`x${line.toString()}`)])).toThrow(/UUID/);
+  it('refuses bytes that are not a metric sample of ours instead of writing something else', () => {
+    const sample = toCopyLine(telemetryEvent('metric', {}, NOW)).bytes;
+    expect(() => metricBlocksCopy([sample.subarray(0, sample.length - 1)])).toThrow(/fields|bytes/);
+    expect(() => metricBlocksCopy([Buffer.concat([sample, Buffer.from([0])])])).toThrow(
+      /fewer fields|more bytes/,
+    );
+    const shortId = Buffer.from(sample);
+    shortId.writeInt32BE(15, 0);
+    expect(() => metricBlocksCopy([shortId])).toThrow(/id or ts|fields|bytes/);
   });
 });

@@ -101,6 +101,25 @@ export class BinaryCopyWriter {
     this.length = o;
   }
 
+  /** A field written already: bytes `b[start, end)`, its length and send form. */
+  field(b: Buffer, start: number, end: number): void {
+    const n = end - start;
+    if (n > SHORT_COPY) return this.bytes(b, start, end);
+    this.room(n);
+    const target = this.buffer;
+    let o = this.length;
+    for (let k = start; k < end; k++) target[o++] = b[k] as number;
+    this.length = o;
+  }
+
+  /** An element of the open array written already: bytes `b[start, end)`, its length and send form. */
+  elementField(b: Buffer, start: number, end: number): void {
+    // A NULL's length is -1: its first byte has the sign bit.
+    if ((b[start] as number) >= 0x80) this.arrayHasNull = true;
+    this.field(b, start, end);
+    this.arrayElements++;
+  }
+
   /**
    * Room for a field or element of `n` bytes, written by the caller into `target` from the
    * returned offset (before any other call).

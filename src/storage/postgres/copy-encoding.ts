@@ -1,15 +1,26 @@
 import type { TelemetryEvent } from '../../events/types';
 import { encodeAttributes, storableText } from '../layout/rows';
+import { SlabWriter } from '../../events/scan/slab-writer';
 import { LineTimestamp } from './copy-line-ts';
+import {
+  float8Field,
+  int8Field,
+  nullField,
+  SAMPLE_FIXED_BYTES,
+  stringField,
+  uuidStringField,
+} from './sample-fields';
 
 /**
- * One event as a line of `COPY … FROM STDIN` text for its table: the same columns and values as
- * `toRows` (layout/rows.ts), written straight to text with no row objects in between. The line is
- * UTF-8 bytes, so a queued event costs the heap two small objects, not its whole object graph.
+ * One event as its row for its table, with no row objects in between: a metric sample as its
+ * `metric_samples` columns in binary COPY fields (sample-fields.ts), which the writer copies into
+ * blocks as they are; any other event as its line of `COPY … FROM STDIN` text for `events`, the same
+ * columns and values as `toRows` (layout/rows.ts). Either is bytes, so a queued event costs the heap
+ * two small objects, not its whole object graph.
  */
 export class CopyLine {
   constructor(
-    /** `metric_samples` (true) or `events`. */
+    /** A metric sample's fields (true) or a line of `events`. */
     readonly metric: boolean,
     readonly bytes: Buffer,
   ) {}
@@ -17,11 +28,14 @@ export class CopyLine {
 
 /** A batch split by table. */
 export interface CopyPayloads {
-  /** Lines of metric samples, columns in `METRIC_SAMPLES` order, in batch order (metric-blocks-copy.ts). */
-  readonly metricLines: readonly Buffer[];
+  /** Metric samples' fields (sample-fields.ts), in batch order (metric-blocks-copy.ts). */
+  readonly metricSamples: readonly Buffer[];
   /** Lines of `events`, columns in `EVENTS` order, as one payload in the order of their ts. */
   readonly events: Buffer;
 }
+
+/** Samples' fields are cut from shared slabs: one allocation per many samples (slab-writer.ts). */
+const sampleSlab = new SlabWriter(128 * 1024);
 
 /** What COPY text must escape, and what PostgreSQL cannot store (U+0000, lone surrogates). */
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what must be matched
@@ -56,35 +70,70 @@ function optionalText(s: string | null): string {
 }
 
 /**
- * Canonical attributes JSON (keys sorted by code unit), as `encodeAttributes` makes it, escaped for
- * COPY. Validation admits keys in sorted order, so `JSON.stringify` of the object usually is that
- * text already; integer-like keys (which objects order numerically) and unstorable text take the
- * slow path. `JSON.stringify` escapes every control character and lone surrogate, so JSON text
- * without a backslash needs neither a storability check nor COPY escaping.
+ * Canonical attributes JSON (keys sorted by code unit), storable, as `encodeAttributes` makes it.
+ * Validation admits keys in sorted order, so `JSON.stringify` of the object usually is that text
+ * already; integer-like keys (which objects order numerically) and unstorable text take the slow
+ * path. `JSON.stringify` escapes every control character and lone surrogate, so its only
+ * unstorable output is those escapes.
  */
-function attributesField(attributes: TelemetryEvent['attributes']): string {
+function attributesJson(attributes: TelemetryEvent['attributes']): string {
   // for-in walks the object's enumeration cache: unlike Object.keys it allocates no array per event.
   let previous: string | null = null;
   for (const key in attributes) {
-    if (previous !== null && !(previous < key)) return text(encodeAttributes(attributes));
+    if (previous !== null && !(previous < key)) return encodeAttributes(attributes);
     previous = key;
   }
   if (previous === null) return '{}';
   const json = JSON.stringify(attributes);
   if (!json.includes('\\')) return json;
-  return text(JSON_UNSTORABLE_ESCAPE.test(json) ? encodeAttributes(attributes) : json);
+  return JSON_UNSTORABLE_ESCAPE.test(json) ? encodeAttributes(attributes) : json;
 }
 
-function metricLine(e: TelemetryEvent): string {
+/** The attributes' JSON escaped for COPY: JSON text without a backslash needs no escaping. */
+function attributesField(attributes: TelemetryEvent['attributes']): string {
+  const json = attributesJson(attributes);
+  return json.includes('\\') ? text(json) : json;
+}
+
+function optionalStringField(w: SlabWriter, s: string | null): void {
+  if (s === null) nullField(w);
+  else stringField(w, storableText(s));
+}
+
+function optionalFloat8Field(w: SlabWriter, n: number | null): void {
+  if (n === null) nullField(w);
+  else float8Field(w, n);
+}
+
+/** `e`'s sample as its binary COPY fields (sample-fields.ts). */
+function metricFields(e: TelemetryEvent): Buffer {
+  const attributes = attributesJson(e.attributes);
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  const textUnits =
+    e.app.length +
+    e.name.length +
+    (e.version?.length ?? 0) +
+    (e.env?.length ?? 0) +
+    (e.message?.length ?? 0) +
+    attributes.length;
+  const w = sampleSlab;
+  w.begin(SAMPLE_FIXED_BYTES + 3 * textUnits);
+  uuidStringField(w, e.id);
+  int8Field(w, e.ts);
+  stringField(w, storableText(e.app));
+  stringField(w, storableText(e.name));
+  optionalStringField(w, e.version);
+  optionalStringField(w, e.env);
   const s = e.summary;
-  const numbers =
-    s === null
-      ? `${e.value === null ? '\\N' : e.value}\t\\N\t\\N\t\\N\t\\N`
-      : `\\N\t${s.count}\t${s.min}\t${s.max}\t${s.sum}`;
-  return (
-    `${e.id}\t${e.ts}\t${text(e.app)}\t${text(e.name)}\t${optionalText(e.version)}\t${optionalText(e.env)}\t` +
-    `${numbers}\t${optionalText(e.message)}\t${attributesField(e.attributes)}\n`
-  );
+  optionalFloat8Field(w, s === null ? e.value : null);
+  if (s === null) nullField(w);
+  else int8Field(w, s.count);
+  optionalFloat8Field(w, s?.min ?? null);
+  optionalFloat8Field(w, s?.max ?? null);
+  optionalFloat8Field(w, s?.sum ?? null);
+  optionalStringField(w, e.message);
+  stringField(w, attributes);
+  return w.end();
 }
 
 function eventLine(e: TelemetryEvent): string {
@@ -100,10 +149,10 @@ function eventLine(e: TelemetryEvent): string {
   );
 }
 
-/** `e` as a line of COPY text for its table. */
+/** `e` as its row: a metric sample's binary COPY fields, or an event's line of COPY text. */
 export function toCopyLine(e: TelemetryEvent): CopyLine {
   return e.type === 'metric'
-    ? new CopyLine(true, Buffer.from(metricLine(e), 'utf8'))
+    ? new CopyLine(true, metricFields(e))
     : new CopyLine(false, Buffer.from(eventLine(e), 'utf8'));
 }
 
@@ -124,15 +173,15 @@ function joinedByTs(lines: readonly Buffer[], timestamp: LineTimestamp): Buffer 
 }
 
 /**
- * Splits lines by table; the events' are joined into one payload in the order of their ts. The
+ * Splits rows by table; the events' are joined into one payload in the order of their ts. The
  * key is `(ts, id)` and the other indexes end in ts, so rows in ts order insert into neighbouring
  * index pages one after another, and the database spends less CPU per row (docs/performance.md,
  * "Rows in ts order"); metric-blocks-copy.ts orders the samples' keys the same way. The order of
  * rows within a COPY changes nothing else.
  */
 export function copyPayloads(lines: readonly CopyLine[]): CopyPayloads {
-  const metricLines: Buffer[] = [];
+  const metricSamples: Buffer[] = [];
   const events: Buffer[] = [];
-  for (const line of lines) (line.metric ? metricLines : events).push(line.bytes);
-  return { metricLines, events: joinedByTs(events, new LineTimestamp()) };
+  for (const line of lines) (line.metric ? metricSamples : events).push(line.bytes);
+  return { metricSamples, events: joinedByTs(events, new LineTimestamp()) };
 }

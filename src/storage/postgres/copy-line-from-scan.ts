@@ -10,11 +10,20 @@ import {
 } from '../../events/scan/scanned-event';
 import { SlabWriter } from '../../events/scan/slab-writer';
 import { CopyLine } from './copy-encoding';
+import {
+  endTextField,
+  float8Field,
+  int8Field,
+  nullField,
+  SAMPLE_FIXED_BYTES,
+  startTextField,
+  uuidField,
+} from './sample-fields';
 
 /*
  * The single pass's row writer for PostgreSQL: an event the scan validated (events/scan/) written
- * from the body's bytes straight to its line of COPY text, byte for byte the line `toCopyLine`
- * writes for the same event typed (test/unit/storage/single-pass-rows.test.ts proves it on
+ * from the body's bytes straight to its row (a metric sample's binary COPY fields, any other
+ * event's line of COPY text), byte for byte the row `toCopyLine` writes for the same event typed (test/unit/storage/single-pass-rows.test.ts proves it on
  * generated bodies). Lines are cut from shared slabs: one allocation per many events, and a
  * slab's memory goes when the last line cut from it is committed (lanes release in order).
  */
@@ -32,7 +41,7 @@ const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
-function nullField(): void {
+function nullText(): void {
   w.byte(BACKSLASH);
   w.byte(0x4e);
 }
@@ -94,8 +103,11 @@ function copyChar(cp: number): void {
   } else utf8(cp);
 }
 
-/** A JSON string's contents, decoded, as COPY text (the scan checked every escape is text). */
-function decoded(text: Uint8Array, start: number, end: number): void {
+/**
+ * A JSON string's contents, decoded (the scan checked every escape is text), each character
+ * written by `char`: `copyChar` for COPY text, `utf8` for a binary field.
+ */
+function decoded(text: Uint8Array, start: number, end: number, char: (cp: number) => void): void {
   let p = start;
   while (p < end) {
     const c = text[p] as number;
@@ -112,26 +124,39 @@ function decoded(text: Uint8Array, start: number, end: number): void {
         cp = 0x10000 + ((cp - 0xd800) << 10) + (unicodeEscape(text, p + 1) - 0xdc00);
         p += 6;
       }
-      copyChar(cp);
+      char(cp);
       continue;
     }
     p += 2;
-    if (e === 0x6e) copyChar(0x0a);
-    else if (e === 0x72) copyChar(0x0d);
-    else if (e === 0x74) copyChar(TAB);
+    if (e === 0x6e) char(0x0a);
+    else if (e === 0x72) char(0x0d);
+    else if (e === 0x74) char(TAB);
     else if (e === 0x62) w.byte(0x08);
     else if (e === 0x66) w.byte(0x0c);
-    else copyChar(e); // `"`, `\`, `/`
+    else char(e); // `"`, `\`, `/`
   }
 }
 
 function textField(text: Uint8Array, f: TextField): void {
-  if (f.escaped) decoded(text, f.start, f.end);
+  if (f.escaped) decoded(text, f.start, f.end, copyChar);
   else w.raw(text, f.start, f.end);
 }
 
+/** A text field of a sample (sample-fields.ts): its decoded UTF-8 bytes. */
+function sampleTextField(text: Uint8Array, f: TextField): void {
+  const lengthAt = startTextField(w);
+  if (f.escaped) decoded(text, f.start, f.end, utf8);
+  else w.raw(text, f.start, f.end);
+  endTextField(w, lengthAt);
+}
+
+function optionalSampleTextField(text: Uint8Array, f: TextField): void {
+  if (f.start < 0) nullField(w);
+  else sampleTextField(text, f);
+}
+
 function optionalField(text: Uint8Array, f: TextField): void {
-  if (f.start < 0) nullField();
+  if (f.start < 0) nullText();
   else textField(text, f);
 }
 
@@ -165,19 +190,44 @@ function attributes(text: Uint8Array, e: ScannedEvent): void {
   w.byte(0x7d);
 }
 
-/** `e` (in `text`) as its line of COPY text, exactly as `toCopyLine` writes the same event typed. */
+/** `e` (a metric sample, in `text`) as its binary COPY fields, exactly as `toCopyLine` writes it typed. */
+function sampleFieldsFromScan(text: Uint8Array, e: ScannedEvent): CopyLine {
+  // Decoded text is never longer than its JSON; the attributes' numbers get room of their own.
+  w.begin(e.spanEnd - e.spanStart + SAMPLE_FIXED_BYTES + NUMBER_ROOM * e.attributeCount);
+  uuidField(w, text, e.idStart);
+  int8Field(w, e.ts);
+  sampleTextField(text, e.app);
+  sampleTextField(text, e.name);
+  optionalSampleTextField(text, e.version);
+  optionalSampleTextField(text, e.env);
+  if (e.summary) {
+    nullField(w);
+    int8Field(w, e.count);
+    float8Field(w, e.min);
+    float8Field(w, e.max);
+    float8Field(w, e.sum);
+  } else {
+    float8Field(w, e.value);
+    for (let k = 0; k < 4; k++) nullField(w);
+  }
+  optionalSampleTextField(text, e.message);
+  const lengthAt = startTextField(w);
+  attributes(text, e);
+  endTextField(w, lengthAt);
+  return new CopyLine(true, w.end());
+}
+
+/** `e` (in `text`) as its row, exactly as `toCopyLine` writes the same event typed. */
 export function copyLineFromScan(text: Uint8Array, e: ScannedEvent): CopyLine {
+  if (e.type === 'metric') return sampleFieldsFromScan(text, e);
   // Decoded text is never longer than its JSON; numbers and markers get room of their own.
-  w.begin(e.spanEnd - e.spanStart + LINE_ROOM + NUMBER_ROOM * (e.attributeCount + 5));
-  const metric = e.type === 'metric';
+  w.begin(e.spanEnd - e.spanStart + LINE_ROOM + NUMBER_ROOM * e.attributeCount);
   id(text, e.idStart);
   w.byte(TAB);
   w.raw(text, e.tsStart, e.tsEnd);
   w.byte(TAB);
-  if (!metric) {
-    w.ascii(e.type);
-    w.byte(TAB);
-  }
+  w.ascii(e.type);
+  w.byte(TAB);
   textField(text, e.app);
   w.byte(TAB);
   textField(text, e.name);
@@ -186,37 +236,17 @@ export function copyLineFromScan(text: Uint8Array, e: ScannedEvent): CopyLine {
   w.byte(TAB);
   optionalField(text, e.env);
   w.byte(TAB);
-  if (metric) {
-    if (e.summary) {
-      nullField();
-      w.byte(TAB);
-      number(e.count);
-      w.byte(TAB);
-      number(e.min);
-      w.byte(TAB);
-      number(e.max);
-      w.byte(TAB);
-      number(e.sum);
-    } else {
-      if (e.valueCanonical) w.raw(text, e.valueTextStart, e.valueTextEnd);
-      else number(e.value);
-      w.ascii('\t\\N\t\\N\t\\N\t\\N');
-    }
+  optionalField(text, e.message);
+  w.byte(TAB);
+  if (e.type === 'error') {
+    textField(text, e.errorMessage);
     w.byte(TAB);
-    optionalField(text, e.message);
-  } else {
-    optionalField(text, e.message);
+    optionalField(text, e.errorKind);
     w.byte(TAB);
-    if (e.type === 'error') {
-      textField(text, e.errorMessage);
-      w.byte(TAB);
-      optionalField(text, e.errorKind);
-      w.byte(TAB);
-      optionalField(text, e.errorStack);
-    } else w.ascii('\\N\t\\N\t\\N');
-  }
+    optionalField(text, e.errorStack);
+  } else w.ascii('\\N\t\\N\t\\N');
   w.byte(TAB);
   attributes(text, e);
   w.byte(NEWLINE);
-  return new CopyLine(metric, w.end());
+  return new CopyLine(false, w.end());
 }

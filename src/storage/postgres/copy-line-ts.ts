@@ -1,7 +1,7 @@
 import { indexOfByte } from '../../events/scan/byte-range';
 
 /*
- * The `ts` field of a COPY line of either table (the second field, after the id: copy-encoding.ts,
+ * The `ts` field of a COPY line of `events` (the second field, after the id: copy-encoding.ts,
  * copy-line-from-scan.ts), read without making a string. Every byte of it is checked: a line whose
  * ts is not a decimal integer is not a row of ours, and nothing must be derived from it.
  */

@@ -1,15 +1,16 @@
 import { latin1Text } from '../../events/scan/byte-range';
-import type { CopyLine } from './copy-encoding';
 import { LineTimestamp } from './copy-line-ts';
+import type { MetricBlockKey } from './metric-blocks-copy';
 
 /*
  * What a write records beside its rows, in the same transaction: the rollup invalidation log's
  * (app, name, minute) of every metric sample (migration 003) and the loss map's stored count per
- * (app, minute, type) (migration 005). Read off the rows' own COPY lines, whose first fields are
- * `id ts app name …` (metric_samples) and `id ts type app …` (events), and written back as COPY
- * lines of the same escaped bytes: nothing is decoded, and text that groups together is the same
- * text (COPY's escaping is one-to-one). The lines carry the row's columns in `METRIC_SAMPLES` and
- * `EVENTS` order (layout/columns.ts); copy-encoding.ts and copy-line-from-scan.ts write them.
+ * (app, minute, type) (migration 005). The samples' come from their blocks (one per (app, name,
+ * minute): metric-blocks-copy.ts), their app and name escaped for COPY text; the events' are read
+ * off the events' own COPY lines, whose first fields are `id ts type app …`, and written back as
+ * the same escaped bytes: nothing is decoded, and text that groups together is the same text
+ * (COPY's escaping is one-to-one, so an app's samples and events count under the same bytes).
+ * copy-encoding.ts and copy-line-from-scan.ts write the lines.
  */
 
 const TAB = 0x09;
@@ -30,12 +31,10 @@ export interface StoredRecords {
 }
 
 /**
- * Rows of one minute whose third and fourth fields are the same bytes (app and name of a sample,
- * type and app of an event): the first such line holds them, at `start` to `end`. Groups of one
- * hash are chained through `next`.
+ * Events of one minute whose third and fourth fields (type and app) are the same bytes: the first
+ * such line holds them, at `start` to `end`. Groups of one hash are chained through `next`.
  */
 interface Group {
-  readonly metric: boolean;
   readonly minute: number;
   readonly line: Buffer;
   readonly start: number;
@@ -46,26 +45,19 @@ interface Group {
   next: Group | null;
 }
 
-function sameKey(
-  g: Group,
-  metric: boolean,
-  minute: number,
-  line: Buffer,
-  start: number,
-  end: number,
-): boolean {
-  if (g.metric !== metric || g.minute !== minute || g.end - g.start !== end - start) return false;
+function sameKey(g: Group, minute: number, line: Buffer, start: number, end: number): boolean {
+  if (g.minute !== minute || g.end - g.start !== end - start) return false;
   for (let k = 0; k < end - start; k++) if (g.line[g.start + k] !== line[start + k]) return false;
   return true;
 }
 
-/** Groups a batch's lines by (kind, minute, the two fields), without making a string per line. */
+/** Groups a batch's event lines by (minute, type, app), without making a string per line. */
 class LineGroups {
   private readonly byHash = new Map<number, Group>();
   private readonly timestamp = new LineTimestamp();
   readonly all: Group[] = [];
 
-  add(metric: boolean, line: Buffer): void {
+  add(line: Buffer): void {
     // Fields: id, ts, then the two grouped ones.
     const { ts, end: tsEnd } = this.timestamp.read(line);
     // The same truncation as SQL's `ts - ts % 60000`, which the readers of both tables use.
@@ -86,35 +78,53 @@ class LineGroups {
     const end = k;
     const first = this.byHash.get(hash);
     for (let g = first ?? null; g !== null; g = g.next) {
-      if (sameKey(g, metric, minute, line, start, end)) {
+      if (sameKey(g, minute, line, start, end)) {
         g.rows++;
         return;
       }
     }
-    const group: Group = { metric, minute, line, start, end, middle, rows: 1, next: first ?? null };
+    const group: Group = { minute, line, start, end, middle, rows: 1, next: first ?? null };
     this.byHash.set(hash, group);
     this.all.push(group);
   }
 }
 
+/** COPY text's escapes of `\\`, newline, CR and tab, the only bytes it must escape. */
+const COPY_SPECIAL = /[\\\n\r\t]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function copyEscaped(latin1: string): string {
+  return latin1.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] as string);
+}
+
 /**
- * The records of `lines` (all of them are inserted: the COPY path, whose transaction fails as a
- * whole on a duplicate).
+ * The records of a batch's event lines and sample blocks (all of them are inserted: the COPY path,
+ * whose transaction fails as a whole on a duplicate).
  */
-export function storedRecords(lines: readonly CopyLine[], countStored: boolean): StoredRecords {
-  const groups = new LineGroups();
-  for (const { metric, bytes } of lines) groups.add(metric, bytes);
+export function storedRecords(
+  eventLines: readonly Buffer[],
+  blocks: readonly MetricBlockKey[],
+  countStored: boolean,
+): StoredRecords {
   let log = '';
   const counts = new Map<string, number>();
-  for (const g of groups.all) {
+  const count = (key: string, rows: number): void => {
+    counts.set(key, (counts.get(key) ?? 0) + rows);
+  };
+  for (const b of blocks) {
     // Latin-1 text: one character per byte, so the bytes are written back unchanged.
-    const first = latin1Text(g.line, g.start, g.middle);
-    const second = latin1Text(g.line, g.middle + 1, g.end);
-    if (g.metric) log += `${first}\t${second}\t${g.minute}\n`;
-    if (!countStored) continue;
-    // A sample's fields are app, name; an event's type, app.
-    const key = g.metric ? `${first}\tmetric\t${g.minute}` : `${second}\t${first}\t${g.minute}`;
-    counts.set(key, (counts.get(key) ?? 0) + g.rows);
+    const app = copyEscaped(b.app);
+    log += `${app}\t${copyEscaped(b.name)}\t${b.minute}\n`;
+    if (countStored) count(`${app}\tmetric\t${b.minute}`, b.samples);
+  }
+  if (countStored) {
+    const groups = new LineGroups();
+    for (const line of eventLines) groups.add(line);
+    for (const g of groups.all) {
+      const type = latin1Text(g.line, g.start, g.middle);
+      const app = latin1Text(g.line, g.middle + 1, g.end);
+      count(`${app}\t${type}\t${g.minute}`, g.rows);
+    }
   }
   let stored = '';
   for (const [key, rows] of counts) stored += `${key}\tstored\t\t\t${rows}\n`;

@@ -3,7 +3,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
-import { METRIC_BLOCKS_COPY, METRIC_KEYS_COPY, metricBlocksCopy } from './metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, METRIC_KEYS_COPY, metricBlocksCopy, samplesCopy } from './metric-blocks-copy';
 import {
   recordedEventInsert,
   recordedSamplesInsert,
@@ -58,19 +58,21 @@ async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): 
 const COPY_EVENTS = `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`;
 
 /**
- * `COPY` into a temporary staging table, then one statement that inserts and records (counts and
- * logs) only the rows not stored yet (recorded-insert.ts).
+ * `COPY` into a temporary staging table (in `format`: the samples' fields are binary, the events'
+ * lines text), then one statement that inserts and records (counts and logs) only the rows not
+ * stored yet (recorded-insert.ts).
  */
 async function copyDeduplicated<Row>(
   client: pg.PoolClient,
   t: TableColumns<Row>,
-  payload: Buffer,
+  payload: Buffer | null,
+  format: 'binary' | 'text',
   recordedInsert: (stage: string) => string,
 ): Promise<WriteResult & { storedBy: StoredGroup[] }> {
-  if (payload.length === 0) return { inserted: 0, storedBy: [] };
+  if (payload === null || payload.length === 0) return { inserted: 0, storedBy: [] };
   const stage = `sluice_stage_${t.table}`;
   await ensureStagingTable(client, t, stage);
-  await copyIn(client, `COPY ${stage} (${columnList(t)}) FROM STDIN`, payload);
+  await copyIn(client, `COPY ${stage} (${columnList(t)}) FROM STDIN (FORMAT ${format})`, payload);
   const result = await client.query<RecordedInsertResult>(recordedInsert(stage));
   const row = result.rows[0];
   return { inserted: row?.inserted ?? 0, storedBy: storedGroupsOf(row, t.table === METRIC_SAMPLES.table) };
@@ -84,10 +86,14 @@ async function writeDeduplicated(
 ): Promise<WriteResult> {
   const columns = columnList(EVENTS);
   const [samples, events] = await inTransaction(client, async () => [
-    await copyDeduplicated(client, METRIC_SAMPLES, Buffer.concat(p.metricLines), (stage) =>
-      recordedSamplesInsert(stage, countStored),
+    await copyDeduplicated(
+      client,
+      METRIC_SAMPLES,
+      p.metricSamples.length > 0 ? samplesCopy(p.metricSamples) : null,
+      'binary',
+      (stage) => recordedSamplesInsert(stage, countStored),
     ),
-    await copyDeduplicated(client, EVENTS, p.events, (stage) =>
+    await copyDeduplicated(client, EVENTS, p.events, 'text', (stage) =>
       recordedEventInsert(
         `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
         countStored,
@@ -103,6 +109,12 @@ async function writeDeduplicated(
 export interface CopyWriteOptions {
   /** Whether each write counts its stored rows in the loss map (`SLUICE_OUTCOMES`; default on). */
   readonly countStored: boolean;
+}
+
+function eventLinesOf(lines: readonly CopyLine[]): Buffer[] {
+  const events: Buffer[] = [];
+  for (const line of lines) if (!line.metric) events.push(line.bytes);
+  return events;
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -127,9 +139,9 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
       dedupeBatchesLeft--;
       return writeDeduplicated(client, payloads, lines.length, countStored);
     }
-    // Every line is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
-    const records = storedRecords(lines, countStored);
-    const blocks = payloads.metricLines.length > 0 ? metricBlocksCopy(payloads.metricLines) : null;
+    const blocks = payloads.metricSamples.length > 0 ? metricBlocksCopy(payloads.metricSamples) : null;
+    // Every row is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
+    const records = storedRecords(eventLinesOf(lines), blocks?.blockKeys ?? [], countStored);
     try {
       await inTransaction(client, async () => {
         // Keys before blocks: a resent sample fails on its key before its block is written.

@@ -16,13 +16,13 @@ import {
 import { copyIn } from '../copy-text';
 
 /**
- * One request's events as COPY text, one buffer per table (null when it has none of that table):
- * metric samples' lines in `METRIC_SAMPLES` order, written as the collector writes them (keys and
- * blocks, metric-blocks-copy.ts).
+ * One request's events (null when it has none of a table): metric samples' binary COPY fields
+ * (sample-fields.ts), written as the collector writes them (keys and blocks,
+ * metric-blocks-copy.ts), and the other events as one buffer of COPY text.
  */
 export interface FloorRequest {
   readonly events: number;
-  readonly metrics: Buffer | null;
+  readonly metrics: readonly Buffer[] | null;
   readonly others: Buffer | null;
 }
 
@@ -36,7 +36,7 @@ const MAX_BUFFERED = 200_000;
  * names the columns of the events' lines.
  */
 export function serveFloor(encode: (body: Buffer) => FloorRequest | null, eventsSql: string): void {
-  /** COPY text per table, one buffer per request: what waits for the flush is bytes, not strings. */
+  /** Samples' fields and events' COPY text, per request: what waits for the flush is bytes, not strings. */
   let metrics: Buffer[] = [];
   let others: Buffer[] = [];
   let buffered = 0;
@@ -53,7 +53,7 @@ export function serveFloor(encode: (body: Buffer) => FloorRequest | null, events
     try {
       await client.query('BEGIN');
       if (m.length > 0) {
-        const blocks = metricBlocksCopy(linesOf(m));
+        const blocks = metricBlocksCopy(m);
         await copyIn(client, METRIC_KEYS_COPY, [blocks.keys]);
         await copyIn(client, METRIC_BLOCKS_COPY, [blocks.blocks]);
       }
@@ -78,7 +78,7 @@ export function serveFloor(encode: (body: Buffer) => FloorRequest | null, events
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       const request = encode(body);
       if (request === null) return answer(res, 400, '{"error":"not read by this floor"}');
-      if (request.metrics !== null) metrics.push(request.metrics);
+      if (request.metrics !== null) metrics.push(...request.metrics);
       if (request.others !== null) others.push(request.others);
       buffered += request.events;
       if (buffered >= BATCH) void flush();
@@ -99,20 +99,6 @@ export function serveFloor(encode: (body: Buffer) => FloorRequest | null, events
     };
     drain();
   });
-}
-
-/** Each line of the buffers (newline included), as views. */
-function linesOf(buffers: readonly Buffer[]): Buffer[] {
-  const lines: Buffer[] = [];
-  for (const b of buffers) {
-    for (let start = 0; start < b.length;) {
-      const newline = b.indexOf(0x0a, start);
-      const end = newline < 0 ? b.length : newline + 1;
-      lines.push(b.subarray(start, end));
-      start = end;
-    }
-  }
-  return lines;
 }
 
 function answer(res: ServerResponse, status: number, body: string): void {

@@ -1,10 +1,13 @@
 /**
  * Baseline (d), the floor of any collector on this platform: a bare `node:http` server
- * (`floor-server.ts`) that `JSON.parse`s each `POST /v1/events` body and writes one COPY text line
- * per event into the Sluice schema. No validation, normalisation, dedupe, backpressure or metrics:
- * what it costs per event is what the platform costs (HTTP, `JSON.parse`, building and sending
- * COPY text), the least a collector that does the rest can spend.
+ * (`floor-server.ts`) that `JSON.parse`s each `POST /v1/events` body and writes each metric
+ * sample's binary COPY fields (sample-fields.ts, as the typed path writes them) and one COPY text
+ * line per other event into the Sluice schema. No validation, normalisation, dedupe, backpressure
+ * or metrics: what it costs per event is what the platform costs (HTTP, `JSON.parse`, building
+ * and sending COPY data), the least a collector that does the rest can spend.
  */
+import { attrs } from '../../support/telemetry-events';
+import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
 import { copyField as field } from '../copy-text';
 import type { WireEvent } from '../workload';
 import { serveFloor, type FloorRequest } from './floor-server';
@@ -12,25 +15,38 @@ import { serveFloor, type FloorRequest } from './floor-server';
 const EVENTS_SQL =
   'COPY events (id, ts, type, app, name, version, env, message, error_message, error_kind, error_stack, attributes) FROM STDIN';
 
-/** The request's events as COPY text, one buffer per table. */
+/** The request's samples' fields, and its other events as COPY text. */
 function encode(body: Buffer): FloorRequest {
   const events = (JSON.parse(body.toString('utf8')) as { events: WireEvent[] }).events;
-  let m = '';
+  const m: Buffer[] = [];
   let o = '';
   for (const e of events) {
     const s = e.source;
-    const head = `${e.id}\t${e.ts}\t`;
-    const attributes = field(JSON.stringify(e.attributes));
     if (e.type === 'metric') {
-      m += `${head}${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.value)}\t\\N\t\\N\t\\N\t\\N\t${field(e.message)}\t${attributes}\n`;
+      const sample = toCopyLine({
+        id: e.id,
+        type: 'metric',
+        name: e.name,
+        ts: e.ts,
+        app: s.app,
+        version: s.version,
+        env: s.env,
+        value: e.value ?? null,
+        summary: null,
+        error: null,
+        message: e.message ?? null,
+        attributes: attrs(e.attributes),
+      });
+      m.push(sample.bytes);
     } else {
       const err = e.error;
-      o += `${head}${field(e.type)}\t${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.message)}\t${field(err?.message)}\t${field(err?.kind)}\t${field(err?.stack)}\t${attributes}\n`;
+      const attributes = field(JSON.stringify(e.attributes));
+      o += `${e.id}\t${e.ts}\t${field(e.type)}\t${field(s.app)}\t${field(e.name)}\t${field(s.version)}\t${field(s.env)}\t${field(e.message)}\t${field(err?.message)}\t${field(err?.kind)}\t${field(err?.stack)}\t${attributes}\n`;
     }
   }
   return {
     events: events.length,
-    metrics: m === '' ? null : Buffer.from(m, 'utf8'),
+    metrics: m.length === 0 ? null : m,
     others: o === '' ? null : Buffer.from(o, 'utf8'),
   };
 }

@@ -34,8 +34,9 @@ export function sluiceCopyChunks(
   return chunked(events, eventsPerTransaction).map((slice) => {
     const { others } = toRows(slice);
     const lines = slice.map(toCopyLine);
-    const records = storedRecords(lines, true);
     const blocks = metricBlocksCopy(lines.filter((l) => l.metric).map((l) => l.bytes));
+    const eventLines = lines.filter((l) => !l.metric).map((l) => l.bytes);
+    const records = storedRecords(eventLines, blocks.blockKeys, true);
     return {
       events: slice.length,
       parts: [

@@ -42,7 +42,7 @@ function encode(body: Buffer): FloorRequest | null {
   if (scan === null || scan.step(Number.MAX_SAFE_INTEGER, handlers) === 'fallback' || slow > 0) return null;
   return {
     events: scan.count,
-    metrics: metrics.length === 0 ? null : Buffer.concat(metrics),
+    metrics: metrics.length === 0 ? null : metrics,
     others: others.length === 0 ? null : Buffer.concat(others),
   };
 }

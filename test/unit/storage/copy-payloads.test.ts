@@ -7,8 +7,8 @@ const NOW = Date.UTC(2026, 11, 5, 12);
 const lines = (payload: Buffer): string[] =>
   payload.length === 0 ? [] : payload.toString('utf8').slice(0, -1).split('\n');
 
-describe('copyPayloads: metric lines apart, events as one COPY payload in ts order', () => {
-  it('holds every line of its table once: events ordered by ts, lines of one ts in batch order; metric lines in batch order', () => {
+describe('copyPayloads: metric samples apart, events as one COPY payload in ts order', () => {
+  it('holds every row of its table once: events ordered by ts, lines of one ts in batch order; samples in batch order', () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ metric: fc.boolean(), ts: fc.integer({ min: -5, max: 5 }) }), { maxLength: 80 }),
@@ -24,8 +24,12 @@ describe('copyPayloads: metric lines apart, events as one COPY payload in ts ord
               .map((line, i) => ({ line, i }))
               .filter(({ line }) => line.metric === metric)
               .sort((a, b) => (metric ? 0 : specs[a.i]!.ts - specs[b.i]!.ts) || a.i - b.i)
-              .map(({ line }) => line.bytes.toString('utf8').slice(0, -1));
-            const actual = metric ? lines(Buffer.concat(payloads.metricLines)) : lines(payloads.events);
+              .map(({ line }) =>
+                metric ? line.bytes.toString('hex') : line.bytes.toString('utf8').slice(0, -1),
+              );
+            const actual = metric
+              ? payloads.metricSamples.map((s) => s.toString('hex'))
+              : lines(payloads.events);
             expect(actual).toEqual(expected);
           }
         },

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import type { EventType } from '../../../src/events/types';
 import { storableText } from '../../../src/storage/layout/rows';
-import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
-import { storedRecords } from '../../../src/storage/postgres/stored-records';
+import { toCopyLine, type CopyLine } from '../../../src/storage/postgres/copy-encoding';
+import { metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
+import { storedRecords, type StoredRecords } from '../../../src/storage/postgres/stored-records';
 import { telemetryEvent } from '../../support/telemetry-events';
 
 const NOW = Date.UTC(2026, 11, 5, 12);
@@ -46,12 +47,19 @@ const event = fc.record({
   ),
 });
 
+/** What the COPY path records for `lines`: the samples' from their blocks, the events' from their lines. */
+function recordsOf(lines: readonly CopyLine[], countStored: boolean): StoredRecords {
+  const samples = lines.filter((l) => l.metric).map((l) => l.bytes);
+  const events = lines.filter((l) => !l.metric).map((l) => l.bytes);
+  return storedRecords(events, samples.length > 0 ? metricBlocksCopy(samples).blockKeys : [], countStored);
+}
+
 describe('storedRecords: what a COPY batch logs and counts beside its rows', () => {
   it('logs each (app, name, minute) of the samples once and counts every row per (app, type, minute), as SQL groups them', () => {
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: 60 }), fc.boolean(), (specs, countStored) => {
         const events = specs.map((s) => telemetryEvent(s.type, { app: s.app, name: s.name, ts: s.ts }, NOW));
-        const records = storedRecords(events.map(toCopyLine), countStored);
+        const records = recordsOf(events.map(toCopyLine), countStored);
 
         const expectedLog = new Set<string>();
         const expectedCounts = new Map<string, number>();
@@ -88,20 +96,15 @@ describe('storedRecords: what a COPY batch logs and counts beside its rows', () 
   });
 
   it('writes nothing for an empty batch', () => {
-    const records = storedRecords([], true);
+    const records = storedRecords([], [], true);
     expect(records.invalidations.length).toBe(0);
     expect(records.storedCounts.length).toBe(0);
   });
 
   it('refuses a line that is not a row of its table rather than record a wrong minute', () => {
-    const line = toCopyLine(telemetryEvent('metric', { app: 'a', name: 'm', ts: NOW }, NOW));
-    const broken = {
-      metric: true,
-      bytes: Buffer.from(line.bytes.toString('utf8').replace(/\t\d+\t/, '\t1.5e12\t')),
-    };
-    expect(() => storedRecords([broken], true)).toThrow(/ts is not an integer/);
-    expect(() => storedRecords([{ metric: true, bytes: Buffer.from('no tabs here\n') }], true)).toThrow(
-      /fewer fields/,
-    );
+    const line = toCopyLine(telemetryEvent('log', { app: 'a', name: 'm', ts: NOW }, NOW));
+    const broken = Buffer.from(line.bytes.toString('utf8').replace(/\t\d+\t/, '\t1.5e12\t'));
+    expect(() => storedRecords([broken], [], true)).toThrow(/ts is not an integer/);
+    expect(() => storedRecords([Buffer.from('no tabs here\n')], [], true)).toThrow(/fewer fields/);
   });
 });
