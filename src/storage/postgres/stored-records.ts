@@ -4,7 +4,8 @@ import { LineTimestamp } from './copy-line-ts';
 
 /*
  * What a write records beside its rows, in the same transaction: the rollup invalidation log's
- * (app, name, minute) of every metric sample (migration 003) and the loss map's stored count per
+ * (app, name, minute) of every metric sample (migration 003), the error-group invalidation log's
+ * (app, minute) of every error (migration 011) and the loss map's stored count per
  * (app, minute, type) (migration 005). Read off the rows' own COPY lines, whose first fields are
  * `id ts app name …` (metric_samples) and `id ts type app …` (events), and written back as COPY
  * lines of the same escaped bytes: nothing is decoded, and text that groups together is the same
@@ -17,6 +18,8 @@ const MINUTE_MS = 60_000;
 
 /** `COPY` of the invalidation log: the columns of `StoredRecords.invalidations`' lines. */
 export const INVALIDATIONS_COPY = 'COPY metric_rollup_invalidations (app, name, bucket) FROM STDIN';
+/** `COPY` of the error-group invalidation log: the columns of `StoredRecords.errorMinutes`' lines. */
+export const ERROR_MINUTES_COPY = 'COPY error_group_invalidations (app, minute) FROM STDIN';
 /** `COPY` of the loss map: the columns of `StoredRecords.storedCounts`' lines. */
 export const STORED_COUNTS_COPY =
   'COPY event_outcomes (app, type, minute, outcome, reason, origin, count) FROM STDIN';
@@ -25,6 +28,8 @@ export const STORED_COUNTS_COPY =
 export interface StoredRecords {
   /** `app\tname\tminute` per distinct (app, name, minute) of the metric samples. */
   readonly invalidations: Buffer;
+  /** `app\tminute` per distinct (app, minute) of the error events (migration 011). */
+  readonly errorMinutes: Buffer;
   /** `app\ttype\tminute\tstored\t\t\tcount` per (app, type, minute) of all rows; empty when not counted. */
   readonly storedCounts: Buffer;
 }
@@ -105,12 +110,14 @@ export function storedRecords(lines: readonly CopyLine[], countStored: boolean):
   const groups = new LineGroups();
   for (const { metric, bytes } of lines) groups.add(metric, bytes);
   let log = '';
+  let errorLog = '';
   const counts = new Map<string, number>();
   for (const g of groups.all) {
     // Latin-1 text: one character per byte, so the bytes are written back unchanged.
     const first = latin1Text(g.line, g.start, g.middle);
     const second = latin1Text(g.line, g.middle + 1, g.end);
     if (g.metric) log += `${first}\t${second}\t${g.minute}\n`;
+    else if (first === 'error') errorLog += `${second}\t${g.minute}\n`;
     if (!countStored) continue;
     // A sample's fields are app, name; an event's type, app.
     const key = g.metric ? `${first}\tmetric\t${g.minute}` : `${second}\t${first}\t${g.minute}`;
@@ -118,5 +125,9 @@ export function storedRecords(lines: readonly CopyLine[], countStored: boolean):
   }
   let stored = '';
   for (const [key, rows] of counts) stored += `${key}\tstored\t\t\t${rows}\n`;
-  return { invalidations: Buffer.from(log, 'latin1'), storedCounts: Buffer.from(stored, 'latin1') };
+  return {
+    invalidations: Buffer.from(log, 'latin1'),
+    errorMinutes: Buffer.from(errorLog, 'latin1'),
+    storedCounts: Buffer.from(stored, 'latin1'),
+  };
 }
