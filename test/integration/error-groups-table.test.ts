@@ -144,6 +144,22 @@ describe('error groups kept by the downsample job (PostgreSQL)', () => {
     await expectSameAsRaw({ app: 'blog', from: NOW - 50 * MIN, to: NOW - 45 * MIN + 59_995 });
   });
 
+  it('reads at most the scan limit of folded rows, the most recently seen, and says where it stopped', async () => {
+    // Three (app, fingerprint)s in folded minutes: shop's two kinds, blog's one.
+    const q = { from: NOW - DAY, to: NOW - 5 * MIN };
+    const scan = await storage.scanErrors({ ...q, scanLimit: 2 });
+    expect(scan.rows).toHaveLength(2);
+    const oldestKept = Math.min(...scan.rows.map((r) => r.lastTs));
+    expect(scan.boundTs).toBe(oldestKept);
+    // What was kept is whole: each row's count is all of its (app, kind)'s errors in the window.
+    const all = await rawGroups(q);
+    for (const r of scan.rows) {
+      const g = all.find((x) => x.kind === r.kind);
+      expect(g?.apps).toContain(r.app);
+    }
+    expect(scan.rows.map((r) => r.app).sort()).toEqual(['blog', 'shop']);
+  });
+
   it('reads raw what the table cannot filter (env), bounded as before', async () => {
     await writeEvents(storage, errors('shop', NOW - 3 * MIN, 10, 'EnvError', 'prod'));
     const q = { env: 'prod', from: NOW - DAY, to: NOW + MIN };

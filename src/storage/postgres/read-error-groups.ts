@@ -7,9 +7,10 @@ import { PG_ERROR_SCAN_DIALECT } from './query-errors';
  * `scanErrors` on PostgreSQL: the whole minutes of the window that the downsample job has folded
  * (before `error_group_progress.folded_before`) from `error_groups_1m`, one row per (app,
  * fingerprint) summed over them; the rest of the window (the newest minutes, the partial minute
- * at its start) from raw errors, each part bounded by the scan limit as before. A row of the table
- * stands for its group's errors with the newest one's message, which has the group's template, so
- * grouping all rows by (kind, template) (read/error-groups.ts) gives what raw errors give.
+ * at its start) from raw errors, each part bounded by the scan limit as before; the table's rows
+ * too, the most recently seen first. A row of the table stands for its group's errors with the
+ * newest one's message, which has the group's template, so grouping all rows by (kind, template)
+ * (read/error-groups.ts) gives what raw errors give.
  * Filters the table cannot apply (env, version) read raw errors alone, as before.
  */
 
@@ -28,12 +29,16 @@ interface GroupSqlRow {
   readonly last_id: string;
 }
 
-/** The folded minutes [fromMinute, beforeMinute), per (app, fingerprint): on the key, or `(minute)`. */
+/**
+ * The folded minutes [fromMinute, beforeMinute), per (app, fingerprint), the `limit` seen most
+ * recently: on the key with an app, else on `(minute)`.
+ */
 async function foldedRows(
   run: ReadRunner,
   fromMinute: number,
   beforeMinute: number,
   app: string | undefined,
+  limit: number,
 ): Promise<ErrorMessageRow[]> {
   const rows = await run.rows<GroupSqlRow>((param) => {
     const where = [`minute >= ${param(fromMinute)}`, `minute < ${param(beforeMinute)}`];
@@ -43,7 +48,8 @@ async function foldedRows(
               sum(count) AS count, min(first_ts) AS first_ts, max(last_ts) AS last_ts,
               (array_agg(last_id::text ORDER BY last_ts DESC, last_id DESC))[1] AS last_id
          FROM error_groups_1m WHERE ${where.join(' AND ')}
-        GROUP BY app, fingerprint, kind`;
+        GROUP BY app, fingerprint, kind
+        ORDER BY max(last_ts) DESC, app, fingerprint LIMIT ${param(limit)}`;
   });
   return rows.map((r) => ({
     app: r.app,
@@ -70,7 +76,12 @@ export async function scanErrorGroups(run: ReadRunner, q: ErrorScanQuery): Promi
   // Newest first, as the raw scan reads: the open minutes, then the folded ones, then the start.
   const newest = await raw(run, { ...q, from: tableTo });
   if (newest.boundTs !== null) return newest;
-  const folded = await foldedRows(run, tableFrom, tableTo, q.app);
+  const folded = await foldedRows(run, tableFrom, tableTo, q.app, q.scanLimit);
+  if (folded.length === q.scanLimit) {
+    // More (app, fingerprint)s than a read takes: those seen last before the oldest kept are left
+    // out (each kept one is counted whole), and the answer says from when it is complete.
+    return { rows: [...newest.rows, ...folded], boundTs: Math.min(...folded.map((r) => r.lastTs)) };
+  }
   const oldest = from < tableFrom ? await raw(run, { ...q, from, to: tableFrom }) : null;
   return {
     rows: [...newest.rows, ...folded, ...(oldest?.rows ?? [])],
