@@ -2,10 +2,9 @@ import type { Request, Response } from 'express';
 import { EVENT_TYPES } from '../../events/types';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
-import { encodeCursor } from '../event-cursor';
 import { QueryParams } from '../query-params';
 import { givenWindow } from '../read-window';
-import { toWire } from '../wire';
+import { eventsAnswer } from './events-answer';
 import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 const ATTRIBUTE_PREFIX = 'attr.';
@@ -13,7 +12,8 @@ const ATTRIBUTE_PREFIX = 'attr.';
 /**
  * `GET /v1/events`: newest first, keyset pagination through `cursor`. A page whose filters no index
  * serves reads at most `READ_LIMITS.eventsScanRows` rows of each table: it may hold fewer than
- * `limit` events (or none) with a `next_cursor` that continues below what it read.
+ * `limit` events (or none) with a `next_cursor` that continues below what it read. An answer is at
+ * most `READ_LIMITS.maxEventsPageBytes` long (events-answer.ts).
  */
 export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -43,6 +43,6 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
         scanLimit: L.eventsScanRows,
       }),
     );
-    res.json({ events: page.events.map(toWire), next_cursor: page.next ? encodeCursor(page.next) : null });
+    res.type('application/json').send(eventsAnswer(page, L.maxEventsPageBytes));
   };
 }
