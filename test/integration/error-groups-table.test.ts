@@ -136,6 +136,8 @@ describe('error groups kept by the downsample job (PostgreSQL)', () => {
     ]);
     await run(downsample);
     expect(await tableRows()).toBeGreaterThan(0);
+    const hours = await admin.query<{ n: string }>('SELECT count(*) AS n FROM error_groups_1h');
+    expect(Number(hours.rows[0]?.n)).toBeGreaterThan(0);
     // 98 errors against a scan limit of 50: only the table makes the answer complete.
     await expectSameAsRaw({ from: NOW - DAY, to: NOW + MIN });
     await expectSameAsRaw({ app: 'shop', from: NOW - DAY, to: NOW + MIN });

@@ -26,10 +26,12 @@ const PG_DELETE_DIALECT: DeleteDialect = {
 };
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 /**
  * The app's error groups (migration 011) go with its errors: all of them, those of the minutes
- * wholly before `before` (the minute holding it is logged and refolded from what is left), or,
+ * and hours wholly before `before` (the minute holding it is logged and refolded from what is
+ * left, and its hour with it), or,
  * for one event, its minute is logged before the event goes, and refolded at the next run.
  */
 function errorGroupStatements(d: AppDataDeletion): { first: DeleteStatement[]; last: DeleteStatement[] } {
@@ -38,20 +40,24 @@ function errorGroupStatements(d: AppDataDeletion): { first: DeleteStatement[]; l
       first: [],
       last: [
         { sql: 'DELETE FROM error_groups_1m WHERE app = $1', params: [d.app] },
+        { sql: 'DELETE FROM error_groups_1h WHERE app = $1', params: [d.app] },
         { sql: 'DELETE FROM error_group_invalidations WHERE app = $1', params: [d.app] },
       ],
     };
   }
   if (d.scope === 'before') {
     const minute = d.before - (d.before % MINUTE_MS);
+    const hour = d.before - (d.before % HOUR_MS);
     const last: DeleteStatement[] = [
       { sql: 'DELETE FROM error_groups_1m WHERE app = $1 AND minute < $2', params: [d.app, minute] },
+      { sql: 'DELETE FROM error_groups_1h WHERE app = $1 AND hour < $2', params: [d.app, hour] },
       {
         sql: 'DELETE FROM error_group_invalidations WHERE app = $1 AND minute < $2',
         params: [d.app, minute],
       },
     ];
-    if (d.before !== minute) {
+    // The hour holding `before` (and its minute) keeps data from it on: refolded from what is left.
+    if (d.before !== hour) {
       last.push({
         sql: 'INSERT INTO error_group_invalidations (app, minute) VALUES ($1, $2)',
         params: [d.app, minute],

@@ -5,7 +5,8 @@ import type { ErrorGroupFold } from '../maintenance';
 /*
  * The error-group fold of the downsample job (migration 011): `error_groups_1m` holds, per (app,
  * minute, fingerprint), the errors of that minute as raw events give them, for every minute the
- * invalidation log named; the read side is read-error-groups.ts. A taken (app, minute) is
+ * invalidation log named, and `error_groups_1h` the same per hour, summed from the minutes; the
+ * read side is read-error-groups.ts. A taken (app, minute) is
  * recomputed whole from raw errors and replaces its rows, so folding it twice changes nothing,
  * and a late error (any write logs its minute) is folded at the next run, as the rollups are.
  */
@@ -21,6 +22,24 @@ SELECT t.app, t.minute, e.error_kind AS kind, e.error_message AS message, count(
   FROM ${TAKEN} t
   JOIN events e ON e.app = t.app AND e.ts >= t.minute AND e.ts < t.minute + 60000 AND e.type = 'error'
  GROUP BY t.app, t.minute, e.error_kind, e.error_message`;
+
+/** The hours holding the taken minutes. */
+const HOURS_OF_TAKEN = `SELECT DISTINCT app, minute - minute % 3600000 AS hour FROM ${TAKEN}`;
+
+/** The rows of the hours holding the taken minutes, before they are summed again. */
+const DELETE_HOURS_OF_TAKEN = `
+DELETE FROM error_groups_1h g USING (${HOURS_OF_TAKEN}) h WHERE g.app = h.app AND g.hour = h.hour`;
+
+/** The hours holding the taken minutes, summed again from their minutes' rows. */
+const REFOLD_HOURS_OF_TAKEN = `
+INSERT INTO error_groups_1h (app, hour, fingerprint, kind, message, count, first_ts, last_ts, last_id)
+SELECT m.app, h.hour, m.fingerprint, m.kind,
+       (array_agg(m.message ORDER BY m.last_ts DESC, m.last_id DESC))[1],
+       sum(m.count), min(m.first_ts), max(m.last_ts),
+       (array_agg(m.last_id ORDER BY m.last_ts DESC, m.last_id DESC))[1]
+  FROM (${HOURS_OF_TAKEN}) h
+  JOIN error_groups_1m m ON m.app = h.app AND m.minute >= h.hour AND m.minute < h.hour + 3600000
+ GROUP BY m.app, h.hour, m.fingerprint, m.kind`;
 
 interface MessageSqlRow {
   readonly app: string;
@@ -97,7 +116,8 @@ export async function foldErrorGroups(
         ],
       );
     }
-    groups = rowsOut.length;
+    await client.query(DELETE_HOURS_OF_TAKEN);
+    groups = rowsOut.length + ((await client.query(REFOLD_HOURS_OF_TAKEN)).rowCount ?? 0);
   }
   const caughtUp = entries < maxEntries;
   if (caughtUp) {

@@ -141,8 +141,8 @@ export async function deleteOutcomesBefore(
 }
 
 /**
- * The error groups (and their invalidation log entries) of minutes before `cutoffMs`: they count
- * raw errors the purge removed.
+ * The error groups (and their invalidation log entries) of minutes, and hours, before `cutoffMs`
+ * (a midnight): they count raw errors the purge removed.
  */
 export async function deleteErrorGroupsBefore(
   client: pg.ClientBase,
@@ -155,13 +155,19 @@ export async function deleteErrorGroupsBefore(
     cutoffMs,
     limits,
   );
+  const hours = await deleteByStatement(
+    client,
+    batchDeleteSql('error_groups_1h', 'hour + 3600000 <= $1'),
+    cutoffMs,
+    limits,
+  );
   const log = await deleteByStatement(
     client,
     batchDeleteSql('error_group_invalidations', 'minute < $1'),
     cutoffMs,
     limits,
   );
-  return { rows: groups.rows + log.rows, done: groups.done && log.done };
+  return { rows: groups.rows + hours.rows + log.rows, done: groups.done && hours.done && log.done };
 }
 
 /** Run history rows of intervals that started before `cutoffMs`. */

@@ -5,7 +5,7 @@ import { PG_ERROR_SCAN_DIALECT } from './query-errors';
 
 /*
  * `scanErrors` on PostgreSQL: the whole minutes of the window that the downsample job has folded
- * (before `error_group_progress.folded_before`) from `error_groups_1m`, one row per (app,
+ * (before `error_group_progress.folded_before`) from `error_groups_1h` and `error_groups_1m`, one row per (app,
  * fingerprint) summed over them; the rest of the window (the newest minutes, the partial minute
  * at its start) from raw errors, each part bounded by the scan limit as before; the table's rows
  * too, the most recently seen first. A row of the table stands for its group's errors with the
@@ -15,6 +15,7 @@ import { PG_ERROR_SCAN_DIALECT } from './query-errors';
  */
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 const raw = (run: ReadRunner, q: ErrorScanQuery): Promise<ErrorScan> =>
   scanErrorsWith(run, q, PG_ERROR_SCAN_DIALECT);
@@ -31,7 +32,8 @@ interface GroupSqlRow {
 
 /**
  * The folded minutes [fromMinute, beforeMinute), per (app, fingerprint), the `limit` seen most
- * recently: on the key with an app, else on `(minute)`.
+ * recently: their whole hours from `error_groups_1h`, the minutes at either end from
+ * `error_groups_1m` (with an app on their keys, else on `(hour)` and `(minute)`).
  */
 async function foldedRows(
   run: ReadRunner,
@@ -40,14 +42,26 @@ async function foldedRows(
   app: string | undefined,
   limit: number,
 ): Promise<ErrorMessageRow[]> {
+  const fromHour = Math.ceil(fromMinute / HOUR_MS) * HOUR_MS;
+  const beforeHour = beforeMinute - (beforeMinute % HOUR_MS);
   const rows = await run.rows<GroupSqlRow>((param) => {
-    const where = [`minute >= ${param(fromMinute)}`, `minute < ${param(beforeMinute)}`];
-    if (app !== undefined) where.push(`app = ${param(app)}`);
+    const byApp = app === undefined ? '' : ` AND app = ${param(app)}`;
+    const columns = 'app, fingerprint, kind, message, count, first_ts, last_ts, last_id';
+    const minutes = (from: number, before: number) =>
+      `SELECT ${columns} FROM error_groups_1m WHERE minute >= ${param(from)} AND minute < ${param(before)}${byApp}`;
+    const parts =
+      fromHour < beforeHour
+        ? [
+            minutes(fromMinute, fromHour),
+            `SELECT ${columns} FROM error_groups_1h WHERE hour >= ${param(fromHour)} AND hour < ${param(beforeHour)}${byApp}`,
+            minutes(beforeHour, beforeMinute),
+          ]
+        : [minutes(fromMinute, beforeMinute)];
     return `SELECT app, kind,
               (array_agg(message ORDER BY last_ts DESC, last_id DESC))[1] AS message,
               sum(count) AS count, min(first_ts) AS first_ts, max(last_ts) AS last_ts,
               (array_agg(last_id::text ORDER BY last_ts DESC, last_id DESC))[1] AS last_id
-         FROM error_groups_1m WHERE ${where.join(' AND ')}
+         FROM (${parts.join(' UNION ALL ')}) r
         GROUP BY app, fingerprint, kind
         ORDER BY max(last_ts) DESC, app, fingerprint LIMIT ${param(limit)}`;
   });

@@ -11,7 +11,8 @@
  * jobs": about 7 times the server's CPU per row of `events` on messages that carry a hash).
  * The build holds a SHARE lock on `events` while it runs over existing rows (its writes wait).
  *
- * Error groups (`GET /v1/error-groups`) per (app, minute, fingerprint), kept by the downsample job
+ * Error groups (`GET /v1/error-groups`) per (app, minute, fingerprint) and per (app, hour,
+ * fingerprint) (summed from the minutes, so a week reads 168 rows per group), kept by the downsample job
  * (error-groups.ts) as the rollups are: every write logs the (app, minute) of the errors it
  * stored in `error_group_invalidations` (no key, no index: a writer never waits on another), the
  * job refolds exactly those minutes from raw errors, and `error_group_progress.folded_before` says
@@ -42,6 +43,20 @@ CREATE TABLE error_groups_1m (
   PRIMARY KEY (app, minute, fingerprint)
 );
 CREATE INDEX error_groups_1m_minute ON error_groups_1m (minute);
+
+CREATE TABLE error_groups_1h (
+  app text NOT NULL,
+  hour bigint NOT NULL,
+  fingerprint text NOT NULL,
+  kind text,
+  message text NOT NULL,
+  count bigint NOT NULL,
+  first_ts bigint NOT NULL,
+  last_ts bigint NOT NULL,
+  last_id uuid NOT NULL,
+  PRIMARY KEY (app, hour, fingerprint)
+);
+CREATE INDEX error_groups_1h_hour ON error_groups_1h (hour);
 
 CREATE TABLE error_group_invalidations (
   app text NOT NULL,
