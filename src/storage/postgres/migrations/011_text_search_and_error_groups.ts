@@ -9,11 +9,12 @@
  * install; there is no fall back, since a text filter would read a window's rows one by one.
  * Write cost: every `events` row pays its texts' trigrams (docs/ARCHITECTURE.md, "Storage and
  * jobs": about 7 times the server's CPU per row of `events` on messages that carry a hash).
- * The build holds a SHARE lock on `events` while it runs over existing rows (its writes wait).
+ * The build holds a SHARE lock on `events` while it runs over existing rows (its writes wait); an
+ * index of that name built beforehand is kept (docs/operations.md, "Upgrading across migration 11").
  *
  * Error groups (`GET /v1/error-groups`) per (app, minute, fingerprint) and per (app, hour,
- * fingerprint) (summed from the minutes, so a week reads 168 rows per group), kept by the downsample job
- * (error-groups.ts) as the rollups are: every write logs the (app, minute) of the errors it
+ * fingerprint) (summed from the minutes, so a week reads 168 rows per group), kept by the
+ * downsample job (error-groups.ts) as the rollups are: every write logs the (app, minute) of the errors it
  * stored in `error_group_invalidations` (no key, no index: a writer never waits on another), the
  * job refolds exactly those minutes from raw errors, and `error_group_progress.folded_before` says
  * up to where every minute has been folded once, so a read takes the table before it and raw
@@ -28,7 +29,7 @@ DO $$ BEGIN
   END IF;
 END $$;
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX events_text_trgm ON events USING gin (message gin_trgm_ops, error_message gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS events_text_trgm ON events USING gin (message gin_trgm_ops, error_message gin_trgm_ops);
 
 CREATE TABLE error_groups_1m (
   app text NOT NULL,
