@@ -8,7 +8,7 @@ const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
 
 /** Most error-group invalidation log entries one fold takes, and most such folds per run. */
 export const ERROR_GROUP_ENTRIES_PER_FOLD = 5_000;
-export const ERROR_GROUP_FOLDS_PER_RUN = 20;
+export const ERROR_GROUP_FOLDS_PER_RUN = 4;
 
 /**
  * The error groups of minutes before this are folded: the current minute and the one before it,
