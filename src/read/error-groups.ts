@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ErrorMessageRow } from '../storage/port';
-import { errorFingerprint, messageTemplate } from './error-fingerprint';
+import { errorFingerprint, messageTemplate } from '../storage/layout/error-fingerprint';
 
 /** Errors of one kind whose messages share a template, over the apps and time scanned. */
 export interface ErrorGroup {

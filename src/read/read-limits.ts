@@ -7,6 +7,13 @@ export const READ_LIMITS = {
   maxEventsPage: 1000,
   defaultEventsPage: 100,
   /**
+   * `GET /v1/events`: most bytes of an answer (1 MiB). A page whose events would make it longer
+   * ends before the event that would, its cursor after its last event (a page holds at least one
+   * event: the contract bounds an event to about 60 KB), so an answer is never serialised whole
+   * past this.
+   */
+  maxEventsPageBytes: 1_048_576,
+  /**
    * `GET /v1/events`: most rows of each table a page reads when a filter is not served by an
    * index (env, version, attributes, text, a second equality, an app on metrics).
    */

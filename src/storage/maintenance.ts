@@ -37,9 +37,17 @@ export interface MaintenanceSession {
    */
   foldInvalidatedBuckets(limits: FoldLimits): Promise<FoldResult>;
   /**
+   * Takes up to `maxEntries` entries of the error-group invalidation log (the (app, minute)s that
+   * received errors) of minutes before `foldBeforeMs` and recomputes those minutes' error groups
+   * from raw errors; once the log before `foldBeforeMs` is empty, reads take the groups of every
+   * minute before it from the table. The entries are removed in the same transaction. SQLite keeps
+   * no such table (its groups are computed at read time): nothing to fold.
+   */
+  foldErrorGroups(maxEntries: number, foldBeforeMs: number): Promise<ErrorGroupFold>;
+  /**
    * Removes raw events and samples with ts < `cutoffMs` (a UTC midnight). PostgreSQL drops whole
    * daily partitions ending by the cutoff and deletes stragglers from the default partition in
-   * batches; SQLite deletes in batches.
+   * batches, and the error groups of minutes before the cutoff; SQLite deletes in batches.
    */
   purgeRaw(
     cutoffMs: number,
@@ -75,6 +83,18 @@ export interface OutcomeCompaction {
   readonly folded: number;
   /** Folded rows written: one per key. */
   readonly written: number;
+}
+
+/** What one `foldErrorGroups` call did. */
+export interface ErrorGroupFold {
+  /** Log entries claimed; fewer than `maxEntries`: the log before the fold's line was emptied. */
+  readonly entries: number;
+  /** Distinct (app, minute)s among them, each recomputed. */
+  readonly minutes: number;
+  /** Group rows written for them. */
+  readonly groups: number;
+  /** Whether every minute before the fold's line is now folded. */
+  readonly caughtUp: boolean;
 }
 
 /** Bounds of one `foldInvalidatedBuckets` call. */

@@ -6,6 +6,7 @@ import { LIST_PARAMETERS, listPage } from '../list-page';
 import { encodeNameCursor } from '../name-cursor';
 import { QueryParams } from '../query-params';
 import { readWindow } from '../read-window';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 /**
  * `GET /v1/apps`: a page of the apps seen in a window (default the last 24 hours), in the
@@ -17,13 +18,15 @@ export function getApps(storage: Pick<Storage, 'queryApps'>, clock: Clock) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, ['from', 'to', ...LIST_PARAMETERS]);
     const { from, to } = readWindow(q, clock);
-    const page = await storage.queryApps({
-      from,
-      to,
-      ...listPage(q),
-      countLimit: READ_LIMITS.appEventCountLimit,
-      sampleRowsLimit: READ_LIMITS.appSampleRowsLimit,
-    });
+    const page = await narrowOnTimeout([NARROW_WINDOW, 'a smaller `limit`'], () =>
+      storage.queryApps({
+        from,
+        to,
+        ...listPage(q),
+        countLimit: READ_LIMITS.appEventCountLimit,
+        sampleRowsLimit: READ_LIMITS.appSampleRowsLimit,
+      }),
+    );
     res.json({
       from,
       to,

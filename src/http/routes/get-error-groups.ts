@@ -5,6 +5,7 @@ import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { QueryParams } from '../query-params';
 import { readWindow } from '../read-window';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 /**
  * `GET /v1/error-groups`: the errors of a window (default the last 24 hours) grouped by kind and
@@ -31,7 +32,9 @@ export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Cloc
     };
     const limit = q.integer('limit', 1, L.maxListPage) ?? L.defaultListPage;
     const { from, to } = readWindow(q, clock);
-    const scan = await storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows });
+    const scan = await narrowOnTimeout([NARROW_WINDOW, 'one `app`'], () =>
+      storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows }),
+    );
     const groups = await groupErrorsYielding(scan.rows);
     res.json({
       from,

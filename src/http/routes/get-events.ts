@@ -2,17 +2,18 @@ import type { Request, Response } from 'express';
 import { EVENT_TYPES } from '../../events/types';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
-import { encodeCursor } from '../event-cursor';
 import { QueryParams } from '../query-params';
 import { givenWindow } from '../read-window';
-import { toWire } from '../wire';
+import { eventsAnswer } from './events-answer';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 const ATTRIBUTE_PREFIX = 'attr.';
 
 /**
  * `GET /v1/events`: newest first, keyset pagination through `cursor`. A page whose filters no index
  * serves reads at most `READ_LIMITS.eventsScanRows` rows of each table: it may hold fewer than
- * `limit` events (or none) with a `next_cursor` that continues below what it read.
+ * `limit` events (or none) with a `next_cursor` that continues below what it read. An answer is at
+ * most `READ_LIMITS.maxEventsPageBytes` long (events-answer.ts).
  */
 export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -23,20 +24,25 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
     );
     const L = READ_LIMITS;
     const { from, to } = givenWindow(q);
-    const page = await storage.queryEvents({
-      app: q.string('app', L.maxTextLength),
-      type: q.oneOf('type', EVENT_TYPES),
-      name: q.string('name', L.maxTextLength),
-      env: q.string('env', L.maxTextLength),
-      version: q.string('version', L.maxTextLength),
-      attributes: q.prefixed(ATTRIBUTE_PREFIX, L.maxAttributeFilters, L.maxAttributeKeyLength),
-      text: q.string('text', L.maxSearchLength),
-      from,
-      to,
-      limit: q.integer('limit', 1, L.maxEventsPage) ?? L.defaultEventsPage,
-      before: q.cursor('cursor'),
-      scanLimit: L.eventsScanRows,
-    });
-    res.json({ events: page.events.map(toWire), next_cursor: page.next ? encodeCursor(page.next) : null });
+    const text = q.string('text', L.maxSearchLength);
+    const narrow = [NARROW_WINDOW, 'one `app`', 'a `type` or `name`'];
+    if (text !== undefined) narrow.push('a longer `text` (3 characters or more use its index)');
+    const page = await narrowOnTimeout(narrow, () =>
+      storage.queryEvents({
+        app: q.string('app', L.maxTextLength),
+        type: q.oneOf('type', EVENT_TYPES),
+        name: q.string('name', L.maxTextLength),
+        env: q.string('env', L.maxTextLength),
+        version: q.string('version', L.maxTextLength),
+        attributes: q.prefixed(ATTRIBUTE_PREFIX, L.maxAttributeFilters, L.maxAttributeKeyLength),
+        text,
+        from,
+        to,
+        limit: q.integer('limit', 1, L.maxEventsPage) ?? L.defaultEventsPage,
+        before: q.cursor('cursor'),
+        scanLimit: L.eventsScanRows,
+      }),
+    );
+    res.type('application/json').send(eventsAnswer(page, L.maxEventsPageBytes));
   };
 }

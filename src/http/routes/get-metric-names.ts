@@ -7,6 +7,7 @@ import { LIST_PARAMETERS, listPage } from '../list-page';
 import { encodeNameCursor } from '../name-cursor';
 import { QueryParams } from '../query-params';
 import { readWindow } from '../read-window';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 /**
  * `GET /v1/metrics/names`: a page of the metrics seen in a window (default the last 24 hours),
@@ -31,8 +32,14 @@ export function getMetricNames(storage: Pick<Storage, 'queryMetricNames' | 'quer
       appsPerName: READ_LIMITS.appsPerName,
       rowsPerName: READ_LIMITS.rowsPerName,
     };
-    const page = await storage.queryMetricNames({ ...scope, ...listPage(q) });
-    const names = await writtenNames(page.names, (name) => storage.queryMetricName({ ...scope, name }));
+    const narrow = [NARROW_WINDOW, 'one `app`', 'a smaller `limit`'];
+    const { page, names } = await narrowOnTimeout(narrow, async () => {
+      const page = await storage.queryMetricNames({ ...scope, ...listPage(q) });
+      return {
+        page,
+        names: await writtenNames(page.names, (name) => storage.queryMetricName({ ...scope, name })),
+      };
+    });
     res.json({
       app: app ?? null,
       from,

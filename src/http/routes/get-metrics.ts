@@ -6,6 +6,7 @@ import type { MetricResolution, Storage } from '../../storage/port';
 import { decodeMetricCursor, encodeMetricCursor } from '../metric-cursor';
 import { QueryParams, invalid } from '../query-params';
 import { givenWindow } from '../read-window';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 const RESOLUTIONS: readonly MetricResolution[] = ['raw', '1m', '1h'];
 
@@ -37,15 +38,18 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
     if (after === null)
       throw invalid('cursor', `is not a cursor this API returned for resolution ${resolution}`);
     const { from, to } = givenWindow(q);
-    const page = await storage.queryMetrics({
-      names: storedNames(name),
-      app: q.string('app', READ_LIMITS.maxTextLength),
-      from,
-      to,
-      resolution,
-      limit: q.integer('limit', 1, READ_LIMITS.maxMetricPoints) ?? READ_LIMITS.defaultMetricPoints,
-      after,
-    });
+    const narrow = [NARROW_WINDOW, 'a coarser `resolution` (1m, 1h)', 'one `app`', 'a smaller `limit`'];
+    const page = await narrowOnTimeout(narrow, () =>
+      storage.queryMetrics({
+        names: storedNames(name),
+        app: q.string('app', READ_LIMITS.maxTextLength),
+        from,
+        to,
+        resolution,
+        limit: q.integer('limit', 1, READ_LIMITS.maxMetricPoints) ?? READ_LIMITS.defaultMetricPoints,
+        after,
+      }),
+    );
     res.json({
       name,
       resolution,

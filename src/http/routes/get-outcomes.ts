@@ -6,6 +6,7 @@ import { READ_LIMITS } from '../../read/read-limits';
 import type { Storage } from '../../storage/port';
 import { QueryParams, invalid } from '../query-params';
 import { checkWindow, givenWindow } from '../read-window';
+import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
 
 /**
  * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
@@ -31,7 +32,7 @@ export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Cloc
         'from',
         `must be at most ${READ_LIMITS.maxOutcomeWindowMs / 86_400_000} days before "to"`,
       );
-    const rows = await storage.queryOutcomes({ app, from, to });
+    const rows = await narrowOnTimeout([NARROW_WINDOW], () => storage.queryOutcomes({ app, from, to }));
     const horizon = { now: clock.now(), horizonMs: pendingHorizonMs };
     res.json({
       app,

@@ -1,9 +1,23 @@
 import type { Logger } from '../../log/logger';
 import { ROLLUP_WIDTH_MS, floorTo } from '../../storage/layout/rollups';
-import type { SkippedBucket } from '../../storage/maintenance';
+import type { MaintenanceSession, SkippedBucket } from '../../storage/maintenance';
 import type { Job } from '../job';
 
 const HOUR_MS = ROLLUP_WIDTH_MS['1h'];
+const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
+
+/** Most error-group invalidation log entries one fold takes, and most such folds per run. */
+export const ERROR_GROUP_ENTRIES_PER_FOLD = 5_000;
+export const ERROR_GROUP_FOLDS_PER_RUN = 4;
+
+/**
+ * The error groups of minutes before this are folded: the current minute and the one before it,
+ * still being written, are left to raw reads (a later write to a folded minute is folded at the
+ * next run all the same).
+ */
+export function errorGroupsFoldBefore(now: number): number {
+  return floorTo(now, MINUTE_MS) - MINUTE_MS;
+}
 
 /** Default most invalidation log entries one fold statement takes. */
 export const DEFAULT_MAX_ENTRIES_PER_FOLD = 20_000;
@@ -41,7 +55,8 @@ export function rawSourceBefore(now: number, retention1mMs: number): number {
  * recomputed whole and replaced, so a second run changes nothing, duplicates stored once count
  * once, and the cost of a run follows what was written, not the width of a window. A bucket whose
  * samples cannot be folded (see src/storage/fold-isolation.ts) is skipped, counted and logged
- * once; the others fold.
+ * once; the others fold. Then the error groups of the minutes that received errors, the same way
+ * (PostgreSQL only).
  */
 export function downsampleJob(options: DownsampleOptions): Job {
   const maxEntries = options.maxEntriesPerFold ?? DEFAULT_MAX_ENTRIES_PER_FOLD;
@@ -71,13 +86,48 @@ export function downsampleJob(options: DownsampleOptions): Job {
         caughtUp = r.entries < maxEntries;
         signal.throwIfAborted();
       }
+      const errorGroups = await foldErrorGroups(session, errorGroupsFoldBefore(now), signal);
       return {
-        rows: rows1m + rows1h,
+        rows: rows1m + rows1h + errorGroups.groups,
         skipped,
-        detail: { buckets, rows1m, rows1h, skipped, folds, caughtUp },
+        detail: {
+          buckets,
+          rows1m,
+          rows1h,
+          skipped,
+          folds,
+          caughtUp,
+          errorMinutes: errorGroups.minutes,
+          errorGroups: errorGroups.groups,
+          errorGroupsCaughtUp: errorGroups.caughtUp,
+        },
       };
     },
   };
+}
+
+/**
+ * Error groups per (app, minute, fingerprint), from the minutes the error-group invalidation log
+ * names (PostgreSQL; see src/storage/postgres/error-groups.ts), in folds of a bounded size.
+ */
+async function foldErrorGroups(
+  session: MaintenanceSession,
+  foldBefore: number,
+  signal: AbortSignal,
+): Promise<{ minutes: number; groups: number; folds: number; caughtUp: boolean }> {
+  let minutes = 0;
+  let groups = 0;
+  let folds = 0;
+  let caughtUp = false;
+  while (!caughtUp && folds < ERROR_GROUP_FOLDS_PER_RUN) {
+    const r = await session.foldErrorGroups(ERROR_GROUP_ENTRIES_PER_FOLD, foldBefore);
+    minutes += r.minutes;
+    groups += r.groups;
+    folds++;
+    caughtUp = r.caughtUp;
+    signal.throwIfAborted();
+  }
+  return { minutes, groups, folds, caughtUp };
 }
 
 /** Most skipped buckets named in one log line; the count covers all of them. */

@@ -47,8 +47,17 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The tables a query reads (metric events live in `metric_samples`, the rest in `events`) and how. */
-export function planEventRead(q: EventQuery): TableRead[] {
+/**
+ * Per table, the shortest text an index serves (PostgreSQL's trigram index on `events`, migration
+ * 11: a shorter text has no trigram to look up). A table absent has no text index.
+ */
+export type TextIndexes = Readonly<Partial<Record<ReadTable, number>>>;
+
+/**
+ * The tables a query reads (metric events live in `metric_samples`, the rest in `events`) and how.
+ * A text filter is indexed where `textIndexes` says an index serves it.
+ */
+export function planEventRead(q: EventQuery, textIndexes: TextIndexes = {}): TableRead[] {
   const tables: ReadTable[] = [];
   if (q.type !== 'metric') tables.push('events');
   if (q.type === undefined || q.type === 'metric') tables.push('metric_samples');
@@ -68,7 +77,11 @@ export function planEventRead(q: EventQuery): TableRead[] {
     if (q.to !== undefined) indexed.push({ kind: 'to', ts: q.to });
     if (q.before !== undefined) indexed.push({ kind: 'before', ...q.before });
     for (const a of q.attributes ?? []) residual.push({ kind: 'attribute', key: a.key, value: a.value });
-    if (q.text !== undefined) residual.push({ kind: 'text', pattern: containsPattern(q.text) });
+    if (q.text !== undefined) {
+      const minLength = textIndexes[table];
+      const served = minLength !== undefined && [...q.text].length >= minLength;
+      (served ? indexed : residual).push({ kind: 'text', pattern: containsPattern(q.text) });
+    }
     return { table, indexed, residual };
   });
 }

@@ -7,6 +7,7 @@ import {
   type ReadCondition,
   type ReadTable,
   type TableRead,
+  type TextIndexes,
 } from './event-read-plan';
 import type { ReadRunner } from './read-runner';
 import { toTelemetryEvent, type StoredRow } from './rows';
@@ -25,6 +26,8 @@ export interface EventsDialect {
    * the way the table's index path yields it.
    */
   readonly newestFirst?: Readonly<Partial<Record<ReadTable, string>>>;
+  /** The tables whose text filter an index serves, and from what length (`planEventRead`). */
+  readonly textIndexes?: TextIndexes;
 }
 
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
@@ -87,7 +90,7 @@ export function scanBoundSql(
 
 /** `Storage.queryEvents` on an adapter's runner and dialect (see event-read-plan.ts for the plan). */
 export async function queryEventsWith(run: ReadRunner, q: EventQuery, d: EventsDialect): Promise<EventPage> {
-  const reads = planEventRead(q);
+  const reads = planEventRead(q, d.textIndexes);
   let bound: { ts: number; id: string } | null = null;
   if (needsScanBound(q, reads)) {
     const scanLimit = q.scanLimit;

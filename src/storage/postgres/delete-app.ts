@@ -1,6 +1,11 @@
 import type pg from 'pg';
 import type { Logger } from '../../log/logger';
-import { deleteStatements, tallyDeleted, type DeleteDialect } from '../layout/delete-app-sql';
+import {
+  deleteStatements,
+  tallyDeleted,
+  type DeleteDialect,
+  type DeleteStatement,
+} from '../layout/delete-app-sql';
 import type { AppDataDeletion, DeletedRows } from '../port';
 import { jobLockName } from '../lock-keys';
 import { lockInTransaction } from './advisory-lock';
@@ -19,6 +24,58 @@ const PG_DELETE_DIALECT: DeleteDialect = {
   logInvalidations: 'INSERT INTO metric_rollup_invalidations (name, app, bucket)',
   samples: BLOCK_SAMPLES,
 };
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+/**
+ * The app's error groups (migration 011) go with its errors: all of them, those of the minutes
+ * and hours wholly before `before` (the minute holding it is logged and refolded from what is
+ * left, and its hour with it), or,
+ * for one event, its minute is logged before the event goes, and refolded at the next run.
+ */
+function errorGroupStatements(d: AppDataDeletion): { first: DeleteStatement[]; last: DeleteStatement[] } {
+  if (d.scope === 'all') {
+    return {
+      first: [],
+      last: [
+        { sql: 'DELETE FROM error_groups_1m WHERE app = $1', params: [d.app] },
+        { sql: 'DELETE FROM error_groups_1h WHERE app = $1', params: [d.app] },
+        { sql: 'DELETE FROM error_group_invalidations WHERE app = $1', params: [d.app] },
+      ],
+    };
+  }
+  if (d.scope === 'before') {
+    const minute = d.before - (d.before % MINUTE_MS);
+    const hour = d.before - (d.before % HOUR_MS);
+    const last: DeleteStatement[] = [
+      { sql: 'DELETE FROM error_groups_1m WHERE app = $1 AND minute < $2', params: [d.app, minute] },
+      { sql: 'DELETE FROM error_groups_1h WHERE app = $1 AND hour < $2', params: [d.app, hour] },
+      {
+        sql: 'DELETE FROM error_group_invalidations WHERE app = $1 AND minute < $2',
+        params: [d.app, minute],
+      },
+    ];
+    // The hour holding `before` (and its minute) keeps data from it on: refolded from what is left.
+    if (d.before !== hour) {
+      last.push({
+        sql: 'INSERT INTO error_group_invalidations (app, minute) VALUES ($1, $2)',
+        params: [d.app, minute],
+      });
+    }
+    return { first: [], last };
+  }
+  return {
+    first: [
+      {
+        sql: `INSERT INTO error_group_invalidations (app, minute)
+              SELECT app, ts - ts % 60000 FROM events WHERE app = $1 AND id = $2 AND type = 'error'`,
+        params: [d.app, d.id],
+      },
+    ],
+    last: [],
+  };
+}
 
 /**
  * The partitioned tables the statements change, locked up front in the order the writer takes
@@ -61,7 +118,8 @@ export async function deleteAppData(
   logger: Logger,
   deletion: AppDataDeletion,
 ): Promise<DeletedRows> {
-  const statements = deleteStatements(deletion, PG_DELETE_DIALECT);
+  const groups = errorGroupStatements(deletion);
+  const statements = [...groups.first, ...deleteStatements(deletion, PG_DELETE_DIALECT), ...groups.last];
   const outcomes = outcomeDeletion(deletion, PG_DELETE_DIALECT.param);
   for (let attempt = 1; ; attempt++) {
     try {

@@ -14,9 +14,8 @@ import { COMMIT_POSITION_SQL, ReadStandby } from './read-standby';
 import type { Logger } from '../../log/logger';
 import { queryAppsWith, queryMetricNameWith, queryMetricNamesWith } from '../layout/activity-sql';
 import { PG_ACTIVITY_DIALECT } from './activity-dialect';
-import { scanErrorsWith } from '../layout/error-scan-sql';
+import { scanErrorGroups } from './read-error-groups';
 import { queryEventsWith } from '../layout/events-sql';
-import { PG_ERROR_SCAN_DIALECT } from './query-errors';
 import { PG_EVENTS_DIALECT } from './query-events';
 import { queryMetrics } from './query-metrics';
 import { pgReadRunner } from './read-runner';
@@ -188,7 +187,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     queryApps: (query) => queryAppsWith(run, query),
     queryMetricNames: (query) => queryMetricNamesWith(run, query, PG_ACTIVITY_DIALECT),
     queryMetricName: (query) => queryMetricNameWith(run, query, PG_ACTIVITY_DIALECT),
-    scanErrors: (query) => scanErrorsWith(run, query, PG_ERROR_SCAN_DIALECT),
+    scanErrors: (query) => scanErrorGroups(run, query),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
     queryOutcomes: (query) => queryOutcomes(readQuery, query),
     deleteAppData: async (deletion) => {

@@ -5,10 +5,12 @@ import { compactOutcomeMinute } from './compact-outcomes';
 import { dropExpiredPartitions, ensureDailyPartitionsOn } from './partitions';
 import {
   deleteDefaultPartitionRowsBefore,
+  deleteErrorGroupsBefore,
   deleteOutcomesBefore,
   deleteRollupsEndingBy,
   deleteSchedulerRunsBefore,
 } from './purge';
+import { foldErrorGroups } from './error-groups';
 import { foldInvalidatedBuckets } from './rollups';
 
 /**
@@ -28,11 +30,17 @@ export function postgresSession(
     kind: 'postgres',
     foldInvalidatedBuckets: (limits) =>
       foldInvalidatedBuckets(client, limits.maxEntries, limits.rawSourceBeforeMs),
+    foldErrorGroups: (maxEntries, foldBeforeMs) => foldErrorGroups(client, maxEntries, foldBeforeMs),
     async purgeRaw(cutoffMs, limits) {
       // Stragglers first: dropping takes ACCESS EXCLUSIVE locks, held until the run commits.
       const stragglers = await deleteDefaultPartitionRowsBefore(client, cutoffMs, limits);
       const { dropped } = await dropExpiredPartitions(client, logger, cutoffMs, lockTimeoutMs);
-      return { rows: stragglers.rows, partitionsDropped: dropped, done: stragglers.done };
+      const groups = await deleteErrorGroupsBefore(client, cutoffMs, limits);
+      return {
+        rows: stragglers.rows + groups.rows,
+        partitionsDropped: dropped,
+        done: stragglers.done && groups.done,
+      };
     },
     purgeRollups: (resolution, cutoffMs, limits) =>
       deleteRollupsEndingBy(client, resolution, cutoffMs, limits),

@@ -140,6 +140,36 @@ export async function deleteOutcomesBefore(
   return { rows: counts.rows + reports.rows, done: counts.done && reports.done };
 }
 
+/**
+ * The error groups (and their invalidation log entries) of minutes, and hours, before `cutoffMs`
+ * (a midnight): they count raw errors the purge removed.
+ */
+export async function deleteErrorGroupsBefore(
+  client: pg.ClientBase,
+  cutoffMs: number,
+  limits: DeleteLimits,
+): Promise<DeleteResult> {
+  const groups = await deleteByStatement(
+    client,
+    batchDeleteSql('error_groups_1m', 'minute < $1'),
+    cutoffMs,
+    limits,
+  );
+  const hours = await deleteByStatement(
+    client,
+    batchDeleteSql('error_groups_1h', 'hour + 3600000 <= $1'),
+    cutoffMs,
+    limits,
+  );
+  const log = await deleteByStatement(
+    client,
+    batchDeleteSql('error_group_invalidations', 'minute < $1'),
+    cutoffMs,
+    limits,
+  );
+  return { rows: groups.rows + hours.rows + log.rows, done: groups.done && hours.done && log.done };
+}
+
 /** Run history rows of intervals that started before `cutoffMs`. */
 export function deleteSchedulerRunsBefore(
   client: pg.ClientBase,

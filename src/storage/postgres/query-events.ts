@@ -34,7 +34,8 @@ function timeCondition(c: TimeCondition, param: Param, blocks: boolean): string 
 
 /**
  * `queryEvents` in PostgreSQL's terms (layout/events-sql.ts assembles the page). Attributes of
- * `events` are jsonb, of `metric_samples` canonical JSON text; text matches with ILIKE.
+ * `events` are jsonb, of `metric_samples` canonical JSON text; text matches with ILIKE, on
+ * `events` through the trigram index.
  * `metric_samples` is a view of the blocks (migration 9): each of its time conditions also bounds
  * `bucket`, and it reads newest first by `bucket` before `ts, id` (the same order: the bucket is
  * the minute of `ts`), which the blocks' `(bucket)` and `(name, bucket)` indexes yield backwards,
@@ -68,4 +69,7 @@ export const PG_EVENTS_DIALECT: EventsDialect = {
   // bigint arrives as a string.
   row: (r) => ({ ...r, ts: Number(r.ts), count: r.count === null ? null : Number(r.count) }) as StoredRow,
   newestFirst: { metric_samples: 'ORDER BY bucket DESC, ts DESC, id DESC' },
+  // events_text_trgm (migration 11) serves both ILIKEs of a text of 3 characters or more (a
+  // trigram); the blocks' messages have no such index, so there a text is checked row by row.
+  textIndexes: { events: 3 },
 };

@@ -3,7 +3,8 @@ import type { StoredGroup } from '../../loss-map/outcome';
 import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
 
 /*
- * Inserts that also write what stored-records.ts writes for the COPY path, in the same statement,
+ * Inserts that also write what stored-records.ts writes for the COPY path (the invalidation logs of
+ * rollups and error groups, the stored counts), in the same statement,
  * from the rows really inserted: a duplicate skipped by a conflict is neither logged nor counted.
  * The statement's one result row's `inserted` is the number of rows (samples) inserted, and
  * `stored_by` what went in per (app, type, minute) as JSON `[[app, key, minute, n], …]` (the key is
@@ -21,7 +22,9 @@ function recordsOfInserted(metric: boolean, countStored: boolean): string {
     ? `,
   logged AS (
     INSERT INTO metric_rollup_invalidations (app, name, bucket) SELECT app, key, minute FROM groups)`
-    : '';
+    : `,
+  logged AS (
+    INSERT INTO error_group_invalidations (app, minute) SELECT app, minute FROM groups WHERE key = 'error')`;
   const counted = countStored
     ? `,
   counted AS (

@@ -4,7 +4,8 @@ import type { MetricBlockKey } from './metric-blocks-copy';
 
 /*
  * What a write records beside its rows, in the same transaction: the rollup invalidation log's
- * (app, name, minute) of every metric sample (migration 003) and the loss map's stored count per
+ * (app, name, minute) of every metric sample (migration 003), the error-group invalidation log's
+ * (app, minute) of every error (migration 011) and the loss map's stored count per
  * (app, minute, type) (migration 005). The samples' come from their blocks (one per (app, name,
  * minute): metric-blocks-copy.ts), their app and name escaped for COPY text; the events' are read
  * off the events' own COPY lines, whose first fields are `id ts type app …`, and written back as
@@ -18,6 +19,8 @@ const MINUTE_MS = 60_000;
 
 /** `COPY` of the invalidation log: the columns of `StoredRecords.invalidations`' lines. */
 export const INVALIDATIONS_COPY = 'COPY metric_rollup_invalidations (app, name, bucket) FROM STDIN';
+/** `COPY` of the error-group invalidation log: the columns of `StoredRecords.errorMinutes`' lines. */
+export const ERROR_MINUTES_COPY = 'COPY error_group_invalidations (app, minute) FROM STDIN';
 /** `COPY` of the loss map: the columns of `StoredRecords.storedCounts`' lines. */
 export const STORED_COUNTS_COPY =
   'COPY event_outcomes (app, type, minute, outcome, reason, origin, count) FROM STDIN';
@@ -26,6 +29,8 @@ export const STORED_COUNTS_COPY =
 export interface StoredRecords {
   /** `app\tname\tminute` per distinct (app, name, minute) of the metric samples. */
   readonly invalidations: Buffer;
+  /** `app\tminute` per distinct (app, minute) of the error events (migration 011). */
+  readonly errorMinutes: Buffer;
   /** `app\ttype\tminute\tstored\t\t\tcount` per (app, type, minute) of all rows; empty when not counted. */
   readonly storedCounts: Buffer;
 }
@@ -107,6 +112,7 @@ export function storedRecords(
   countStored: boolean,
 ): StoredRecords {
   let log = '';
+  let errorLog = '';
   const counts = new Map<string, number>();
   const count = (key: string, rows: number): void => {
     counts.set(key, (counts.get(key) ?? 0) + rows);
@@ -117,16 +123,19 @@ export function storedRecords(
     log += `${app}\t${copyEscaped(b.name)}\t${b.minute}\n`;
     if (countStored) count(`${app}\tmetric\t${b.minute}`, b.samples);
   }
-  if (countStored) {
-    const groups = new LineGroups();
-    for (const line of eventLines) groups.add(line);
-    for (const g of groups.all) {
-      const type = latin1Text(g.line, g.start, g.middle);
-      const app = latin1Text(g.line, g.middle + 1, g.end);
-      count(`${app}\t${type}\t${g.minute}`, g.rows);
-    }
+  const groups = new LineGroups();
+  for (const line of eventLines) groups.add(line);
+  for (const g of groups.all) {
+    const type = latin1Text(g.line, g.start, g.middle);
+    const app = latin1Text(g.line, g.middle + 1, g.end);
+    if (type === 'error') errorLog += `${app}\t${g.minute}\n`;
+    if (countStored) count(`${app}\t${type}\t${g.minute}`, g.rows);
   }
   let stored = '';
   for (const [key, rows] of counts) stored += `${key}\tstored\t\t\t${rows}\n`;
-  return { invalidations: Buffer.from(log, 'latin1'), storedCounts: Buffer.from(stored, 'latin1') };
+  return {
+    invalidations: Buffer.from(log, 'latin1'),
+    errorMinutes: Buffer.from(errorLog, 'latin1'),
+    storedCounts: Buffer.from(stored, 'latin1'),
+  };
 }

@@ -13,7 +13,7 @@ import {
 import type { StoredGroup } from '../../loss-map/outcome';
 import type { WriteResult } from '../port';
 import type { RowsWrite } from './row-writer';
-import { INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
+import { ERROR_MINUTES_COPY, INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
 
 /** After a batch met an already-stored `(id, ts)`, this many batches go straight to the deduplicating path. */
 const DEDUPE_BATCHES_AFTER_CONFLICT = 8;
@@ -151,6 +151,7 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
         }
         await copyDirect(client, COPY_EVENTS, payloads.events);
         await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
+        await copyDirect(client, ERROR_MINUTES_COPY, records.errorMinutes);
         await copyDirect(client, STORED_COUNTS_COPY, records.storedCounts);
       });
       return { inserted: lines.length };

@@ -118,6 +118,8 @@ function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
   return {
     kind: 'sqlite',
     foldInvalidatedBuckets: (limits) => foldInSlices(m, limits),
+    // Error groups are computed at read time on SQLite.
+    foldErrorGroups: async () => ({ entries: 0, minutes: 0, groups: 0, caughtUp: true }),
     async purgeRaw(cutoffMs, limits) {
       const samples = await deleteTarget(m, 'metric_samples', cutoffMs, limits);
       const events = await deleteTarget(m, 'events', cutoffMs, limits);

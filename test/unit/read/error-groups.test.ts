@@ -1,4 +1,4 @@
-import { errorFingerprint, messageTemplate } from '../../../src/read/error-fingerprint';
+import { errorFingerprint, messageTemplate } from '../../../src/storage/layout/error-fingerprint';
 import { groupErrors, groupErrorsYielding } from '../../../src/read/error-groups';
 
 describe('message templates', () => {

@@ -58,6 +58,20 @@ describe('how a page of events reads each table', () => {
     ]);
   });
 
+  it('reads a text through a table’s text index from its shortest length on, else row by row', () => {
+    const text = (t: string) => ({ kind: 'text', pattern: containsPattern(t) });
+    const plan = (t: string) =>
+      planEventRead({ text: t, limit: 1 }, { events: 3 }).map((r) => [r.table, r.indexed, r.residual]);
+    expect(plan('déjà')).toEqual([
+      ['events', [text('déjà')], []],
+      ['metric_samples', [], [text('déjà')]],
+    ]);
+    expect(plan('ab')).toEqual([
+      ['events', [], [text('ab')]],
+      ['metric_samples', [], [text('ab')]],
+    ]);
+  });
+
   it('escapes LIKE wildcards in text', () => {
     expect(containsPattern('100%_a\\b')).toBe('%100\\%\\_a\\\\b%');
   });

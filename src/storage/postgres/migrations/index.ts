@@ -8,6 +8,7 @@ import { sql as outcomeCompaction007 } from './007_outcome_compaction';
 import { sql as writerRecords008 } from './008_writer_records';
 import { sql as metricBlocks009 } from './009_metric_blocks';
 import { sql as rollupAppIndexes010 } from './010_rollup_app_indexes';
+import { sql as textSearchAndErrorGroups011 } from './011_text_search_and_error_groups';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'writer_records', sql: writerRecords008 },
   { version: 9, name: 'metric_blocks', sql: metricBlocks009 },
   { version: 10, name: 'rollup_app_indexes', sql: rollupAppIndexes010 },
+  { version: 11, name: 'text_search_and_error_groups', sql: textSearchAndErrorGroups011 },
 ];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UUID_SHAPE } from '../events/uuid';
+import { UUID_SHAPE } from '../../events/uuid';
 
 /*
  * Errors are grouped by kind and message fingerprint: the message with what varies between
