@@ -3,7 +3,7 @@ import protobuf from 'protobufjs';
 import { repoRoot } from '../repo-root';
 
 /** The vendored opentelemetry-proto tree (see its UPSTREAM.md for the version). */
-export const UPSTREAM_FOLDER = path.join(repoRoot(), 'src', 'otlp', 'proto', 'upstream');
+export const UPSTREAM_FOLDER = path.join(repoRoot(), 'src', 'otlp', 'proto', 'vendor');
 
 /** The upstream files the receiver's subset is cut from: the three export services and what they import. */
 export const UPSTREAM_FILES = [

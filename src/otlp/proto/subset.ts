@@ -1,5 +1,5 @@
 /**
- * The fields of the vendored opentelemetry-proto messages (src/otlp/proto/upstream) that the
+ * The fields of the vendored opentelemetry-proto messages (src/otlp/proto/vendor) that the
  * receiver decodes and answers with, by upstream message name and proto field name. Fields left out
  * (exemplars, links, schema URLs, dropped counts, entity refs) are skipped on the wire like any
  * unknown field, so decoding does not pay for them. Adding a field here and running `npm run build

@@ -10,6 +10,22 @@ export interface SqliteMigration {
  * lower-case UUID text, whose byte order equals PostgreSQL's uuid order. STRICT makes SQLite
  * enforce the column types.
  */
+/** One rollup table and its purge index: both resolutions have the same shape. */
+function rollupTable(resolution: '1m' | '1h'): string {
+  return `CREATE TABLE metric_rollups_${resolution} (
+  name TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  app TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  min REAL NOT NULL,
+  max REAL NOT NULL,
+  sum REAL NOT NULL,
+  PRIMARY KEY (name, bucket, app)
+) STRICT;
+CREATE INDEX metric_rollups_${resolution}_bucket ON metric_rollups_${resolution} (bucket);
+`;
+}
+
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
@@ -69,30 +85,8 @@ CREATE TABLE scheduler_runs (
 ) STRICT;
 CREATE INDEX scheduler_runs_job_started ON scheduler_runs (job, started_ms);
 
-CREATE TABLE metric_rollups_1m (
-  name TEXT NOT NULL,
-  bucket INTEGER NOT NULL,
-  app TEXT NOT NULL,
-  count INTEGER NOT NULL,
-  min REAL NOT NULL,
-  max REAL NOT NULL,
-  sum REAL NOT NULL,
-  PRIMARY KEY (name, bucket, app)
-) STRICT;
-CREATE INDEX metric_rollups_1m_bucket ON metric_rollups_1m (bucket);
-
-CREATE TABLE metric_rollups_1h (
-  name TEXT NOT NULL,
-  bucket INTEGER NOT NULL,
-  app TEXT NOT NULL,
-  count INTEGER NOT NULL,
-  min REAL NOT NULL,
-  max REAL NOT NULL,
-  sum REAL NOT NULL,
-  PRIMARY KEY (name, bucket, app)
-) STRICT;
-CREATE INDEX metric_rollups_1h_bucket ON metric_rollups_1h (bucket);
-
+${rollupTable('1m')}
+${rollupTable('1h')}
 CREATE TABLE rollup_watermarks (
   rollup TEXT PRIMARY KEY,
   watermark_ms INTEGER NOT NULL

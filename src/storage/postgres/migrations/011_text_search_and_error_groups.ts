@@ -21,6 +21,24 @@
  * errors after. Seeded with every minute that holds errors; `folded_before` starts at 0 (all raw,
  * as before) until the job has folded them.
  */
+/** One error-group table and the index its purge uses: both widths have the same shape. */
+function errorGroupTable(width: '1m' | '1h', bucket: 'minute' | 'hour'): string {
+  return `CREATE TABLE error_groups_${width} (
+  app text NOT NULL,
+  ${bucket} bigint NOT NULL,
+  fingerprint text NOT NULL,
+  kind text,
+  message text NOT NULL,
+  count bigint NOT NULL,
+  first_ts bigint NOT NULL,
+  last_ts bigint NOT NULL,
+  last_id uuid NOT NULL,
+  PRIMARY KEY (app, ${bucket}, fingerprint)
+);
+CREATE INDEX error_groups_${width}_${bucket} ON error_groups_${width} (${bucket});
+`;
+}
+
 export const sql = `
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -31,34 +49,8 @@ END $$;
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX IF NOT EXISTS events_text_trgm ON events USING gin (message gin_trgm_ops, error_message gin_trgm_ops);
 
-CREATE TABLE error_groups_1m (
-  app text NOT NULL,
-  minute bigint NOT NULL,
-  fingerprint text NOT NULL,
-  kind text,
-  message text NOT NULL,
-  count bigint NOT NULL,
-  first_ts bigint NOT NULL,
-  last_ts bigint NOT NULL,
-  last_id uuid NOT NULL,
-  PRIMARY KEY (app, minute, fingerprint)
-);
-CREATE INDEX error_groups_1m_minute ON error_groups_1m (minute);
-
-CREATE TABLE error_groups_1h (
-  app text NOT NULL,
-  hour bigint NOT NULL,
-  fingerprint text NOT NULL,
-  kind text,
-  message text NOT NULL,
-  count bigint NOT NULL,
-  first_ts bigint NOT NULL,
-  last_ts bigint NOT NULL,
-  last_id uuid NOT NULL,
-  PRIMARY KEY (app, hour, fingerprint)
-);
-CREATE INDEX error_groups_1h_hour ON error_groups_1h (hour);
-
+${errorGroupTable('1m', 'minute')}
+${errorGroupTable('1h', 'hour')}
 CREATE TABLE error_group_invalidations (
   app text NOT NULL,
   minute bigint NOT NULL
