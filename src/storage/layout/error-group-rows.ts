@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { errorFingerprint, messageTemplate } from './error-fingerprint';
+import type { ErrorMessageRow } from '../port';
 
 /*
  * What the error-group fold writes: the errors of one (app, minute), aggregated per exact
@@ -8,15 +9,8 @@ import { errorFingerprint, messageTemplate } from './error-fingerprint';
  */
 
 /** Errors of one (app, minute) with one exact (kind, message). */
-export interface MinuteMessageRow {
-  readonly app: string;
+export interface MinuteMessageRow extends ErrorMessageRow {
   readonly minute: number;
-  readonly kind: string | null;
-  readonly message: string;
-  readonly count: number;
-  readonly firstTs: number;
-  readonly lastTs: number;
-  readonly lastId: string;
 }
 
 /** One row of `error_groups_1m`: the errors of one (app, minute, fingerprint). */

@@ -47,8 +47,8 @@ function errorGroupsSql(
       GROUP BY app, error_kind, error_message`;
 }
 
-/** A row of `errorGroupsSql` (PostgreSQL gives bigints and counts as strings). */
-interface ErrorGroupsSqlRow {
+/** A row of error groups in SQL, of `errorGroupsSql` or the groups tables (PostgreSQL gives bigints and counts as strings). */
+export interface ErrorGroupsSqlRow {
   readonly app: string;
   readonly kind: string | null;
   readonly message: string;
@@ -58,7 +58,7 @@ interface ErrorGroupsSqlRow {
   readonly last_id: string;
 }
 
-function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
+export function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
   return {
     app: r.app,
     kind: r.kind,

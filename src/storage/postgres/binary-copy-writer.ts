@@ -90,21 +90,15 @@ export class BinaryCopyWriter {
 
   /** A text field or element: UTF-8 bytes `b[start, end)`. */
   text(b: Buffer, start: number, end: number): void {
-    const n = end - start;
-    this.int32(n);
-    if (n > SHORT_COPY) return this.bytes(b, start, end);
-    // Buffer#copy costs more than a short loop.
-    this.room(n);
-    const target = this.buffer;
-    let o = this.length;
-    for (let k = start; k < end; k++) target[o++] = b[k] as number;
-    this.length = o;
+    this.int32(end - start);
+    this.field(b, start, end);
   }
 
   /** A field written already: bytes `b[start, end)`, its length and send form. */
   field(b: Buffer, start: number, end: number): void {
     const n = end - start;
     if (n > SHORT_COPY) return this.bytes(b, start, end);
+    // Buffer#copy costs more than a short loop.
     this.room(n);
     const target = this.buffer;
     let o = this.length;

@@ -1,4 +1,4 @@
-import { scanErrorsWith } from '../layout/error-scan-sql';
+import { scanErrorsWith, toErrorMessageRow, type ErrorGroupsSqlRow } from '../layout/error-scan-sql';
 import type { ReadRunner } from '../layout/read-runner';
 import type { ErrorMessageRow, ErrorScan, ErrorScanQuery } from '../port';
 import { PG_ERROR_SCAN_DIALECT } from './query-errors';
@@ -20,16 +20,6 @@ const HOUR_MS = 3_600_000;
 const raw = (run: ReadRunner, q: ErrorScanQuery): Promise<ErrorScan> =>
   scanErrorsWith(run, q, PG_ERROR_SCAN_DIALECT);
 
-interface GroupSqlRow {
-  readonly app: string;
-  readonly kind: string | null;
-  readonly message: string;
-  readonly count: string;
-  readonly first_ts: string;
-  readonly last_ts: string;
-  readonly last_id: string;
-}
-
 /**
  * The folded minutes [fromMinute, beforeMinute), per (app, fingerprint), the `limit` seen most
  * recently: their whole hours from `error_groups_1h`, the minutes at either end from
@@ -44,7 +34,7 @@ async function foldedRows(
 ): Promise<ErrorMessageRow[]> {
   const fromHour = Math.ceil(fromMinute / HOUR_MS) * HOUR_MS;
   const beforeHour = beforeMinute - (beforeMinute % HOUR_MS);
-  const rows = await run.rows<GroupSqlRow>((param) => {
+  const rows = await run.rows<ErrorGroupsSqlRow>((param) => {
     const byApp = app === undefined ? '' : ` AND app = ${param(app)}`;
     const columns = 'app, fingerprint, kind, message, count, first_ts, last_ts, last_id';
     const minutes = (from: number, before: number) =>
@@ -65,15 +55,7 @@ async function foldedRows(
         GROUP BY app, fingerprint, kind
         ORDER BY max(last_ts) DESC, app, fingerprint LIMIT ${param(limit)}`;
   });
-  return rows.map((r) => ({
-    app: r.app,
-    kind: r.kind,
-    message: r.message,
-    count: Number(r.count),
-    firstTs: Number(r.first_ts),
-    lastTs: Number(r.last_ts),
-    lastId: r.last_id,
-  }));
+  return rows.map(toErrorMessageRow);
 }
 
 /** `Storage.scanErrors` on PostgreSQL. */
