@@ -25,7 +25,7 @@ type Target = Parameters<SqliteMaintenance['deleteBatch']>[0];
  * request with it, until it returns. So every job works in slices, each one short transaction of
  * a bounded number of rows, and yields to the event loop between two: no slice holds it for more
  * than a few milliseconds on the reference box, whatever the number of apps or rows (measured in
- * docs/performance.md, "SQLite: jobs in slices").
+ * docs/performance-history.md, "SQLite: jobs in slices").
  */
 
 /** Most invalidation log entries (buckets) one fold transaction takes. */

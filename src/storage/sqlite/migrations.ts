@@ -170,7 +170,7 @@ CREATE INDEX metric_rollups_1m_app_bucket ON metric_rollups_1m (app, bucket);
     // the folds read a claimed (name, app, bucket)'s samples and 1m rows by their key
     // (fold-sources.ts), not every app's rows of that name; the loss-map compaction takes a
     // minute's unfolded rows by app (compact-outcomes.ts). The samples' index costs each write
-    // one more key (docs/performance.md, "SQLite: jobs in slices").
+    // one more key (docs/performance-history.md, "SQLite: jobs in slices").
     version: 8,
     sql: `
 CREATE INDEX metric_samples_app_name_ts ON metric_samples (app, name, ts);

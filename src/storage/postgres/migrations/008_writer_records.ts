@@ -4,7 +4,7 @@
  * transaction as the rows, from the rows it really inserted. The statement-level triggers of 005
  * and 006 did the same from a transition table, which PostgreSQL fills with a copy of every
  * inserted row: an eighth to a fifth of the database's CPU per metric point in the bench
- * (docs/performance.md, "PostgreSQL's CPU per metric point"). An older collector writing during a
+ * (docs/performance-history.md, "PostgreSQL's CPU per metric point"). An older collector writing during a
  * rolling upgrade records nothing once this is applied (docs/operations.md, "Upgrading across
  * migration 8").
  */
