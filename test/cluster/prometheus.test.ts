@@ -6,7 +6,7 @@
  * and sensible values; the queue's (tier 4: prometheus-queue.test.ts) answer nothing here.
  */
 import { errorEvent, metric } from '../support/events';
-import { postEvents, waitFor } from '../support/http';
+import { postEventsRead, waitFor } from '../support/http';
 import {
   RULE_FILES,
   between,
@@ -166,14 +166,14 @@ async function sendTraffic(sent: { metric: number; error: number }, round: numbe
   // An app per round: two rounds of one app can fall in one rate-limit window (60 + 60 > 100).
   const app = `prom-${round}`;
   for (let i = 0; i < 30; i++) {
-    const answer = await postEvents(t.cluster.url, [metric(app), metric(app), errorEvent(app)]);
+    const answer = await postEventsRead(t.cluster.url, [metric(app), metric(app), errorEvent(app)]);
     expect(answer.status).toBe(202);
     sent.metric += 2;
     sent.error += 1;
   }
   let throttled = 0;
   for (let i = 0; i < 3; i++) {
-    const answer = await postEvents(
+    const answer = await postEventsRead(
       t.cluster.url,
       Array.from({ length: 150 }, () => metric('prom-burst')),
     );
@@ -184,9 +184,9 @@ async function sendTraffic(sent: { metric: number; error: number }, round: numbe
   // To each collector: its labelled counters then increase in the second round on every instance.
   for (const c of t.cluster.collectors) {
     const url = `http://127.0.0.1:${c.port}`;
-    const invalid = await postEvents(url, [metric('prom', { id: 'not-a-uuid' })]);
+    const invalid = await postEventsRead(url, [metric('prom', { id: 'not-a-uuid' })]);
     expect(invalid.body.rejected).toHaveLength(1);
-    expect((await postEvents(url, null, { raw: '{"events": [' })).status).toBe(400);
+    expect((await postEventsRead(url, null, { raw: '{"events": [' })).status).toBe(400);
   }
 }
 

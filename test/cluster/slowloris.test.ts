@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { metric } from '../support/events';
+import { runAlone } from '../support/run-alone';
 import { startTestCluster, type TestCluster } from './support/test-cluster';
 
 /** Slow connections opened per round: half trickle their headers, half their body. */
@@ -13,6 +14,9 @@ const CONCURRENCY = 4;
 const ROUNDS = 9;
 
 let t: TestCluster;
+
+// It compares latencies round by round: no other test file runs beside it (jest runs several at once).
+runAlone();
 
 beforeAll(async () => {
   t = await startTestCluster('slowloris');

@@ -48,11 +48,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     }
     await sleep(20);
   }
+  const generatedUntil = Date.now();
   const report = {};
   await Promise.all(apps.map(async (a) => {
     await a.client.close({ timeoutMs: 30000 });
     const stats = a.client.stats();
-    report[a.app] = { logs: a.logs, errors: a.errors, startedAt, closedAt: Date.now(), sampled: stats.dropped.sampled, buffered: stats.buffered.total };
+    report[a.app] = { logs: a.logs, errors: a.errors, startedAt, generatedUntil, closedAt: Date.now(), sampled: stats.dropped.sampled, buffered: stats.buffered.total };
   }));
   process.stdout.write(JSON.stringify(report));
 })();
@@ -62,6 +63,8 @@ interface AppReport {
   readonly logs: number;
   readonly errors: number;
   readonly startedAt: number;
+  /** When the app stopped logging (before `close()`). */
+  readonly generatedUntil: number;
   readonly closedAt: number;
   readonly sampled: number;
   readonly buffered: number;
@@ -133,12 +136,14 @@ describe('goodput with every default: the SDK, the collector and its limit toget
     expect(halfErrors).toHaveLength(halfApp.errors);
 
     // Three times its limit: every error stored; of the rest, at least 95 % of what the limit
-    // allows over the run (its burst, then the limit until the app closed), each once.
+    // allows over the run (its burst, then the limit while the app logged), each once. Not until
+    // it closed: what the SDK sampled away cannot use the limit of the close, which a loaded box
+    // makes longer (a run with 3,114 allowed that way stored 2,950 of 2,958 needed).
     const tripleLogs = await storedSeqs(triple, 'log');
     const tripleErrors = await storedSeqs(triple, 'error');
     expect(repeated([...tripleLogs, ...tripleErrors])).toEqual([]);
     expect(tripleErrors).toHaveLength(tripleApp.errors);
-    const seconds = (tripleApp.closedAt - tripleApp.startedAt) / 1000;
+    const seconds = (tripleApp.generatedUntil - tripleApp.startedAt) / 1000;
     const allowed = Math.min(tripleApp.logs, LIMIT_PER_SECOND * (BURST_SECONDS + seconds));
     expect(tripleLogs.length).toBeGreaterThanOrEqual(0.95 * allowed);
     // The SDK cut at the source what the limit could not take: sampled, not refused again and again.

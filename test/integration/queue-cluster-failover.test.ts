@@ -200,13 +200,29 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
         );
       }, 200);
       await waitFor('steady 202s', () => l.acknowledged.length >= 500, 20_000);
-      const batches = () => metricValue(a!.url, 'sluice_queue_worker_batch_size_messages_count');
-      const batchesAtCut = await batches();
+      // Batches A fetched (counted as it starts one) and settled (counted as it ends one).
+      const batches = async () => ({
+        fetched: await metricValue(a!.url, 'sluice_queue_worker_batch_size_messages_count'),
+        settled: await metricValue(a!.url, 'sluice_queue_worker_batch_duration_seconds_count'),
+      });
+      const atCut = await batches();
       proxy.cut();
-      // A batch A started after the cut cannot commit: A holds it unacked until it dies.
+      // After the cut no write of A commits: a batch it starts, or one it was writing when the cut
+      // landed (likelier the slower the box), stays unacked until it dies. A batch in hand on two
+      // polls a second apart, none settled between, is not the ack tail of one committed before.
+      let inHandSince: { at: number; settled: number } | null = null;
       await waitFor(
         'worker A holding a batch it cannot commit',
-        async () => (await batches()) > batchesAtCut,
+        async () => {
+          const now = await batches();
+          if (now.fetched > atCut.fetched) return true;
+          if (now.fetched <= now.settled || (inHandSince !== null && inHandSince.settled !== now.settled)) {
+            inHandSince = null;
+            return false;
+          }
+          inHandSince ??= { at: Date.now(), settled: now.settled };
+          return Date.now() - inHandSince.at >= 1000;
+        },
         15_000,
       );
       const before = await metricValue(b!.url, 'sluice_queue_redeliveries_total');
