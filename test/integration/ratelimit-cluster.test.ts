@@ -151,7 +151,7 @@ describe('cluster-wide rate limits (3 collector processes, real Redis)', () => {
       // A frozen Redis costs a decision at most SLUICE_REDIS_TIMEOUT_MS (100 ms); a request it held
       // would wait for SIGCONT (after this offer) or for the client's reconnect (seconds). The rest
       // of the bound is the box: with other test files running beside this one on two loaded cores,
-      // a request has taken 922 ms end to end; 400 ms of slack held only on a quiet box.
+      // a request has spent 922 ms end to end; 400 ms of slack held only on a quiet box.
       expect(frozen.maxLatencyMs).toBeLessThan(100 + 1400);
       expect(frozen.acceptedErrors).toBe(frozen.sentErrors);
       // Insurance: LIMIT ÷ 2 per collector per second, two collectors, a full bucket each at the
