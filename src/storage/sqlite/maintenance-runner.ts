@@ -33,7 +33,7 @@ export const FOLD_SLICE_ENTRIES = 500;
 /** Most rows one purge DELETE removes, whatever `SLUICE_PURGE_BATCH_SIZE` says. */
 export const DELETE_SLICE_ROWS = 1000;
 /** Most apps of a minute one loss-map compaction transaction folds. */
-export const COMPACT_SLICE_APPS = 250;
+export const COMPACT_SLICE_APPS = 100;
 
 /** Batched deletes of one target, yielding to the event loop between batches. */
 function deleteTarget(
