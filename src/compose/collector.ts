@@ -101,6 +101,15 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
   const loopLag = new EventLoopLag({ gauge: metrics.eventLoopLag });
   loopLag.start();
   const turns = new TurnOrder();
+  // Reads take turns in a line of their own: ingest's wait for a turn, which the shed rule
+  // counts, never holds a read, and reads share a bounded slice of each loop iteration. A read
+  // starts (before its query) in a line held while the loop lags half the shedding delay: reads
+  // slow down before any ingest request could be refused for the lag they add; a read once
+  // started is never held.
+  const readTurns = new TurnOrder();
+  const readStarts = new TurnOrder(
+    config.shedLagMs > 0 ? { holdWhile: () => loopLag.standingMs() >= config.shedLagMs / 2 } : {},
+  );
   const refusals = new RefusalEpisodes({ logger, clock });
   const activity = new AppActivity();
   const pipeline = new PipelineState({
@@ -173,6 +182,8 @@ export async function startCollector(config: Config, deps: CollectorDeps): Promi
     maxEventsPerRequest: config.maxEventsPerRequest,
     maxAttributes: config.maxAttributes,
     turns,
+    readTurns,
+    readStarts,
     refusals,
     readReport: reportReader(recorder, limits.maxSourceLength, logger, { bound: apps, clock }),
     acknowledgedSettled: intake.acknowledgedSettled,

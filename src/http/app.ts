@@ -90,6 +90,13 @@ export interface AppDeps {
   readonly maxAttributes: number;
   /** Turns for the CPU-heavy part of `POST /v1/events` (see turn-order.ts). */
   readonly turns: Pick<TurnOrder, 'wait'>;
+  /**
+   * Turns for the read routes' work on the event loop (building answers), a line of their own:
+   * a read waits in it, never in `turns`, so the wait ingest is shed on counts no read.
+   */
+  readonly readTurns: Pick<TurnOrder, 'wait'>;
+  /** The turn a read waits for before its query (compose/ holds it while the event loop lags). */
+  readonly readStarts: Pick<TurnOrder, 'wait'>;
   /** Resolutions `GET /v1/metrics` serves. Default raw only. */
   readonly metricResolutions?: readonly MetricResolution[];
   /** Where 503 refusals are logged, once per episode and route. */
@@ -205,22 +212,27 @@ function expressApp(
     deps.corsOrigins.length > 0 ? [cors(deps.corsOrigins, CORS_METHODS.read)] : ([] as RequestHandler[]);
   const eventsCors =
     deps.corsOrigins.length > 0 ? [cors(deps.corsOrigins, CORS_METHODS.events)] : ([] as RequestHandler[]);
+  const nextSlice = (): Promise<void> => deps.readTurns.wait();
   const reads: Array<[string, RequestHandler[], RequestHandler]> = [
-    [PATHS.events, eventsCors, getEvents(deps.storage)],
-    [PATHS.metrics, readCors, getMetrics(deps.storage, deps.metricResolutions ?? ['raw'])],
-    [PATHS.metricNames, readCors, getMetricNames(deps.storage, deps.clock)],
-    [PATHS.apps, readCors, getApps(deps.storage, deps.clock)],
-    [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock)],
-    [PATHS.outcomes, readCors, getOutcomes(deps.storage, deps.clock, deps.pendingHorizonMs)],
+    [PATHS.events, eventsCors, getEvents(deps.storage, nextSlice)],
+    [PATHS.metrics, readCors, getMetrics(deps.storage, deps.metricResolutions ?? ['raw'], nextSlice)],
+    [PATHS.metricNames, readCors, getMetricNames(deps.storage, deps.clock, nextSlice)],
+    [PATHS.apps, readCors, getApps(deps.storage, deps.clock, nextSlice)],
+    [PATHS.errorGroups, readCors, getErrorGroups(deps.storage, deps.clock, nextSlice)],
+    [PATHS.outcomes, readCors, getOutcomes(deps.storage, deps.clock, deps.pendingHorizonMs, nextSlice)],
   ];
   const barrier =
     deps.acknowledgedSettled === undefined
       ? []
       : [readBarrier({ settled: deps.acknowledgedSettled, timeoutMs: READ_LIMITS.barrierTimeoutMs })];
   const routeScope = readRouteHeader();
+  // A read's first turn, before its query: a read admitted while the loop lags would bring rows.
+  const readTurn: RequestHandler = (_req, _res, next) => {
+    void deps.readStarts.wait().then(() => next());
+  };
   for (const [path, corsHandlers, handler] of reads) {
     if (corsHandlers.length > 0 && path !== PATHS.events) route('OPTIONS', path, ...corsHandlers);
-    route('GET', path, ...corsHandlers, ...read, routeScope, ...barrier, handler);
+    route('GET', path, ...corsHandlers, ...read, routeScope, ...barrier, readTurn, handler);
   }
   // Per process, like /metrics, but it names apps: a read key when auth is on.
   route('GET', PATHS.pipeline, ...read, getPipeline(deps.pipeline));

@@ -5,6 +5,14 @@ export interface TurnOrderOptions {
    * unread by the overload gate waits one such request, not several, before it is answered.
    */
   readonly budgetMs?: number;
+  /**
+   * While this says true, no turn is handed out (checked again every `HOLD_RECHECK_MS`), except to
+   * a caller that has waited `maxHoldMs`. Default: never held. The read routes' turns are held
+   * while the event loop lags, so reads slow down before ingest is refused.
+   */
+  readonly holdWhile?: () => boolean;
+  /** Longest a held turn waits (milliseconds). Default 1000: a held line still moves. */
+  readonly maxHoldMs?: number;
 }
 
 /**
@@ -21,9 +29,13 @@ export class TurnOrder {
   /** When the current check phase began handing out turns (`performance.now()`). */
   private phaseStart = 0;
   private readonly budgetMs: number;
+  private readonly holdWhile: (() => boolean) | null;
+  private readonly maxHoldMs: number;
 
   constructor(o: TurnOrderOptions = {}) {
     this.budgetMs = o.budgetMs ?? DEFAULT_BUDGET_MS;
+    this.holdWhile = o.holdWhile ?? null;
+    this.maxHoldMs = o.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   }
 
   /** Resolves when it is the caller's turn; the caller's work then runs before the loop polls again. */
@@ -57,11 +69,16 @@ export class TurnOrder {
   };
 
   private handOut(): void {
-    const turn = this.waiting.shift();
+    const turn = this.waiting[0];
     if (turn === undefined) {
       this.running = false;
       return;
     }
+    if (this.holdWhile?.() === true && performance.now() - turn.since < this.maxHoldMs) {
+      setTimeout(this.next, HOLD_RECHECK_MS);
+      return;
+    }
+    this.waiting.shift();
     turn.go();
     queueMicrotask(() => {
       if (performance.now() - this.phaseStart < this.budgetMs) this.handOut();
@@ -72,3 +89,6 @@ export class TurnOrder {
 
 /** Longest run of heavy work between two polls of the sockets (milliseconds): see `budgetMs`. */
 const DEFAULT_BUDGET_MS = 1;
+const DEFAULT_MAX_HOLD_MS = 1000;
+/** How often a held line checks `holdWhile` again (milliseconds). */
+const HOLD_RECHECK_MS = 2;

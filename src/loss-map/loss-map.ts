@@ -186,22 +186,35 @@ function settle(m: LossMap, p: LossMap['pending']): void {
 }
 
 /**
+ * A loss map built minute by minute: the rows of one minute at a time, oldest minute first, each
+ * minute's pending settled as it is added when the minute is past `horizon` (`settle`). What
+ * `lossMapOf` builds, in steps a read can spread over turns of the event loop.
+ */
+export class LossMapTally {
+  readonly map: LossMap = emptyMap();
+
+  constructor(private readonly horizon?: PendingHorizon) {}
+
+  /** The rows of `minute`, after those of every earlier minute. */
+  addMinute(minute: number, rows: readonly OutcomeRow[]): void {
+    for (const r of rows) apply(this.map, r);
+    const h = this.horizon;
+    if (h === undefined || minute + MINUTE_MS + h.horizonMs > h.now) return;
+    const own = emptyMap();
+    for (const r of rows) apply(own, r);
+    if (own.pending.sdk !== 0 || own.pending.pipeline !== 0) settle(this.map, own.pending);
+  }
+}
+
+/**
  * The loss map of `rows` (one app's summed counts). With `horizon`, the pending of each minute
  * past it is settled (`settle`): pending is then only what a stage can still deliver, and is
  * never negative once the counts of a minute have all arrived.
  */
 export function lossMapOf(rows: Iterable<OutcomeRow>, horizon?: PendingHorizon): LossMap {
-  const m = emptyMap();
-  const all = [...rows];
-  for (const r of all) apply(m, r);
-  if (horizon === undefined) return m;
-  for (const [minute, minuteRows] of minutesOf(all)) {
-    if (minute + MINUTE_MS + horizon.horizonMs > horizon.now) continue;
-    const own = emptyMap();
-    for (const r of minuteRows) apply(own, r);
-    if (own.pending.sdk !== 0 || own.pending.pipeline !== 0) settle(m, own.pending);
-  }
-  return m;
+  const tally = new LossMapTally(horizon);
+  for (const [minute, minuteRows] of minutesOf(rows)) tally.addMinute(minute, minuteRows);
+  return tally.map;
 }
 
 /** One loss map per minute holding counts, oldest first (each settled past `horizon`). */

@@ -48,6 +48,11 @@ export const READ_LIMITS = {
   /** `GET /v1/outcomes`: window when `from` is absent, and the widest window (ms). */
   defaultOutcomeWindowMs: 3_600_000,
   maxOutcomeWindowMs: 31 * 24 * 3_600_000,
+  /**
+   * `GET /v1/outcomes?by=minute`: the widest window (ms). An answer holds a loss map per minute
+   * (about 300 bytes each): a day of them is some 400 KB, a month would be over 10 MB.
+   */
+  maxOutcomeMinutesWindowMs: 24 * 3_600_000,
   /** Longest text parameter (an app, a name, a value). */
   maxTextLength: 128,
   maxSearchLength: 256,

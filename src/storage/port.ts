@@ -325,7 +325,10 @@ export interface Storage {
    * `writeRows` counts it in its own transaction.)
    */
   writeOutcomes(batch: OutcomeBatch): Promise<void>;
-  /** The loss map's counts of one app in a window, summed per minute, type, outcome, reason and origin. */
+  /**
+   * The loss map's counts of one app in a window, summed per minute, type, outcome, reason and
+   * origin, oldest minute first.
+   */
   queryOutcomes(query: OutcomeQuery): Promise<OutcomeRow[]>;
   /**
    * Deletes an app's data in one transaction (a privacy request: `sluice delete`). Rollup buckets

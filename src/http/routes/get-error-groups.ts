@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
+import { sendJsonInSlices } from '../send-json-in-slices';
 import type { Clock } from '../../clock';
 import { groupErrorsYielding } from '../../read/error-groups';
 import { READ_LIMITS } from '../../read/read-limits';
+import type { NextSlice } from '../../read/read-slices';
 import type { Storage } from '../../storage/port';
 import { QueryParams } from '../query-params';
 import { readWindow } from '../read-window';
@@ -14,7 +16,7 @@ import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
  * cover `scanned_from` on. The answer is bounded: the first `limit` groups of `total_groups`, and
  * per group the first `READ_LIMITS.appsPerErrorGroup` apps of `app_count`.
  */
-export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Clock) {
+export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Clock, nextSlice: NextSlice) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, [
       'app',
@@ -35,25 +37,29 @@ export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Cloc
     const scan = await narrowOnTimeout([NARROW_WINDOW, 'one `app`'], () =>
       storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows }),
     );
-    const groups = await groupErrorsYielding(scan.rows);
-    res.json({
-      from,
-      to,
-      complete: scan.boundTs === null,
-      scanned_from: scan.boundTs ?? from,
-      total_groups: groups.length,
-      groups: groups.slice(0, limit).map((g) => ({
-        fingerprint: g.fingerprint,
-        kind: g.kind,
-        template: g.template,
-        message: g.message,
-        count: g.count,
-        first_seen: g.firstSeen,
-        last_seen: g.lastSeen,
-        last_id: g.lastId,
-        apps: g.apps.slice(0, L.appsPerErrorGroup),
-        app_count: g.apps.length,
-      })),
-    });
+    const groups = await groupErrorsYielding(scan.rows, undefined, nextSlice);
+    await sendJsonInSlices(
+      res,
+      {
+        from,
+        to,
+        complete: scan.boundTs === null,
+        scanned_from: scan.boundTs ?? from,
+        total_groups: groups.length,
+        groups: groups.slice(0, limit).map((g) => ({
+          fingerprint: g.fingerprint,
+          kind: g.kind,
+          template: g.template,
+          message: g.message,
+          count: g.count,
+          first_seen: g.firstSeen,
+          last_seen: g.lastSeen,
+          last_id: g.lastId,
+          apps: g.apps.slice(0, L.appsPerErrorGroup),
+          app_count: g.apps.length,
+        })),
+      },
+      nextSlice,
+    );
   };
 }

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { EVENT_TYPES } from '../../events/types';
 import { READ_LIMITS } from '../../read/read-limits';
+import type { NextSlice } from '../../read/read-slices';
 import type { Storage } from '../../storage/port';
 import { QueryParams } from '../query-params';
 import { givenWindow } from '../read-window';
@@ -15,7 +16,7 @@ const ATTRIBUTE_PREFIX = 'attr.';
  * `limit` events (or none) with a `next_cursor` that continues below what it read. An answer is at
  * most `READ_LIMITS.maxEventsPageBytes` long (events-answer.ts).
  */
-export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
+export function getEvents(storage: Pick<Storage, 'queryEvents'>, nextSlice: NextSlice) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(
       req.query as Record<string, unknown>,
@@ -43,6 +44,6 @@ export function getEvents(storage: Pick<Storage, 'queryEvents'>) {
         scanLimit: L.eventsScanRows,
       }),
     );
-    res.type('application/json').send(eventsAnswer(page, L.maxEventsPageBytes));
+    res.type('application/json').send(await eventsAnswer(page, L.maxEventsPageBytes, nextSlice));
   };
 }

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
+import { sendJsonInSlices } from '../send-json-in-slices';
 import type { Clock } from '../../clock';
 import { writtenNames } from '../../read/metric-names';
 import { READ_LIMITS } from '../../read/read-limits';
+import type { NextSlice } from '../../read/read-slices';
 import type { Storage } from '../../storage/port';
 import { LIST_PARAMETERS, listPage } from '../list-page';
 import { encodeNameCursor } from '../name-cursor';
@@ -15,7 +17,11 @@ import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
  * (`<name>_summary` series are listed as `<name>`), with their kinds: `sample` and / or `summary`,
  * by the shape of their rows, and their apps (up to a cap).
  */
-export function getMetricNames(storage: Pick<Storage, 'queryMetricNames' | 'queryMetricName'>, clock: Clock) {
+export function getMetricNames(
+  storage: Pick<Storage, 'queryMetricNames' | 'queryMetricName'>,
+  clock: Clock,
+  nextSlice: NextSlice,
+) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, [
       'app',
@@ -40,12 +46,16 @@ export function getMetricNames(storage: Pick<Storage, 'queryMetricNames' | 'quer
         names: await writtenNames(page.names, (name) => storage.queryMetricName({ ...scope, name })),
       };
     });
-    res.json({
-      app: app ?? null,
-      from,
-      to,
-      names: names.map((n) => ({ name: n.name, kinds: n.kinds, apps: n.apps, apps_capped: n.appsCapped })),
-      next_cursor: page.next === null ? null : encodeNameCursor(page.next),
-    });
+    await sendJsonInSlices(
+      res,
+      {
+        app: app ?? null,
+        from,
+        to,
+        names: names.map((n) => ({ name: n.name, kinds: n.kinds, apps: n.apps, apps_capped: n.appsCapped })),
+        next_cursor: page.next === null ? null : encodeNameCursor(page.next),
+      },
+      nextSlice,
+    );
   };
 }

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
+import { sendJsonInSlices } from '../send-json-in-slices';
 import { SluiceError } from '../../errors/catalogue';
 import { storedNames } from '../../read/metric-names';
 import { READ_LIMITS } from '../../read/read-limits';
+import type { NextSlice } from '../../read/read-slices';
 import type { MetricResolution, Storage } from '../../storage/port';
 import { decodeMetricCursor, encodeMetricCursor } from '../metric-cursor';
 import { QueryParams, invalid } from '../query-params';
@@ -14,7 +16,11 @@ const RESOLUTIONS: readonly MetricResolution[] = ['raw', '1m', '1h'];
  * `GET /v1/metrics`: a metric read back by the name the app wrote, its raw samples and SDK
  * summaries (`<name>_summary`) together, oldest first, paged with `cursor`.
  */
-export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: readonly MetricResolution[]) {
+export function getMetrics(
+  storage: Pick<Storage, 'queryMetrics'>,
+  resolutions: readonly MetricResolution[],
+  nextSlice: NextSlice,
+) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, [
       'app',
@@ -50,11 +56,15 @@ export function getMetrics(storage: Pick<Storage, 'queryMetrics'>, resolutions: 
         after,
       }),
     );
-    res.json({
-      name,
-      resolution,
-      points: page.points,
-      next_cursor: page.next === null ? null : encodeMetricCursor(resolution, page.next),
-    });
+    await sendJsonInSlices(
+      res,
+      {
+        name,
+        resolution,
+        points: page.points,
+        next_cursor: page.next === null ? null : encodeMetricCursor(resolution, page.next),
+      },
+      nextSlice,
+    );
   };
 }

@@ -1,12 +1,14 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../../clock';
-import { lossMapOf, lossMapsByMinute } from '../../loss-map/loss-map';
 import { MINUTE_MS, minuteOf } from '../../loss-map/outcome';
 import { READ_LIMITS } from '../../read/read-limits';
+import type { NextSlice } from '../../read/read-slices';
 import type { Storage } from '../../storage/port';
 import { QueryParams, invalid } from '../query-params';
 import { checkWindow, givenWindow } from '../read-window';
+import { sendJsonInSlices } from '../send-json-in-slices';
 import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
+import { outcomesAnswer } from './outcomes-answer';
 
 /**
  * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
@@ -14,7 +16,12 @@ import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
  * by stage and reason, pending, and (outside the identity) throttled events and shed requests; per
  * minute with `by=minute` (docs/http-api.md).
  */
-export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Clock, pendingHorizonMs: number) {
+export function getOutcomes(
+  storage: Pick<Storage, 'queryOutcomes'>,
+  clock: Clock,
+  pendingHorizonMs: number,
+  nextSlice: NextSlice,
+) {
   return async (req: Request, res: Response): Promise<void> => {
     const q = new QueryParams(req.query as Record<string, unknown>, ['app', 'from', 'to', 'by']);
     // `app=` reads what was counted without an app: requests shed without a valid ingest key,
@@ -32,14 +39,19 @@ export function getOutcomes(storage: Pick<Storage, 'queryOutcomes'>, clock: Cloc
         'from',
         `must be at most ${READ_LIMITS.maxOutcomeWindowMs / 86_400_000} days before "to"`,
       );
+    // As asked: widening to whole minutes may add up to two.
+    if (by === 'minute' && toMs - (given.from ?? from) > READ_LIMITS.maxOutcomeMinutesWindowMs)
+      throw invalid(
+        'from',
+        `must be at most ${READ_LIMITS.maxOutcomeMinutesWindowMs / 3_600_000} hours before "to" with by=minute`,
+      );
     const rows = await narrowOnTimeout([NARROW_WINDOW], () => storage.queryOutcomes({ app, from, to }));
     const horizon = { now: clock.now(), horizonMs: pendingHorizonMs };
-    res.json({
-      app,
-      from,
-      to,
-      ...lossMapOf(rows, horizon),
-      ...(by === 'minute' ? { minutes: lossMapsByMinute(rows, horizon) } : {}),
-    });
+    const answer = await outcomesAnswer(rows, horizon, by === 'minute', nextSlice);
+    await sendJsonInSlices(
+      res,
+      { app, from, to, ...answer.map, ...(answer.minutes === null ? {} : { minutes: answer.minutes }) },
+      nextSlice,
+    );
   };
 }

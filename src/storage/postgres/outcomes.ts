@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { OutcomeBatch, OutcomeCount, OutcomeQuery, OutcomeRow } from '../../loss-map/outcome';
 import { minuteOf } from '../../loss-map/outcome';
+import { mapInSlices } from '../layout/map-in-slices';
 import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
 import { inTransaction } from './pool';
 
@@ -70,5 +71,5 @@ export async function queryOutcomes(
   q: OutcomeQuery,
 ): Promise<OutcomeRow[]> {
   const result = await query(QUERY, [q.app, q.from, q.to]);
-  return result.rows.map(outcomeRowOf);
+  return mapInSlices(result.rows, outcomeRowOf);
 }

@@ -44,3 +44,24 @@ describe('TurnOrder', () => {
     expect(q.oldestWaitMs()).toBe(0);
   });
 });
+
+describe('TurnOrder held', () => {
+  it('hands out no turn while held, until the hold ends or a turn has waited its longest', async () => {
+    let held = true;
+    const q = new TurnOrder({ holdWhile: () => held, maxHoldMs: 60_000 });
+    let got = false;
+    const turn = q.wait().then(() => {
+      got = true;
+    });
+    const start = Date.now();
+    while (Date.now() - start < 50) await new Promise((r) => setTimeout(r, 5));
+    expect(got).toBe(false);
+    held = false;
+    await turn;
+    expect(got).toBe(true);
+
+    const always = new TurnOrder({ holdWhile: () => true, maxHoldMs: 20 });
+    await always.wait();
+    expect(always.length).toBe(0);
+  });
+});
