@@ -2,7 +2,7 @@ import pg from 'pg';
 import { log, metric } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
-import { rowsOfApp, settledLossMap, totalLosses } from '../support/loss-map';
+import { lossMap, rowsOfApp, settledLossMap, totalLosses } from '../support/loss-map';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /**
@@ -55,6 +55,9 @@ describe('loss map: a durable acknowledgement that timed out (postgres)', () => 
     const resent = await postEvents(c.url, batch);
     expect(resent.status).toBe(202);
 
+    // The resend's counts reach the loss map with the recorder's next write (once a second): the
+    // map settles on the first attempt's alone before that.
+    await waitFor('the resend to be counted', async () => (await lossMap(c.url, app)).generated === 6);
     const m = await settledLossMap(c.url, app, at());
     expect(m.generated).toBe(6);
     expect(m.stored).toBe(3);
