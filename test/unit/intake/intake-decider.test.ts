@@ -1,40 +1,19 @@
+import { TEST_LIMITS, testLanes } from './intake-fixture';
 import { IntakeDecider } from '../../../src/intake/intake-decider';
 import { rawEvents, typedEvents } from '../../../src/intake/request-events';
 import type { TelemetryEvent } from '../../../src/events/types';
 import { validateEvent } from '../../../src/events/validate';
-import { DrainRate } from '../../../src/writer/drain-rate';
-import { BoundedLane } from '../../../src/lanes/lane';
-import { LaneSink } from '../../../src/lanes/lane-sink';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
-import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
 
 const NOW = 1_764_590_400_123;
-const LIMITS = {
-  maxAttributes: 8,
-  maxAttributeKeyLength: 64,
-  maxStringLength: 256,
-  maxStackLength: 1024,
-  maxNameLength: 128,
-  maxSourceLength: 128,
-  maxAgeMs: 86_400_000,
-  maxFutureMs: 60_000,
-};
 
 function decider(standardCapacity: number, rateLimit: number) {
   const clock = { now: () => NOW };
   return new IntakeDecider({
-    limits: LIMITS,
-    sink: new LaneSink({
-      errorLane: new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 }),
-      standardLane: new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 }),
-      writer: { notify: () => undefined, drainRate: new DrainRate(clock) },
-      ack: 'queued',
-      ackTimeoutMs: 1000,
-      storageUp: () => true,
-      toRow: (event) => event as unknown as StorageRow,
-    }),
+    limits: TEST_LIMITS,
+    sink: testLanes(clock, { errorEvents: 10, standardEvents: standardCapacity, maxBytes: 1e6 }).sink,
     rateLimiter: new MemoryRateLimiter(new RateLimits(rateLimit, new Map(), 1), clock),
     keysRefusals: true,
   });
@@ -49,7 +28,7 @@ describe('IntakeDecider: one request, one plain decision', () => {
       metric('a', { ts: NOW, name: 'not dotted!' }),
       metric('c', { ts: NOW }),
     ];
-    const d = await decider(10, 1).decide(rawEvents(events, LIMITS), null, NOW, {});
+    const d = await decider(10, 1).decide(rawEvents(events, TEST_LIMITS), null, NOW, {});
     expect(d.answer).toMatchObject({
       kind: 'throttled',
       accepted: 3,
@@ -78,11 +57,11 @@ describe('IntakeDecider: one request, one plain decision', () => {
   it('decides the same of typed events as of the raw events they were validated from', async () => {
     const raw = [metric('a', { ts: NOW }), errorEvent('b', { ts: NOW }), metric('a', { ts: NOW })];
     const typed = raw.map((r) => {
-      const v = validateEvent(r, LIMITS, NOW);
+      const v = validateEvent(r, TEST_LIMITS, NOW);
       if (!v.ok) throw new Error(v.rejection.reason);
       return v.event as TelemetryEvent;
     });
-    const fromRaw = await decider(2, 0).decide(rawEvents(raw, LIMITS), null, NOW, {});
+    const fromRaw = await decider(2, 0).decide(rawEvents(raw, TEST_LIMITS), null, NOW, {});
     const fromTyped = await decider(2, 0).decide(typedEvents(typed), null, NOW, {});
     const shape = (d: typeof fromRaw) => ({
       answer: d.answer,

@@ -1,13 +1,10 @@
+import { TEST_LIMITS, testLanes } from './intake-fixture';
 import { IntakeService } from '../../../src/intake/intake-service';
 import { AppActivity } from '../../../src/metrics/app-activity';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
-import { DrainRate } from '../../../src/writer/drain-rate';
-import { BoundedLane } from '../../../src/lanes/lane';
-import { LaneSink } from '../../../src/lanes/lane-sink';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
-import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
 
 /**
@@ -20,26 +17,9 @@ function setup() {
   const intakeMetrics = createIntakeMetrics(metrics.registry);
   const activity = new AppActivity();
   const service = new IntakeService({
-    limits: {
-      maxAttributes: 8,
-      maxAttributeKeyLength: 64,
-      maxStringLength: 256,
-      maxStackLength: 1024,
-      maxNameLength: 128,
-      maxSourceLength: 128,
-      maxAgeMs: 86_400_000,
-      maxFutureMs: 60_000,
-    },
+    limits: TEST_LIMITS,
     maxEventsPerRequest: 1000,
-    sink: new LaneSink({
-      errorLane: new BoundedLane('error', { maxEvents: 1000, maxBytes: 1e7 }),
-      standardLane: new BoundedLane('standard', { maxEvents: 1000, maxBytes: 1e7 }),
-      writer: { notify: () => undefined, drainRate: new DrainRate(clock) },
-      ack: 'queued',
-      ackTimeoutMs: 1000,
-      storageUp: () => true,
-      toRow: (event) => event as unknown as StorageRow,
-    }),
+    sink: testLanes(clock, { errorEvents: 1000, standardEvents: 1000, maxBytes: 1e7 }).sink,
     rateLimiter: new MemoryRateLimiter(new RateLimits(10, new Map(), 1), clock),
     clock,
     metrics,

@@ -1,41 +1,24 @@
+import { TEST_LIMITS, testLanes } from './intake-fixture';
 import { IntakeService } from '../../../src/intake/intake-service';
-import { LaneSink } from '../../../src/lanes/lane-sink';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
-import { DrainRate } from '../../../src/writer/drain-rate';
-import { BoundedLane } from '../../../src/lanes/lane';
 import { RateLimits } from '../../../src/ratelimit/event-rate-limiter';
 import { MemoryRateLimiter } from '../../../src/ratelimit/memory-rate-limiter';
-import type { StorageRow } from '../../../src/storage/port';
 import { errorEvent, metric } from '../../support/events';
 import { telemetryEvent } from '../../support/telemetry-events';
 
 function setup(standardCapacity = 3, rateLimit = 0) {
   const clock = { now: () => Date.now() };
-  const errorLane = new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 });
-  const standardLane = new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 });
+  const { sink, errorLane, standardLane } = testLanes(clock, {
+    errorEvents: 10,
+    standardEvents: standardCapacity,
+    maxBytes: 1e6,
+  });
   const metrics = createMetrics();
   const service = new IntakeService({
-    limits: {
-      maxAttributes: 8,
-      maxAttributeKeyLength: 64,
-      maxStringLength: 256,
-      maxStackLength: 1024,
-      maxNameLength: 128,
-      maxSourceLength: 128,
-      maxAgeMs: 86_400_000,
-      maxFutureMs: 60_000,
-    },
+    limits: TEST_LIMITS,
     maxEventsPerRequest: 100,
-    sink: new LaneSink({
-      errorLane,
-      standardLane,
-      writer: { notify: () => undefined, drainRate: new DrainRate(clock) },
-      ack: 'queued',
-      ackTimeoutMs: 1000,
-      storageUp: () => true,
-      toRow: (event) => event as unknown as StorageRow,
-    }),
+    sink,
     rateLimiter: rateLimit > 0 ? new MemoryRateLimiter(new RateLimits(rateLimit, new Map(), 1), clock) : null,
     clock,
     metrics,

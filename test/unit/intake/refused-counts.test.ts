@@ -1,12 +1,9 @@
+import { TEST_LIMITS, testLanes } from './intake-fixture';
 import { AppBound } from '../../../src/intake/app-bound';
 import { IntakeService } from '../../../src/intake/intake-service';
 import { createIntakeMetrics } from '../../../src/metrics/intake-instruments';
 import { createMetrics } from '../../../src/metrics/instruments';
 import type { OutcomeCount } from '../../../src/loss-map/outcome';
-import { DrainRate } from '../../../src/writer/drain-rate';
-import { BoundedLane } from '../../../src/lanes/lane';
-import { LaneSink } from '../../../src/lanes/lane-sink';
-import type { StorageRow } from '../../../src/storage/port';
 import { metric } from '../../support/events';
 
 /**
@@ -23,26 +20,9 @@ function setup(standardCapacity: number, maxApps = 0) {
   const metrics = createMetrics();
   const counts: OutcomeCount[] = [];
   const service = new IntakeService({
-    limits: {
-      maxAttributes: 8,
-      maxAttributeKeyLength: 64,
-      maxStringLength: 256,
-      maxStackLength: 1024,
-      maxNameLength: 128,
-      maxSourceLength: 128,
-      maxAgeMs: 86_400_000,
-      maxFutureMs: 60_000,
-    },
+    limits: TEST_LIMITS,
     maxEventsPerRequest: 100,
-    sink: new LaneSink({
-      errorLane: new BoundedLane('error', { maxEvents: 10, maxBytes: 1e6 }),
-      standardLane: new BoundedLane('standard', { maxEvents: standardCapacity, maxBytes: 1e6 }),
-      writer: { notify: () => undefined, drainRate: new DrainRate(clock) },
-      ack: 'queued',
-      ackTimeoutMs: 1000,
-      storageUp: () => true,
-      toRow: (event) => event as unknown as StorageRow,
-    }),
+    sink: testLanes(clock, { errorEvents: 10, standardEvents: standardCapacity, maxBytes: 1e6 }).sink,
     rateLimiter: null,
     clock,
     metrics,
