@@ -94,8 +94,7 @@ export class LoopWindow {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const b = this.before ?? after;
     const scavenges = after.minorCount - b.minorCount;
-    const atMost = (le: number): number =>
-      (after.minorAtMost.get(le) ?? NaN) - (b.minorAtMost.get(le) ?? NaN);
+    const atMost = (le: number): number => (after.minorAtMost.get(le) ?? 0) - (b.minorAtMost.get(le) ?? 0);
     return {
       loop_delay_p99_ms: ms(after.lagP99),
       loop_delay_max_ms: ms(after.lagMax),
