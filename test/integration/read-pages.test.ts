@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { lossMapOf, lossMapsByMinute } from '../../src/loss-map/loss-map';
 import { READ_PAGE_ROWS } from '../../src/storage/layout/read-runner';
 import type { PostgresStorage } from '../../src/storage/postgres';
 import type { ErrorMessageRow } from '../../src/storage/port';
@@ -170,4 +171,23 @@ it('a connection that dies between pages fails the read as storage unavailable, 
   await expect(read).rejects.toBeInstanceOf(StorageUnavailableError);
   expect(pages).toBe(1);
   expect(await storage.queryOutcomes(outcomeQuery)).toHaveLength(ROWS);
+});
+
+it('the loss map read summed over types has the loss map of the read by type, in fewer rows', async () => {
+  const minute = NOW - 10 * MIN;
+  await admin.query(
+    `INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count)
+     SELECT 'typed', $1::bigint + (g % 3) * ${MIN}, t, o, CASE WHEN o = 'sdk_dropped' THEN 'buffer_full' ELSE '' END, 'sdk', g
+       FROM generate_series(1, 12) g, unnest(ARRAY['log', 'error', 'metric']) t,
+            unnest(ARRAY['captured', 'sdk_delivered', 'sdk_dropped', 'stored']) o`,
+    [minute],
+  );
+  const q = { app: 'typed', from: minute, to: minute + 3 * MIN };
+  const byType = await storage.queryOutcomes(q);
+  const allTypes = await storage.queryOutcomes({ ...q, byType: false });
+  expect(allTypes).toHaveLength(byType.length / 3);
+  expect(allTypes.every((r) => r.type === '')).toBe(true);
+  const horizon = { now: NOW, horizonMs: 0 };
+  expect(lossMapOf(allTypes, horizon)).toEqual(lossMapOf(byType, horizon));
+  expect(lossMapsByMinute(allTypes, horizon)).toEqual(lossMapsByMinute(byType, horizon));
 });

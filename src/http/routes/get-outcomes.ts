@@ -48,7 +48,9 @@ export function getOutcomes(
     const horizon = { now: clock.now(), horizonMs: pendingHorizonMs };
     // Tallied page by page as the rows are read: a week of minutes never stays whole in memory.
     const tally = new OutcomesTally(horizon, by === 'minute', nextSlice);
-    await narrowOnTimeout([NARROW_WINDOW], () => storage.queryOutcomes({ app, from, to }, tally.add));
+    await narrowOnTimeout([NARROW_WINDOW], () =>
+      storage.queryOutcomes({ app, from, to, byType: false }, tally.add),
+    );
     const answer = tally.answer();
     await sendJsonInSlices(
       res,

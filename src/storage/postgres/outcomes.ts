@@ -68,8 +68,17 @@ SELECT minute, type, outcome, reason, origin, sum(count)::text AS count
  GROUP BY minute, type, outcome, reason, origin
  ORDER BY minute, type, outcome, reason, origin`;
 
+/** `QUERY` summed over types too (`OutcomeQuery.byType` false). */
+const QUERY_ALL_TYPES = `
+SELECT minute, '' AS type, outcome, reason, origin, sum(count)::text AS count
+  FROM event_outcomes
+ WHERE app = $1 AND minute >= $2 AND minute < $3
+ GROUP BY minute, outcome, reason, origin
+ ORDER BY minute, outcome, reason, origin`;
+
 /**
- * The app's counts in the window, summed per (minute, type, outcome, reason, origin); with
+ * The app's counts in the window, summed per (minute, type, outcome, reason, origin) (without
+ * type: `OutcomeQuery.byType`); with
  * `onRows` handed to it in pages of the read's cursor (`Storage.queryOutcomes`), a week of minutes
  * being tens of thousands of rows.
  */
@@ -79,9 +88,9 @@ export async function queryOutcomes(
   q: OutcomeQuery,
   onRows?: RowSink<OutcomeRow>,
 ): Promise<OutcomeRow[]> {
-  if (onRows === undefined)
-    return mapInSlices((await query(QUERY, [q.app, q.from, q.to])).rows, outcomeRowOf);
-  await pages<OutcomeSumRow & pg.QueryResultRow>(QUERY, [q.app, q.from, q.to], READ_PAGE_ROWS, (rows) =>
+  const sql = q.byType === false ? QUERY_ALL_TYPES : QUERY;
+  if (onRows === undefined) return mapInSlices((await query(sql, [q.app, q.from, q.to])).rows, outcomeRowOf);
+  await pages<OutcomeSumRow & pg.QueryResultRow>(sql, [q.app, q.from, q.to], READ_PAGE_ROWS, (rows) =>
     onRows(rows.map(outcomeRowOf)),
   );
   return [];

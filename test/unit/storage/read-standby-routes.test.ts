@@ -143,7 +143,7 @@ describe('paged reads through the standby', () => {
         _pageRows: number,
         onPage: (rows: Row[]) => Promise<void> | void,
       ) => {
-        const down = new StorageUnavailableError('the standby went away');
+        const down = new StorageUnavailableError('the standby went away', { cause: new Error('reset') });
         if (fails && failAt === 'first page') throw down;
         await onPage([{ from, page: 1 }] as unknown as Row[]);
         if (fails) throw down;
