@@ -50,7 +50,8 @@ export class LaneSink implements EventSink {
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
-    const withinShares = target.withinShares(eventsByApp(items), now);
+    const byApp = eventsByApp(items);
+    const withinShares = target.withinShares(byApp, now);
     if (!withinShares) this.o.shareRefusals?.inc({ lane });
     if (!withinShares || !target.hasRoom(items.length, bytes)) {
       const wait = retryAfterToDrain(
@@ -75,6 +76,7 @@ export class LaneSink implements EventSink {
         origin,
       })),
       bytes,
+      byApp,
     );
     this.o.writer.notify();
     if (ticket === null) return { admitted: true };

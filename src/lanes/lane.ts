@@ -96,10 +96,17 @@ export class BoundedLane {
     return true;
   }
 
-  /** Admits `batch`, which the caller found room for with `hasRoom` (nothing runs between the two). */
-  admit(batch: readonly LaneItem[], batchBytes: number): void {
+  /**
+   * Admits `batch`, which the caller found room for with `hasRoom` (nothing runs between the two).
+   * `byApp`: its events per app, when the caller counted them already (`eventsByApp`).
+   */
+  admit(
+    batch: readonly LaneItem[],
+    batchBytes: number,
+    byApp: ReadonlyMap<string, number> = eventsByApp(batch),
+  ): void {
     for (const item of batch) this.items.push(item);
-    for (const [app, n] of eventsByApp(batch)) this.shares.admitted(app, n);
+    for (const [app, n] of byApp) this.shares.admitted(app, n);
     this.events += batch.length;
     this.bytesHeld += batchBytes;
   }
@@ -126,9 +133,23 @@ export class BoundedLane {
   }
 }
 
-/** How many of `items` each app has. */
+/**
+ * How many of `items` each app has. A run of items of one app (a request's events usually are)
+ * costs one map update, not one per item.
+ */
 export function eventsByApp(items: readonly { readonly app: string }[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(item.app, (counts.get(item.app) ?? 0) + 1);
+  let app: string | null = null;
+  let run = 0;
+  for (const item of items) {
+    if (item.app === app) {
+      run++;
+      continue;
+    }
+    if (app !== null) counts.set(app, (counts.get(app) ?? 0) + run);
+    app = item.app;
+    run = 1;
+  }
+  if (app !== null) counts.set(app, (counts.get(app) ?? 0) + run);
   return counts;
 }

@@ -68,6 +68,11 @@ const BAD = 3;
 
 const DASH = 0x2d;
 
+/** The objects of an event whose members `EventScanner.object` reads. */
+const SOURCE_OBJECT = 0;
+const SUMMARY_OBJECT = 1;
+const ERROR_OBJECT = 2;
+
 class EventScan {
   seen = 0;
   fast = true;
@@ -100,6 +105,10 @@ export class EventScanner {
   /** An attribute's value, read while `t` still holds its key. */
   private readonly t2 = new Token();
   private readonly s = new EventScan();
+  /** The summary's numbers (count, min, max, sum, avg) as read, NaN when absent. */
+  private readonly numbers = new Float64Array(5);
+  /** Whether every number of the summary read so far is a JSON number. */
+  private summaryOk = true;
   /** Each text field's bound (events/text-limits.ts). */
   private readonly max: TextLimits;
   /** The last event scanned is in `fields`, for the fast path. */
@@ -308,13 +317,11 @@ export class EventScanner {
     return end;
   }
 
-  /** Members of an object, each handed to `each` with its key's member code (-1: escaped key). */
-  private object(
-    text: Uint8Array,
-    p: number,
-    keys: NameList,
-    each: (member: number, at: number) => number,
-  ): number {
+  /**
+   * Members of an object of `kind`, each handed to `objectMember` with its key's member code (an
+   * escaped key's value is skipped). No closure per object: this runs for every event's source.
+   */
+  private object(text: Uint8Array, p: number, keys: NameList, kind: number): number {
     const t = this.t;
     let q = skipSpace(text, p + 1);
     if (text[q] === CLOSE_OBJECT) return q + 1;
@@ -332,7 +339,7 @@ export class EventScanner {
       q = skipSpace(text, q);
       if (text[q] !== COLON) return -1;
       q = skipSpace(text, q + 1);
-      q = member >= 0 ? each(member, q) : this.skip(text, q, t);
+      q = member >= 0 ? this.objectMember(kind, text, member, q) : this.skip(text, q, t);
       if (q < 0) return -1;
       q = skipSpace(text, q);
       if (text[q] === CLOSE_OBJECT) return q + 1;
@@ -341,59 +348,71 @@ export class EventScanner {
     }
   }
 
-  private source(text: Uint8Array, p: number): number {
+  /** The value of member `member` of an object of `kind`, at `at`. */
+  private objectMember(kind: number, text: Uint8Array, member: number, at: number): number {
     const f = this.fields;
     const { max } = this;
-    const end = this.object(text, p, SOURCE_MEMBER, (member, at) => {
+    if (kind === SOURCE_OBJECT) {
       if (member === 0) return this.optionalText(text, at, f.app, max.app);
       if (member === 1) return this.optionalText(text, at, f.version, max.version);
       if (member === 2) return this.optionalText(text, at, f.env, max.env);
-      return this.skip(text, at, this.t);
-    });
+    } else if (kind === ERROR_OBJECT) {
+      if (member === 0) return this.optionalText(text, at, f.errorMessage, max.errorMessage);
+      if (member === 1) return this.optionalText(text, at, f.errorKind, max.errorKind);
+      if (member === 2) return this.optionalText(text, at, f.errorStack, max.errorStack);
+    } else if (member < this.numbers.length) return this.summaryNumber(text, member, at);
+    return this.skip(text, at, this.t);
+  }
+
+  private source(text: Uint8Array, p: number): number {
+    const f = this.fields;
+    const end = this.object(text, p, SOURCE_MEMBER, SOURCE_OBJECT);
     this.s.sourceOk = f.app.present && f.app.units > 0;
     return end;
   }
 
-  private summary(text: Uint8Array, p: number): number {
+  /** A number of the summary, member `member` (count, min, max, sum, avg) at `at`. */
+  private summaryNumber(text: Uint8Array, member: number, at: number): number {
     const t = this.t;
-    const numbers = [NaN, NaN, NaN, NaN, NaN];
-    let ok = true;
-    const end = this.object(text, p, SUMMARY_MEMBER, (member, at) => {
-      if (member >= numbers.length) return this.skip(text, at, t);
-      const c = text[at];
-      if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
-        ok = false;
-        return this.skip(text, at, t);
-      }
-      const q = readNumber(text, at, t);
-      numbers[member] = numberValue(text, t);
-      return q;
-    });
-    const [count, min, max, sum, avg] = numbers as [number, number, number, number, number];
-    const s = { count, min, max, sum, avg };
-    ok = ok && summaryFault(s) === null && summaryOutOfRange(s) === null;
+    const c = text[at];
+    if (c !== DASH && !(c !== undefined && c >= 0x30 && c <= 0x39)) {
+      this.summaryOk = false;
+      return this.skip(text, at, t);
+    }
+    const q = readNumber(text, at, t);
+    this.numbers[member] = numberValue(text, t);
+    return q;
+  }
+
+  private summary(text: Uint8Array, p: number): number {
+    const numbers = this.numbers;
+    numbers.fill(NaN);
+    this.summaryOk = true;
+    const end = this.object(text, p, SUMMARY_MEMBER, SUMMARY_OBJECT);
+    const s = {
+      count: numbers[0] as number,
+      min: numbers[1] as number,
+      max: numbers[2] as number,
+      sum: numbers[3] as number,
+      avg: numbers[4] as number,
+    };
+    const ok = this.summaryOk && summaryFault(s) === null && summaryOutOfRange(s) === null;
     this.s.summaryState = ok ? GOOD : BAD;
     const f = this.fields;
-    f.count = count;
-    f.min = min;
-    f.max = max;
-    f.sum = sum;
+    f.count = s.count;
+    f.min = s.min;
+    f.max = s.max;
+    f.sum = s.sum;
     return end;
   }
 
   private error(text: Uint8Array, p: number): number {
     const f = this.fields;
-    const { max } = this;
     // An error's fields decide only an error event: of another type they are not read, so a bad
     // one there must not send the event to the typed path. Their verdict is kept apart.
     const fast = this.s.fast;
     this.s.fast = true;
-    const end = this.object(text, p, ERROR_MEMBER, (member, at) => {
-      if (member === 0) return this.optionalText(text, at, f.errorMessage, max.errorMessage);
-      if (member === 1) return this.optionalText(text, at, f.errorKind, max.errorKind);
-      if (member === 2) return this.optionalText(text, at, f.errorStack, max.errorStack);
-      return this.skip(text, at, this.t);
-    });
+    const end = this.object(text, p, ERROR_MEMBER, ERROR_OBJECT);
     this.s.errorState = this.s.fast && f.errorMessage.present ? GOOD : BAD;
     this.s.fast = fast;
     return end;

@@ -14,7 +14,7 @@ import {
   skipValue,
 } from './json-text';
 import { EventScanner } from './scan-event';
-import { ScannedEvent, type TextField } from './scanned-event';
+import { borrowScannedEvent, releaseScannedEvent, type ScannedEvent, type TextField } from './scanned-event';
 
 /** What the single pass did with one event of the body. */
 export interface ScanHandlers {
@@ -57,6 +57,9 @@ export class RequestScan {
   private index = 0;
   private finished = false;
   private report: { start: number; end: number } | null = null;
+  /** How the scan ended (`done` or `fallback`), once it has: its fields are then given back. */
+  private ended: ScanStep | null = null;
+  private readonly maxAttributes: number;
   private readonly apps: Array<{ start: number; end: number; text: string }> = [];
 
   private constructor(
@@ -68,7 +71,8 @@ export class RequestScan {
     private readonly checkShape: () => void,
   ) {
     this.pos = arrayStart;
-    this.events = new EventScanner(limits, now, new ScannedEvent(limits.maxAttributes), checkShape);
+    this.maxAttributes = limits.maxAttributes;
+    this.events = new EventScanner(limits, now, borrowScannedEvent(limits.maxAttributes), checkShape);
   }
 
   /**
@@ -105,8 +109,21 @@ export class RequestScan {
     return this.index;
   }
 
-  /** Scans up to `max` more events. */
+  /**
+   * Scans up to `max` more events. Once it answers `done` or `fallback` the scan is over: its
+   * fields are given back for another request's scan.
+   */
   step(max: number, on: ScanHandlers): ScanStep {
+    if (this.ended !== null) return this.ended;
+    const step = this.scanEvents(max, on);
+    if (step !== 'more') {
+      this.ended = step;
+      releaseScannedEvent(this.maxAttributes, this.events.fields);
+    }
+    return step;
+  }
+
+  private scanEvents(max: number, on: ScanHandlers): ScanStep {
     if (this.finished) return 'done';
     const { text } = this;
     let p = skipSpace(text, this.pos);

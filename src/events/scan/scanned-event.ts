@@ -110,3 +110,31 @@ export class ScannedEvent {
     this.attributeCount = 0;
   }
 }
+
+/** Most idle `ScannedEvent`s kept per attribute capacity: one per request being scanned at once. */
+const IDLE_KEPT = 16;
+/** `ScannedEvent`s no scan holds, by attribute capacity (`maxAttributes`). */
+const idle = new Map<number, ScannedEvent[]>();
+
+/**
+ * A `ScannedEvent` for a scan of events of at most `maxAttributes` attributes: an idle one when
+ * there is one. Each holds eight typed arrays whose memory lies outside V8's heap (an allocation
+ * and a free each, and work for the collector's sweeper), too dear to make for every request.
+ * Hand it back with `releaseScannedEvent` once the scan is over.
+ */
+export function borrowScannedEvent(maxAttributes: number): ScannedEvent {
+  return idle.get(maxAttributes)?.pop() ?? new ScannedEvent(maxAttributes);
+}
+
+/**
+ * Gives back a `ScannedEvent` of `borrowScannedEvent(maxAttributes)` that nothing reads any more
+ * (a scan that ends in an exception never gives its own back: it is collected).
+ */
+export function releaseScannedEvent(maxAttributes: number, e: ScannedEvent): void {
+  let list = idle.get(maxAttributes);
+  if (list === undefined) {
+    list = [];
+    idle.set(maxAttributes, list);
+  }
+  if (list.length < IDLE_KEPT) list.push(e);
+}

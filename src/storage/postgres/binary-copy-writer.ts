@@ -6,16 +6,26 @@
  * the column's, which the server checks.
  */
 
+import { viewOf } from '../../events/scan/slab-writer';
+
 /** Type OIDs of the array elements written here (pg_type). */
 export const ELEMENT_OID = { int8: 20, text: 25, float8: 701, uuid: 2950 } as const;
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/**
+ * Buffer's `copy`, loaded once: looked up on a Buffer in optimized code, a Buffer method is a
+ * generic property load on every call (see `SlabWriter.view`), which is also why numbers are
+ * written through a DataView of the buffer.
+ */
+const { copy } = Buffer.prototype;
 const TWO_32 = 0x1_0000_0000;
 /** Fields up to this many bytes are copied by a loop (bytes). */
 const SHORT_COPY = 32;
 
 export class BinaryCopyWriter {
   private buffer: Buffer;
+  /** `buffer` as a DataView: its big-endian numbers. */
+  private view: DataView;
   private length = 0;
   private arrayStart = -1;
   private arrayElements = 0;
@@ -23,6 +33,7 @@ export class BinaryCopyWriter {
 
   constructor(expectedBytes: number) {
     this.buffer = Buffer.allocUnsafe(Math.max(64, expectedBytes));
+    this.view = viewOf(this.buffer);
     this.bytes(SIGNATURE);
     this.int32(0); // flags
     this.int32(0); // header extension length
@@ -31,26 +42,27 @@ export class BinaryCopyWriter {
   private room(n: number): void {
     if (this.length + n <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + n));
-    this.buffer.copy(grown, 0, 0, this.length);
+    copy.call(this.buffer, grown, 0, 0, this.length);
     this.buffer = grown;
+    this.view = viewOf(grown);
   }
 
   private int32(n: number): void {
     this.room(4);
-    this.buffer.writeInt32BE(n, this.length);
+    this.view.setInt32(this.length, n);
     this.length += 4;
   }
 
   private bytes(b: Buffer, start = 0, end = b.length): void {
     this.room(end - start);
-    b.copy(this.buffer, this.length, start, end);
+    copy.call(b, this.buffer, this.length, start, end);
     this.length += end - start;
   }
 
   /** Starts a tuple of `fields` fields. */
   tuple(fields: number): void {
     this.room(2);
-    this.buffer.writeInt16BE(fields, this.length);
+    this.view.setInt16(this.length, fields);
     this.length += 2;
   }
 
@@ -63,28 +75,28 @@ export class BinaryCopyWriter {
   /** A bigint field or element; `n` a safe integer. */
   int8(n: number): void {
     this.room(12);
-    const b = this.buffer;
-    b.writeInt32BE(8, this.length);
+    const v = this.view;
+    v.setInt32(this.length, 8);
     // Floor division keeps the two's-complement split right for negative numbers.
     const high = Math.floor(n / TWO_32);
-    b.writeInt32BE(high, this.length + 4);
-    b.writeUInt32BE(n - high * TWO_32, this.length + 8);
+    v.setInt32(this.length + 4, high);
+    v.setUint32(this.length + 8, n - high * TWO_32);
     this.length += 12;
   }
 
   /** A bigint field or element beyond the safe integers. */
   bigInt8(n: bigint): void {
     this.room(12);
-    this.buffer.writeInt32BE(8, this.length);
-    this.buffer.writeBigInt64BE(n, this.length + 4);
+    this.view.setInt32(this.length, 8);
+    this.view.setBigInt64(this.length + 4, n);
     this.length += 12;
   }
 
   /** A double precision field or element. */
   float8(n: number): void {
     this.room(12);
-    this.buffer.writeInt32BE(8, this.length);
-    this.buffer.writeDoubleBE(n, this.length + 4);
+    this.view.setInt32(this.length, 8);
+    this.view.setFloat64(this.length + 4, n);
     this.length += 12;
   }
 
@@ -133,20 +145,20 @@ export class BinaryCopyWriter {
 
   /** Gives back the unused end of the last `reserve`: the field is `used` bytes long. */
   shrinkLast(reservedAt: number, reserved: number, used: number): void {
-    this.buffer.writeInt32BE(used, reservedAt - 4);
+    this.view.setInt32(reservedAt - 4, used);
     this.length -= reserved - used;
   }
 
   /** Starts an array field of elements of type `oid`; its elements follow, then `endArray`. */
   startArray(oid: number): void {
     this.room(24);
-    const b = this.buffer;
+    const v = this.view;
     this.arrayStart = this.length;
     // Field length and has-null flag are filled in by endArray.
-    b.writeInt32BE(1, this.length + 4); // dimensions
-    b.writeInt32BE(0, this.length + 8);
-    b.writeInt32BE(oid, this.length + 12);
-    b.writeInt32BE(1, this.length + 20); // lower bound
+    v.setInt32(this.length + 4, 1); // dimensions
+    v.setInt32(this.length + 8, 0);
+    v.setInt32(this.length + 12, oid);
+    v.setInt32(this.length + 20, 1); // lower bound
     this.length += 24;
     this.arrayElements = 0;
     this.arrayHasNull = false;
@@ -158,18 +170,18 @@ export class BinaryCopyWriter {
   }
 
   endArray(): void {
-    const b = this.buffer;
+    const v = this.view;
     const start = this.arrayStart;
-    b.writeInt32BE(this.length - start - 4, start);
-    b.writeInt32BE(this.arrayHasNull ? 1 : 0, start + 8);
-    b.writeInt32BE(this.arrayElements, start + 16);
+    v.setInt32(start, this.length - start - 4);
+    v.setInt32(start + 8, this.arrayHasNull ? 1 : 0);
+    v.setInt32(start + 16, this.arrayElements);
     this.arrayStart = -1;
   }
 
   /** The stream with its trailer; the writer is not used after. */
   finish(): Buffer {
     this.room(2);
-    this.buffer.writeInt16BE(-1, this.length);
+    this.view.setInt16(this.length, -1);
     this.length += 2;
     return this.buffer.subarray(0, this.length);
   }

@@ -38,9 +38,19 @@ export const SAMPLE_FIXED_BYTES = SAMPLE_FIELDS * 4 + 16 + 8 * 6;
 
 const TWO_32 = 0x1_0000_0000;
 
+/** Big-endian 32-bit integer at `at` of `b`, read byte by byte (no Buffer method: see SlabWriter.view). */
+function int32At(b: Uint8Array, at: number): number {
+  return (
+    ((b[at] as number) << 24) |
+    ((b[at + 1] as number) << 16) |
+    ((b[at + 2] as number) << 8) |
+    (b[at + 3] as number)
+  );
+}
+
 /** The ts of a sample (epoch milliseconds), from its ts field. */
 export function sampleTs(sample: Buffer): number {
-  return sample.readInt32BE(SAMPLE_TS_FIELD_AT + 4) * TWO_32 + sample.readUInt32BE(SAMPLE_TS_FIELD_AT + 8);
+  return int32At(sample, SAMPLE_TS_FIELD_AT + 4) * TWO_32 + (int32At(sample, SAMPLE_TS_FIELD_AT + 8) >>> 0);
 }
 
 /**
@@ -57,11 +67,11 @@ export function sampleFieldBounds(samples: readonly Buffer[]): Int32Array {
     for (let f = 0; f < SAMPLE_FIELDS; f++) {
       bounds[at + f] = k;
       if (k + 4 > s.length) throw new Error('a metric sample of fewer fields than metric_samples has');
-      const length = s.readInt32BE(k);
+      const length = int32At(s, k);
       k += 4 + Math.max(0, length);
     }
     if (k !== s.length) throw new Error('a metric sample of more bytes than its fields hold');
-    if (s.readInt32BE(0) !== 16 || s.readInt32BE(SAMPLE_TS_FIELD_AT) !== 8)
+    if (int32At(s, 0) !== 16 || int32At(s, SAMPLE_TS_FIELD_AT) !== 8)
       throw new Error('a metric sample whose id or ts is not one');
     bounds[at + SAMPLE_FIELDS] = k;
   }
@@ -80,7 +90,7 @@ const UUID_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 /** A uuid field from the 36 characters of its text at `start` of `text` (validated: hex digits and dashes). */
 export function uuidField(w: SlabWriter, text: Uint8Array, start: number): void {
   const b = w.buf;
-  b.writeInt32BE(16, w.at);
+  w.view.setInt32(w.at, 16);
   let o = w.at + 4;
   for (let k = 0; k < 16; k++) {
     const p = start + (UUID_PAIRS[k] as number);
@@ -92,7 +102,7 @@ export function uuidField(w: SlabWriter, text: Uint8Array, start: number): void 
 /** A uuid field from its text `id` (validated: 36 characters, hex digits and dashes). */
 export function uuidStringField(w: SlabWriter, id: string): void {
   const b = w.buf;
-  b.writeInt32BE(16, w.at);
+  w.view.setInt32(w.at, 16);
   let o = w.at + 4;
   for (let k = 0; k < 16; k++) {
     const p = UUID_PAIRS[k] as number;
@@ -103,24 +113,24 @@ export function uuidStringField(w: SlabWriter, id: string): void {
 
 /** A bigint field; `n` a safe integer. */
 export function int8Field(w: SlabWriter, n: number): void {
-  const b = w.buf;
-  b.writeInt32BE(8, w.at);
+  const v = w.view;
+  v.setInt32(w.at, 8);
   // Floor division keeps the two's-complement split right for negative numbers.
   const high = Math.floor(n / TWO_32);
-  b.writeInt32BE(high, w.at + 4);
-  b.writeUInt32BE(n - high * TWO_32, w.at + 8);
+  v.setInt32(w.at + 4, high);
+  v.setUint32(w.at + 8, n - high * TWO_32);
   w.at += 12;
 }
 
 /** A float8 field; -0 is stored as 0, as the text forms every other writer sends make it. */
 export function float8Field(w: SlabWriter, n: number): void {
-  w.buf.writeInt32BE(8, w.at);
-  w.buf.writeDoubleBE(n + 0, w.at + 4);
+  w.view.setInt32(w.at, 8);
+  w.view.setFloat64(w.at + 4, n + 0);
   w.at += 12;
 }
 
 export function nullField(w: SlabWriter): void {
-  w.buf.writeInt32BE(-1, w.at);
+  w.view.setInt32(w.at, -1);
   w.at += 4;
 }
 
@@ -132,7 +142,7 @@ export function startTextField(w: SlabWriter): number {
 }
 
 export function endTextField(w: SlabWriter, lengthAt: number): void {
-  w.buf.writeInt32BE(w.at - lengthAt - 4, lengthAt);
+  w.view.setInt32(lengthAt, w.at - lengthAt - 4);
 }
 
 /** A text field of `s` (storable text), as UTF-8. */
