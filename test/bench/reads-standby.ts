@@ -101,6 +101,8 @@ class PairCpu {
 
 interface ViewOnStandby {
   readonly times: TimedRead[];
+  /** Requests of the measured reads answered by the primary, by `primary/<reason>`. */
+  readonly fellBack: ReadonlyMap<string, number>;
   readonly standbyCpuMsPerRead: number;
   readonly primaryCpuMsPerRead: number;
 }
@@ -112,13 +114,16 @@ async function warmOnStandby(
   rounds: number,
 ): Promise<ViewOnStandby> {
   for (let i = 0; i < 2; i++) await timeRead(collector.origin, view.path);
+  const before = await routes(collector.origin);
   const cpu = new PairCpu(pair);
   await cpu.start();
   const times: TimedRead[] = [];
   for (let i = 0; i < rounds; i++) times.push(await timeRead(collector.origin, view.path));
   const spent = await cpu.stop();
+  const went = routesSince(before, await routes(collector.origin));
   return {
     times,
+    fellBack: new Map([...went].filter(([k]) => k.startsWith('primary/'))),
     standbyCpuMsPerRead: (spent.standby * 1000) / rounds,
     primaryCpuMsPerRead: (spent.primary * 1000) / rounds,
   };
@@ -145,6 +150,7 @@ function viewRow(
       reads_on_primary_warm_p95_ms: onPrimary.extra.warm_p95_ms ?? NaN,
     }),
     primary_read_cpu_ms: round(v.primaryCpuMsPerRead),
+    ...Object.fromEntries([...v.fellBack].map(([k, n]) => [`to_${k.replace('/', '_')}`, n])),
     status: failed ? `${failed.status} ${failed.error}` : 200,
   });
 }
