@@ -180,7 +180,7 @@ export const CORE_SETTINGS = {
   readTimeoutMs: setting({
     env: 'SLUICE_PG_READ_TIMEOUT_MS',
     default: '5000',
-    doc: 'PostgreSQL: statement timeout of a read; a longer read is answered 503 `storage_busy`.',
+    doc: 'PostgreSQL: longest a read runs (its statement timeout; a read in batches, every batch together); a longer read is answered 503 `storage_busy`.',
     parse: duration(100, 600_000, 'ms'),
   }),
   readWaitMs: setting({

@@ -50,13 +50,39 @@ export async function groupErrorsYielding(
   rowsPerSlice = ROWS_PER_SLICE,
   nextSlice: NextSlice = NEXT_LOOP_TURN,
 ): Promise<ErrorGroup[]> {
-  const groups = new Map<string, Accumulator>();
-  for (let start = 0; start < rows.length; start += rowsPerSlice) {
-    if (start > 0) await nextSlice();
-    const end = Math.min(rows.length, start + rowsPerSlice);
-    for (let i = start; i < end; i++) addRow(groups, rows[i] as ErrorMessageRow);
+  const grouper = new ErrorGrouper(nextSlice, rowsPerSlice);
+  await grouper.add(rows);
+  return grouper.groups();
+}
+
+/**
+ * `groupErrors` fed a page of rows at a time, as a paged read hands them on (`Storage.scanErrors`
+ * with `onRows`): only the groups stay, never the rows. Each page is grouped in slices of
+ * `rowsPerSlice` rows, each but a first page's first after `nextSlice()`.
+ */
+export class ErrorGrouper {
+  private readonly accumulators = new Map<string, Accumulator>();
+  private started = false;
+
+  constructor(
+    private readonly nextSlice: NextSlice = NEXT_LOOP_TURN,
+    private readonly rowsPerSlice = ROWS_PER_SLICE,
+  ) {}
+
+  /** Adds `rows` to the groups; rows may come in any order. */
+  readonly add = async (rows: readonly ErrorMessageRow[]): Promise<void> => {
+    for (let start = 0; start < rows.length; start += this.rowsPerSlice) {
+      if (this.started) await this.nextSlice();
+      this.started = true;
+      const end = Math.min(rows.length, start + this.rowsPerSlice);
+      for (let i = start; i < end; i++) addRow(this.accumulators, rows[i] as ErrorMessageRow);
+    }
+  };
+
+  /** The groups of every row added: most recent group first, then larger, then by fingerprint. */
+  groups(): ErrorGroup[] {
+    return ordered(this.accumulators);
   }
-  return ordered(groups);
 }
 
 function addRow(groups: Map<string, Accumulator>, r: ErrorMessageRow): void {

@@ -225,6 +225,9 @@ export interface ErrorMessageRow {
   readonly lastId: string;
 }
 
+/** Takes a page of a read's rows, in the read's order; the next page is read once its promise resolves. */
+export type RowSink<T> = (rows: readonly T[]) => Promise<void> | void;
+
 export interface ErrorScan {
   readonly rows: ErrorMessageRow[];
   /**
@@ -316,8 +319,13 @@ export interface Storage {
   queryMetricNames(query: MetricNamesQuery): Promise<MetricNamesPage>;
   /** One stored metric name in a window, or null when it has no data there (the names' summaries). */
   queryMetricName(query: MetricNameQuery): Promise<StoredMetricName | null>;
-  /** The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message. */
-  scanErrors(query: ErrorScanQuery): Promise<ErrorScan>;
+  /**
+   * The newest error events of a window (at most `scanLimit`), aggregated by app, kind and message.
+   * With `onRows`, the rows are handed to it a page at a time as they are read (the next page read
+   * once its promise resolved) and the scan's `rows` is empty: a read of 20,000 rows never holds
+   * them all (docs/ARCHITECTURE.md, "Bounded reads").
+   */
+  scanErrors(query: ErrorScanQuery, onRows?: RowSink<ErrorMessageRow>): Promise<ErrorScan>;
   /**
    * Writes counts of the loss map in one transaction (docs/ARCHITECTURE.md, "The loss map"): the
    * counts, and each client report's counts unless a report of its id was stored before. Rejects
@@ -327,9 +335,10 @@ export interface Storage {
   writeOutcomes(batch: OutcomeBatch): Promise<void>;
   /**
    * The loss map's counts of one app in a window, summed per minute, type, outcome, reason and
-   * origin, oldest minute first.
+   * origin, oldest minute first. With `onRows`, handed to it a page at a time as `scanErrors`
+   * does, and the result is empty.
    */
-  queryOutcomes(query: OutcomeQuery): Promise<OutcomeRow[]>;
+  queryOutcomes(query: OutcomeQuery, onRows?: RowSink<OutcomeRow>): Promise<OutcomeRow[]>;
   /**
    * Deletes an app's data in one transaction (a privacy request: `sluice delete`). Rollup buckets
    * that held deleted samples go with them; a bucket that also holds data that stays (the one

@@ -10,6 +10,7 @@ import { runOpenLoop } from './load-open';
 import { ratePerSecond, statusCount, type LoadResult } from './load-result';
 import { PgBackendCpu } from './pg-backend-cpu';
 import { sampleProcess } from './proc-stats';
+import { LoopWindow, type LoopFigures } from './read-loop-figures';
 import { quantile, timeRead } from './read-timing';
 import type { ReadView } from './read-views';
 import { figure, round, versus, bounded } from './rows';
@@ -89,6 +90,8 @@ interface IngestWindow {
   readonly pgWriteSeconds: number;
   /** The collector process's CPU seconds in the window (ingest and reads alike). */
   readonly collectorSeconds: number;
+  /** The collector's event loop in the window: its delay, its collections, the overload gate's refusals. */
+  readonly loop: LoopFigures;
 }
 
 /** One window of `drive` on a client of `connections`, with the readers looping when `views` is given. */
@@ -106,6 +109,8 @@ async function ingestWindow(
   const readCpu = readBackends ? new PgBackendCpu(readBackends.url) : null;
   await cpu.start();
   await readCpu?.start();
+  const loop = new LoopWindow(collector.origin);
+  await loop.start();
   let done = false;
   const collectorBefore = sampleProcess(collector.pid).cpuSeconds;
   try {
@@ -113,6 +118,7 @@ async function ingestWindow(
     const load = await drive(client);
     done = true;
     const readers = await reading;
+    const loopFigures = await loop.stop();
     await cpu.stop();
     await readCpu?.stop();
     const byPool = cpu.byPool();
@@ -126,6 +132,7 @@ async function ingestWindow(
       pgPrimaryReadSeconds: readCpu ? primaryRead : 0,
       pgWriteSeconds: byPool.get('sluice:writer') ?? 0,
       collectorSeconds: sampleProcess(collector.pid).cpuSeconds - collectorBefore,
+      loop: loopFigures,
     };
   } finally {
     done = true;
@@ -157,13 +164,19 @@ function readersExtra(ws: readonly IngestWindow[], o: IngestUnderReadsOptions): 
   };
 }
 
+/** The loop figures of the window with the largest delay p99 (one window: its own). */
+function loopExtra(ws: readonly IngestWindow[]): Record<string, number> {
+  const worst = [...ws].sort((a, b) => b.loop.loop_delay_p99_ms - a.loop.loop_delay_p99_ms)[0];
+  return worst === undefined ? {} : { ...worst.loop };
+}
+
 function bodies(events: number, perBody: number, seed: number): readonly RequestBody[] {
   // Made now: their events are newer than the data set's end, outside every view's window.
   return new BodyCorpus(new EventGenerator(seed), perBody).ensure(events).bodies;
 }
 
 /** At saturation: a closed loop of `INGEST_CONCURRENCY` connections, alone and with readers. */
-async function saturated(
+export async function saturated(
   collector: ServiceProcess,
   url: string,
   views: readonly ReadView[],
@@ -227,6 +240,7 @@ async function saturated(
       answered_429: shed(alone),
       collector_cpu_s_per_s: perSecond(alone, (w) => w.collectorSeconds),
       pg_writer_cpu_s_per_s: perSecond(alone, (w) => w.pgWriteSeconds),
+      ...loopExtra(alone),
     },
   );
   const contended = versus(
@@ -242,13 +256,14 @@ async function saturated(
       collector_cpu_s_per_s: perSecond(withReaders, (w) => w.collectorSeconds),
       ...readersExtra(withReaders, o),
       pg_writer_cpu_s_per_s: perSecond(withReaders, (w) => w.pgWriteSeconds),
+      ...loopExtra(withReaders),
     },
   );
   return [baseline, contended];
 }
 
 /** At a steady `PACED_EVENTS_PER_SECOND`: an open loop, alone and with readers, one window each. */
-async function paced(
+export async function paced(
   collector: ServiceProcess,
   url: string,
   views: readonly ReadView[],
@@ -295,6 +310,8 @@ async function paced(
       p50_ms: round(alone.load.latency.p50),
       answered_429: shed([alone]),
       requests: alone.load.requests,
+      collector_cpu_s_per_s: perSecond([alone], (w) => w.collectorSeconds),
+      ...loopExtra([alone]),
     }),
     bounded(
       o.suite,
@@ -307,7 +324,9 @@ async function paced(
         p50_ms: round(busy.load.latency.p50),
         answered_429: shed([busy]),
         requests: busy.load.requests,
+        collector_cpu_s_per_s: perSecond([busy], (w) => w.collectorSeconds),
         ...readersExtra([busy], o),
+        ...loopExtra([busy]),
       },
     ),
   ];

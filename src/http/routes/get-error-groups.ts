@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { sendJsonInSlices } from '../send-json-in-slices';
 import type { Clock } from '../../clock';
-import { groupErrorsYielding } from '../../read/error-groups';
+import { ErrorGrouper } from '../../read/error-groups';
 import { READ_LIMITS } from '../../read/read-limits';
 import type { NextSlice } from '../../read/read-slices';
 import type { Storage } from '../../storage/port';
@@ -34,10 +34,12 @@ export function getErrorGroups(storage: Pick<Storage, 'scanErrors'>, clock: Cloc
     };
     const limit = q.integer('limit', 1, L.maxListPage) ?? L.defaultListPage;
     const { from, to } = readWindow(q, clock);
+    // The rows are grouped page by page as they are read: a read of 20,000 rows holds one page.
+    const grouper = new ErrorGrouper(nextSlice);
     const scan = await narrowOnTimeout([NARROW_WINDOW, 'one `app`'], () =>
-      storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows }),
+      storage.scanErrors({ ...filters, from, to, scanLimit: L.errorScanRows }, grouper.add),
     );
-    const groups = await groupErrorsYielding(scan.rows, undefined, nextSlice);
+    const groups = grouper.groups();
     await sendJsonInSlices(
       res,
       {

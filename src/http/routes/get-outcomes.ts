@@ -8,7 +8,7 @@ import { QueryParams, invalid } from '../query-params';
 import { checkWindow, givenWindow } from '../read-window';
 import { sendJsonInSlices } from '../send-json-in-slices';
 import { NARROW_WINDOW, narrowOnTimeout } from './narrow-on-timeout';
-import { outcomesAnswer } from './outcomes-answer';
+import { OutcomesTally } from './outcomes-answer';
 
 /**
  * `GET /v1/outcomes`: the loss map of one app over a window of whole minutes of the events' `ts`
@@ -45,9 +45,13 @@ export function getOutcomes(
         'from',
         `must be at most ${READ_LIMITS.maxOutcomeMinutesWindowMs / 3_600_000} hours before "to" with by=minute`,
       );
-    const rows = await narrowOnTimeout([NARROW_WINDOW], () => storage.queryOutcomes({ app, from, to }));
     const horizon = { now: clock.now(), horizonMs: pendingHorizonMs };
-    const answer = await outcomesAnswer(rows, horizon, by === 'minute', nextSlice);
+    // Tallied page by page as the rows are read: a week of minutes never stays whole in memory.
+    const tally = new OutcomesTally(horizon, by === 'minute', nextSlice);
+    await narrowOnTimeout([NARROW_WINDOW], () =>
+      storage.queryOutcomes({ app, from, to, byType: false }, tally.add),
+    );
+    const answer = tally.answer();
     await sendJsonInSlices(
       res,
       { app, from, to, ...answer.map, ...(answer.minutes === null ? {} : { minutes: answer.minutes }) },

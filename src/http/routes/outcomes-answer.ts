@@ -9,30 +9,43 @@ export interface OutcomesAnswer {
 }
 
 /**
- * `lossMapOf(rows)` and `lossMapsByMinute(rows)` in slices of the read turns (`eachInSlices`): a
- * month of minutes is a few hundred thousand rows. `rows` come oldest minute first, as
- * `Storage.queryOutcomes` returns them, so each minute is complete when the next one begins.
+ * `lossMapOf(rows)` and `lossMapsByMinute(rows)` fed a page of rows at a time, in slices of the
+ * read turns (`eachInSlices`): a month of minutes is a few hundred thousand rows, and a paged read
+ * (`Storage.queryOutcomes` with `onRows`) hands them on as it reads them, so only the minute being
+ * tallied stays. Rows come oldest minute first, as `Storage.queryOutcomes` returns them, so each
+ * minute is complete when the next one begins, whichever page it began in.
  */
-export async function outcomesAnswer(
-  rows: readonly OutcomeRow[],
-  horizon: PendingHorizon,
-  byMinute: boolean,
-  nextSlice: NextSlice,
-): Promise<OutcomesAnswer> {
-  const tally = new LossMapTally(horizon);
-  const minutes: Array<LossMap & { minute: number }> = [];
-  let minuteRows: OutcomeRow[] = [];
-  const close = (): void => {
-    const minute = minuteRows[0]?.minute;
+export class OutcomesTally {
+  private readonly tally: LossMapTally;
+  private readonly minutes: Array<LossMap & { minute: number }> = [];
+  private minuteRows: OutcomeRow[] = [];
+
+  constructor(
+    private readonly horizon: PendingHorizon,
+    private readonly byMinute: boolean,
+    private readonly nextSlice: NextSlice,
+  ) {
+    this.tally = new LossMapTally(horizon);
+  }
+
+  /** Adds the next rows of the read, in its order. */
+  readonly add = (rows: readonly OutcomeRow[]): Promise<void> =>
+    eachInSlices(rows, this.nextSlice, (r) => {
+      if (this.minuteRows.length > 0 && r.minute !== this.minuteRows[0]?.minute) this.close();
+      this.minuteRows.push(r);
+    });
+
+  /** The answer of every row added. */
+  answer(): OutcomesAnswer {
+    this.close();
+    return { map: this.tally.map, minutes: this.byMinute ? this.minutes : null };
+  }
+
+  private close(): void {
+    const minute = this.minuteRows[0]?.minute;
     if (minute === undefined) return;
-    tally.addMinute(minute, minuteRows);
-    if (byMinute) minutes.push({ minute, ...lossMapOf(minuteRows, horizon) });
-    minuteRows = [];
-  };
-  await eachInSlices(rows, nextSlice, (r) => {
-    if (minuteRows.length > 0 && r.minute !== minuteRows[0]?.minute) close();
-    minuteRows.push(r);
-  });
-  close();
-  return { map: tally.map, minutes: byMinute ? minutes : null };
+    this.tally.addMinute(minute, this.minuteRows);
+    if (this.byMinute) this.minutes.push({ minute, ...lossMapOf(this.minuteRows, this.horizon) });
+    this.minuteRows = [];
+  }
 }

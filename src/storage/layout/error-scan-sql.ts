@@ -1,5 +1,5 @@
-import type { ErrorMessageRow, ErrorScan, ErrorScanQuery } from '../port';
-import type { ReadRunner } from './read-runner';
+import type { ErrorMessageRow, ErrorScan, ErrorScanQuery, RowSink } from '../port';
+import { READ_PAGE_ROWS, readInPages, type ReadRunner } from './read-runner';
 import type { Param } from './sql-param';
 
 /*
@@ -70,14 +70,36 @@ export function toErrorMessageRow(r: ErrorGroupsSqlRow): ErrorMessageRow {
   };
 }
 
-/** `Storage.scanErrors` on an adapter's runner and dialect. */
+/**
+ * Runs a read of `ErrorGroupsSqlRow`s in pages, each handed to `onRows` as `ErrorMessageRow`s
+ * (collected into the result's rows when `onRows` is absent). Resolves to the number of rows read.
+ */
+export async function errorRowsInPages(
+  run: ReadRunner,
+  build: (param: Param) => string,
+  onRows: RowSink<ErrorMessageRow> | undefined,
+  collected: ErrorMessageRow[],
+): Promise<number> {
+  let read = 0;
+  await readInPages<ErrorGroupsSqlRow>(run, build, READ_PAGE_ROWS, (page) => {
+    read += page.length;
+    const rows = page.map(toErrorMessageRow);
+    if (onRows !== undefined) return onRows(rows);
+    for (const r of rows) collected.push(r);
+  });
+  return read;
+}
+
+/** `Storage.scanErrors` on an adapter's runner and dialect (`onRows`: see the port). */
 export async function scanErrorsWith(
   run: ReadRunner,
   q: ErrorScanQuery,
   d: ErrorScanDialect,
+  onRows?: RowSink<ErrorMessageRow>,
 ): Promise<ErrorScan> {
   const [found] = await run.rows<{ ts: number | string; id: string }>((param) => errorBoundSql(q, param));
   const bound = found === undefined ? null : { ts: Number(found.ts), id: found.id };
-  const rows = await run.rows<ErrorGroupsSqlRow>((param) => errorGroupsSql(q, bound, param, d));
-  return { rows: rows.map(toErrorMessageRow), boundTs: bound?.ts ?? null };
+  const rows: ErrorMessageRow[] = [];
+  await errorRowsInPages(run, (param) => errorGroupsSql(q, bound, param, d), onRows, rows);
+  return { rows, boundTs: bound?.ts ?? null };
 }

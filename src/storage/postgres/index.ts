@@ -9,6 +9,7 @@ import { ensureDailyPartitions } from './partitions';
 import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
+import type { ReadPages } from './read-cursor';
 import { createReadPool, type ReadQuery } from './read-pool';
 import { COMMIT_POSITION_SQL, ReadStandby } from './read-standby';
 import type { Logger } from '../../log/logger';
@@ -109,9 +110,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
           },
           logger,
         );
-  const readStandby =
-    standbyReads === null ? null : createStandby(standbyReads.query, reads.query, options, logger);
+  const readStandby = standbyReads === null ? null : createStandby(standbyReads, reads, options, logger);
   const readQuery = readStandby?.query ?? reads.query;
+  const readPages = readStandby?.pages ?? reads.pages;
   const health = createPool({ connectionString, poolSize: 1, timeoutMs, name: 'health' }, logger);
   const maintenance = createPool(
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
@@ -130,7 +131,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     maintenance,
     outcomes,
   };
-  const run = pgReadRunner(readQuery);
+  const run = pgReadRunner(readQuery, readPages);
   if (options.metrics !== undefined) observePools(pools, options.metrics);
 
   const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
@@ -187,9 +188,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     queryApps: (query) => queryAppsWith(run, query),
     queryMetricNames: (query) => queryMetricNamesWith(run, query, PG_ACTIVITY_DIALECT),
     queryMetricName: (query) => queryMetricNameWith(run, query, PG_ACTIVITY_DIALECT),
-    scanErrors: (query) => scanErrorGroups(run, query),
+    scanErrors: (query, onRows) => scanErrorGroups(run, query, onRows),
     writeOutcomes: (batch) => withClient(outcomes, logger, (client) => writeOutcomes(client, batch)),
-    queryOutcomes: (query) => queryOutcomes(readQuery, query),
+    queryOutcomes: (query, onRows) => queryOutcomes(readQuery, readPages, query, onRows),
     deleteAppData: async (deletion) => {
       const deleted = await deleteAppData(writer, logger, deletion);
       if (readStandby !== null) {
@@ -211,15 +212,17 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 }
 
 function createStandby(
-  standby: ReadQuery,
-  primary: ReadQuery,
+  standby: { query: ReadQuery; pages: ReadPages },
+  primary: { query: ReadQuery; pages: ReadPages },
   options: PostgresStorageOptions,
   logger: Logger,
 ): ReadStandby {
   const metrics = options.standbyMetrics;
   return new ReadStandby({
-    standby,
-    primary,
+    standby: standby.query,
+    primary: primary.query,
+    standbyPages: standby.pages,
+    primaryPages: primary.pages,
     maxLagMs: options.standbyMaxLagMs ?? DEFAULT_STANDBY_MAX_LAG_MS,
     waitMs: options.standbyWaitMs ?? DEFAULT_STANDBY_WAIT_MS,
     clock: options.clock,

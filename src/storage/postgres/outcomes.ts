@@ -2,6 +2,9 @@ import type pg from 'pg';
 import type { OutcomeBatch, OutcomeCount, OutcomeQuery, OutcomeRow } from '../../loss-map/outcome';
 import { minuteOf } from '../../loss-map/outcome';
 import { mapInSlices } from '../layout/map-in-slices';
+import { READ_PAGE_ROWS } from '../layout/read-runner';
+import type { RowSink } from '../port';
+import type { ReadPages } from './read-cursor';
 import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
 import { inTransaction } from './pool';
 
@@ -65,11 +68,30 @@ SELECT minute, type, outcome, reason, origin, sum(count)::text AS count
  GROUP BY minute, type, outcome, reason, origin
  ORDER BY minute, type, outcome, reason, origin`;
 
-/** The app's counts in the window, summed per (minute, type, outcome, reason, origin). */
+/** `QUERY` summed over types too (`OutcomeQuery.byType` false). */
+const QUERY_ALL_TYPES = `
+SELECT minute, '' AS type, outcome, reason, origin, sum(count)::text AS count
+  FROM event_outcomes
+ WHERE app = $1 AND minute >= $2 AND minute < $3
+ GROUP BY minute, outcome, reason, origin
+ ORDER BY minute, outcome, reason, origin`;
+
+/**
+ * The app's counts in the window, summed per (minute, type, outcome, reason, origin) (without
+ * type: `OutcomeQuery.byType`); with
+ * `onRows` handed to it in pages of the read's cursor (`Storage.queryOutcomes`), a week of minutes
+ * being tens of thousands of rows.
+ */
 export async function queryOutcomes(
   query: (sql: string, values: unknown[]) => Promise<{ rows: OutcomeSumRow[] }>,
+  pages: ReadPages,
   q: OutcomeQuery,
+  onRows?: RowSink<OutcomeRow>,
 ): Promise<OutcomeRow[]> {
-  const result = await query(QUERY, [q.app, q.from, q.to]);
-  return mapInSlices(result.rows, outcomeRowOf);
+  const sql = q.byType === false ? QUERY_ALL_TYPES : QUERY;
+  if (onRows === undefined) return mapInSlices((await query(sql, [q.app, q.from, q.to])).rows, outcomeRowOf);
+  await pages<OutcomeSumRow & pg.QueryResultRow>(sql, [q.app, q.from, q.to], READ_PAGE_ROWS, (rows) =>
+    onRows(rows.map(outcomeRowOf)),
+  );
+  return [];
 }

@@ -4,6 +4,7 @@ import { StorageBusyError } from '../storage-busy';
 import { errorText } from '../maintenance';
 import { StorageUnavailableError } from '../storage-unavailable';
 import { createPool } from './pool';
+import { PageConsumerError, ReadDeadlineError, fetchInPages, type ReadPages } from './read-cursor';
 
 /** One read statement: what the read queries need of a pool. */
 export type ReadQuery = <Row extends pg.QueryResultRow>(
@@ -41,7 +42,10 @@ const UNDEFINED_TABLE = '42P01';
  * the connection (refused, reset, paused past a timeout, shutting down, out of disk) fails with
  * `StorageUnavailableError`; only a fault of the query itself is thrown as it is (a bug: 500).
  */
-export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.Pool; query: ReadQuery } {
+export function createReadPool(
+  o: ReadPoolOptions,
+  logger: Logger,
+): { pool: pg.Pool; query: ReadQuery; pages: ReadPages } {
   const pool = createPool(
     {
       connectionString: o.connectionString,
@@ -57,23 +61,52 @@ export function createReadPool(o: ReadPoolOptions, logger: Logger): { pool: pg.P
   let inUse = 0;
   pool.on('acquire', () => void inUse++);
   pool.on('release', () => void inUse--);
+  /** The error a read fails with: busy, unavailable, or the query's own fault as it is. */
+  const failure = (err: unknown): unknown => {
+    const busy = busyError(err, inUse >= o.size, o);
+    if (busy !== null) {
+      o.onRefused(busy.reason);
+      return busy;
+    }
+    if (isQueryFault(err)) return err;
+    o.onRefused('unavailable');
+    return new StorageUnavailableError(`PostgreSQL cannot serve reads now: ${errorText(err)}`, {
+      cause: err,
+    });
+  };
   const query: ReadQuery = async (text, values) => {
     try {
       return await pool.query(text, values);
     } catch (err) {
-      const busy = busyError(err, inUse >= o.size, o);
-      if (busy !== null) {
-        o.onRefused(busy.reason);
-        throw busy;
-      }
-      if (isQueryFault(err)) throw err;
-      o.onRefused('unavailable');
-      throw new StorageUnavailableError(`PostgreSQL cannot serve reads now: ${errorText(err)}`, {
-        cause: err,
-      });
+      throw failure(err);
     }
   };
-  return { pool, query };
+  // A paged read holds its connection from the first page to the last, within the same timeout as
+  // a whole read (read-cursor.ts). A failure after the first page leaves the transaction open: the
+  // connection is destroyed, which rolls it back, instead of going back to the pool.
+  const pages: ReadPages = async (text, values, pageRows, onPage) => {
+    const deadlineMs = performance.now() + o.statementTimeoutMs;
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw failure(err);
+    }
+    const onError = (err: Error): void =>
+      logger.warn({ err }, 'PostgreSQL read connection failed while in use');
+    client.on('error', onError);
+    try {
+      await fetchInPages(client, text, values, pageRows, deadlineMs, onPage);
+      client.removeListener('error', onError);
+      client.release();
+    } catch (err) {
+      client.removeListener('error', onError);
+      client.release(true);
+      if (err instanceof PageConsumerError) throw err.error;
+      throw failure(err instanceof ReadDeadlineError ? { code: QUERY_CANCELED } : err);
+    }
+  };
+  return { pool, query, pages };
 }
 
 function busyError(err: unknown, poolFull: boolean, o: ReadPoolOptions): StorageBusyError | null {

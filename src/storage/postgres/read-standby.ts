@@ -1,10 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type pg from 'pg';
 import type { Clock } from '../../clock';
 import type { Logger } from '../../log/logger';
 import type { ReadStandbyState } from '../../metrics/pipeline-state';
 import { errorText } from '../maintenance';
 import { currentReadRouteScope, type PrimaryReason, type ReadRoute } from '../read-source';
 import { StorageUnavailableError } from '../storage-unavailable';
+import type { ReadPages } from './read-cursor';
 import type { ReadQuery } from './read-pool';
 import { formatLsn, parseLsn, replayTarget } from './wal-position';
 
@@ -13,6 +15,12 @@ export interface ReadStandbyOptions {
   readonly standby: ReadQuery;
   /** Reads on the primary: where a read goes when the standby cannot answer it. */
   readonly primary: ReadQuery;
+  /**
+   * Paged reads (read-cursor.ts) on the standby and on the primary. Default: each read whole as
+   * one page, on `standby` and `primary`.
+   */
+  readonly standbyPages?: ReadPages;
+  readonly primaryPages?: ReadPages;
   /**
    * Most replication lag at which the standby still takes reads (milliseconds); past it reads go to
    * the primary. Config default 10000 (`SLUICE_READ_STANDBY_MAX_LAG_MS`).
@@ -90,25 +98,60 @@ export class ReadStandby {
   /** The read query to give the read side: routes each read as the class comment says. */
   readonly query: ReadQuery = async (text, values) => {
     const scope = currentReadRouteScope();
-    const route = await (scope === undefined
-      ? this.decideCounted()
-      : scope.decide(() => this.decideCounted()));
+    const route = await this.routeOf(scope);
     if (route.source === 'primary') return this.o.primary(text, values);
     try {
       return await this.o.standby(text, values);
     } catch (err) {
-      if (!(err instanceof StorageUnavailableError)) throw err;
-      const conflict = (err.cause as { code?: unknown } | null)?.code === RECOVERY_CONFLICT;
-      if (!conflict) this.markDown(err);
-      const fallback: ReadRoute = {
-        source: 'primary',
-        reason: conflict ? 'replay_conflict' : 'standby_down',
-      };
-      this.o.onRoute?.(fallback);
-      scope?.reroute(fallback);
+      this.fallBack(err, scope);
       return this.o.primary(text, values);
     }
   };
+
+  /**
+   * Paged reads, routed as `query`. A standby that fails before the first page sends the read to
+   * the primary; one that fails after it fails the read (the pages handed on cannot be taken back).
+   */
+  readonly pages: ReadPages = async <Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    pageRows: number,
+    onPage: (rows: Row[]) => Promise<void> | void,
+  ): Promise<void> => {
+    const scope = currentReadRouteScope();
+    const route = await this.routeOf(scope);
+    const primary = this.o.primaryPages ?? wholeAsPage(this.o.primary);
+    if (route.source === 'primary') return primary(text, values, pageRows, onPage);
+    let handedOn = false;
+    try {
+      const standby = this.o.standbyPages ?? wholeAsPage(this.o.standby);
+      return await standby<Row>(text, values, pageRows, (rows) => {
+        handedOn = true;
+        return onPage(rows);
+      });
+    } catch (err) {
+      if (handedOn) throw err;
+      this.fallBack(err, scope);
+      return primary(text, values, pageRows, onPage);
+    }
+  };
+
+  private routeOf(scope: ReturnType<typeof currentReadRouteScope>): Promise<ReadRoute> {
+    return scope === undefined ? this.decideCounted() : scope.decide(() => this.decideCounted());
+  }
+
+  /** A read the standby failed: rethrows what is not the standby's state, else notes the reroute. */
+  private fallBack(err: unknown, scope: ReturnType<typeof currentReadRouteScope>): void {
+    if (!(err instanceof StorageUnavailableError)) throw err;
+    const conflict = (err.cause as { code?: unknown } | null)?.code === RECOVERY_CONFLICT;
+    if (!conflict) this.markDown(err);
+    const fallback: ReadRoute = {
+      source: 'primary',
+      reason: conflict ? 'replay_conflict' : 'standby_down',
+    };
+    this.o.onRoute?.(fallback);
+    scope?.reroute(fallback);
+  }
 
   /** Records the WAL insert position read right after a commit this collector acknowledges. */
   noteCommit(insertLsn: string | null): void {
@@ -257,6 +300,14 @@ export class ReadStandby {
 }
 
 /** `work`'s result, or `late()` when it takes longer than `ms` (milliseconds). */
+/** `ReadPages` of a whole read: its rows as one page. */
+function wholeAsPage(query: ReadQuery): ReadPages {
+  return async (text, values, _pageRows, onPage) => {
+    const { rows } = await query(text, values);
+    if (rows.length > 0) await onPage(rows as never[]);
+  };
+}
+
 async function within<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late()), ms)));

@@ -9,6 +9,7 @@ import { sqliteMaintenance, type SqliteMaintenance } from './maintenance';
 import { applySqliteMigrations } from './migrate';
 import { queryAppsWith, queryMetricNameWith, queryMetricNamesWith } from '../layout/activity-sql';
 import { scanErrorsWith } from '../layout/error-scan-sql';
+import { handInPages, READ_PAGE_ROWS } from '../layout/read-runner';
 import { queryEventsWith } from '../layout/events-sql';
 import { SQLITE_ERROR_SCAN_DIALECT } from './query-errors';
 import { SQLITE_EVENTS_DIALECT } from './query-events';
@@ -134,9 +135,16 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     queryApps: (query) => readOrUnavailable(() => queryAppsWith(run, query)),
     queryMetricNames: (query) => readOrUnavailable(() => queryMetricNamesWith(run, query)),
     queryMetricName: (query) => readOrUnavailable(() => queryMetricNameWith(run, query)),
-    scanErrors: (query) => readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT)),
+    scanErrors: (query, onRows) =>
+      readOrUnavailable(() => scanErrorsWith(run, query, SQLITE_ERROR_SCAN_DIALECT, onRows)),
     writeOutcomes: async (batch) => time('outcomes', () => writeOutcomeBatch(batch)),
-    queryOutcomes: (query) => readOrUnavailable(() => time('read', () => queryOutcomes(prepare, query))),
+    queryOutcomes: (query, onRows) =>
+      readOrUnavailable(async () => {
+        const rows = time('read', () => queryOutcomes(prepare, query));
+        if (onRows === undefined) return rows;
+        await handInPages(rows, READ_PAGE_ROWS, onRows);
+        return [];
+      }),
     deleteAppData: async (deletion) => time('delete', () => deleteAppData(db, prepare, deletion)),
     async ping(): Promise<void> {
       prepare('SELECT 1').get();

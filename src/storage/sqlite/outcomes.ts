@@ -34,6 +34,15 @@ SELECT minute, type, outcome, reason, origin, sum(count) AS count
  GROUP BY minute, type, outcome, reason, origin
  ORDER BY minute, type, outcome, reason, origin`;
 
+/** `QUERY` summed over types too (`OutcomeQuery.byType` false). */
+const QUERY_ALL_TYPES = `
+SELECT minute, '' AS type, outcome, reason, origin, sum(count) AS count
+  FROM event_outcomes
+ WHERE app = ? AND minute >= ? AND minute < ?
+ GROUP BY minute, outcome, reason, origin
+ ORDER BY minute, outcome, reason, origin`;
+
 export function queryOutcomes(prepare: Prepare, q: OutcomeQuery): OutcomeRow[] {
-  return (prepare(QUERY).all(q.app, q.from, q.to) as OutcomeSumRow[]).map(outcomeRowOf);
+  const sql = q.byType === false ? QUERY_ALL_TYPES : QUERY;
+  return (prepare(sql).all(q.app, q.from, q.to) as OutcomeSumRow[]).map(outcomeRowOf);
 }

@@ -1,5 +1,5 @@
 import { errorFingerprint, messageTemplate } from '../../../src/storage/layout/error-fingerprint';
-import { groupErrors, groupErrorsYielding } from '../../../src/read/error-groups';
+import { ErrorGrouper, groupErrors, groupErrorsYielding } from '../../../src/read/error-groups';
 
 describe('message templates', () => {
   it.each([
@@ -108,5 +108,11 @@ describe('grouping in slices', () => {
     await counting;
     // 25 slices: the loop turned between them, so other work (an ingest request) ran meanwhile.
     expect(turns).toBeGreaterThanOrEqual(20);
+  });
+
+  it('groups pages as they come as groupErrors does the whole read, holding only the groups', async () => {
+    const grouper = new ErrorGrouper(undefined, 100);
+    for (let i = 0; i < rows.length; i += 333) await grouper.add(rows.slice(i, i + 333));
+    expect(grouper.groups()).toEqual(groupErrors(rows));
   });
 });

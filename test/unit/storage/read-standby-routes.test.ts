@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { createLogger } from '../../../src/log/logger';
 import { ReadStandby } from '../../../src/storage/postgres/read-standby';
+import type { ReadPages } from '../../../src/storage/postgres/read-cursor';
 import type { ReadQuery } from '../../../src/storage/postgres/read-pool';
 import { ReadRouteScope, withReadRouteScope, type ReadRoute } from '../../../src/storage/read-source';
 import { StorageUnavailableError } from '../../../src/storage/storage-unavailable';
@@ -183,5 +184,63 @@ describe('read standby routes', () => {
       lagging.push((await readIn(p.standby)).route?.reason === 'standby_lagging');
     }
     expect(lagging.every((x) => x)).toBe(true);
+  });
+});
+
+describe('paged reads through the standby', () => {
+  /** Paged reads of two pages: the standby's fail before the first or after it, as asked. */
+  function pagedServers(failAt: 'first page' | 'second page') {
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    const pages =
+      (from: string, fails: boolean): ReadPages =>
+      async <Row extends pg.QueryResultRow>(
+        _text: string,
+        _values: unknown[],
+        _pageRows: number,
+        onPage: (rows: Row[]) => Promise<void> | void,
+      ) => {
+        const down = new StorageUnavailableError('the standby went away', { cause: new Error('reset') });
+        if (fails && failAt === 'first page') throw down;
+        await onPage([{ from, page: 1 }] as unknown as Row[]);
+        if (fails) throw down;
+        await onPage([{ from, page: 2 }] as unknown as Row[]);
+      };
+    const standby = new ReadStandby({
+      standby: s.standby,
+      primary: s.primary,
+      standbyPages: pages('standby', true),
+      primaryPages: pages('primary', false),
+      maxLagMs: 10_000,
+      waitMs: 50,
+      clock: { now: () => Date.now() },
+      logger: createLogger('silent'),
+    });
+    standby.noteCommit('0/3000');
+    return standby;
+  }
+
+  async function pagesIn(standby: ReadStandby): Promise<{ rows: unknown[]; route: ReadRoute | null }> {
+    const scope = new ReadRouteScope(() => undefined);
+    const rows: unknown[] = [];
+    await withReadRouteScope(scope, () =>
+      standby.pages('SELECT 1', [], 1, (page) => {
+        rows.push(...page);
+      }),
+    );
+    return { rows, route: scope.route };
+  }
+
+  it('a standby failing before the first page sends the read to the primary, whole', async () => {
+    expect(await pagesIn(pagedServers('first page'))).toEqual({
+      rows: [
+        { from: 'primary', page: 1 },
+        { from: 'primary', page: 2 },
+      ],
+      route: { source: 'primary', reason: 'standby_down' },
+    });
+  });
+
+  it('a standby failing after a page was handed on fails the read: no page is handed on twice', async () => {
+    await expect(pagesIn(pagedServers('second page'))).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
