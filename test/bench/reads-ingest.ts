@@ -36,6 +36,14 @@ export interface IngestUnderReadsOptions {
   /** Alternating rounds (alone, with readers) at saturation. */
   readonly rounds: number;
   readonly progress: (message: string) => void;
+  /**
+   * Where the readers' backend CPU is counted: by default the read pool (`sluice:read`) of the
+   * database at `url`. With a read standby, its database and pool (`sluice:read_standby`); what the
+   * primary's read pool still spends is then reported apart (`primary_pg_read_cpu_s_per_s`).
+   */
+  readonly readBackends?: { readonly url: string; readonly pool: string };
+  /** Least ingest with readers ÷ ingest alone at saturation; null: reported, no target. Default 0.8. */
+  readonly ratioTarget?: number | null;
 }
 
 interface ReadersFigures {
@@ -77,6 +85,8 @@ interface IngestWindow {
   readonly eventsPerSecond: number;
   readonly readers: ReadersFigures | null;
   readonly pgReadSeconds: number;
+  /** With `readBackends`: the CPU of the primary's read pool, else 0. */
+  readonly pgPrimaryReadSeconds: number;
   readonly pgWriteSeconds: number;
   /** The collector process's CPU seconds in the window (ingest and reads alike). */
   readonly collectorSeconds: number;
@@ -92,10 +102,13 @@ async function ingestWindow(
   views: readonly ReadView[] | null,
   drive: (client: HttpClient) => Promise<LoadResult>,
   eventsPerBody: number,
+  readBackends?: IngestUnderReadsOptions['readBackends'],
 ): Promise<IngestWindow> {
   const client = createHttpClient(collector.origin, connections);
   const cpu = new PgBackendCpu(url);
+  const readCpu = readBackends ? new PgBackendCpu(readBackends.url) : null;
   await cpu.start();
+  await readCpu?.start();
   const loop = new LoopWindow(collector.origin);
   await loop.start();
   let done = false;
@@ -107,13 +120,16 @@ async function ingestWindow(
     const readers = await reading;
     const loopFigures = await loop.stop();
     await cpu.stop();
+    await readCpu?.stop();
     const byPool = cpu.byPool();
+    const primaryRead = byPool.get('sluice:read') ?? 0;
     return {
       load,
       seconds: (load.endedAt - load.startedAt) / 1000,
       eventsPerSecond: ratePerSecond(load, statusCount(load, 202) * eventsPerBody),
       readers,
-      pgReadSeconds: byPool.get('sluice:read') ?? 0,
+      pgReadSeconds: readCpu && readBackends ? (readCpu.byPool().get(readBackends.pool) ?? 0) : primaryRead,
+      pgPrimaryReadSeconds: readCpu ? primaryRead : 0,
       pgWriteSeconds: byPool.get('sluice:writer') ?? 0,
       collectorSeconds: sampleProcess(collector.pid).cpuSeconds - collectorBefore,
       loop: loopFigures,
@@ -134,7 +150,7 @@ const perSecond = (ws: readonly IngestWindow[], f: (w: IngestWindow) => number):
   round(median(ws.map((w) => f(w) / w.seconds)));
 
 /** What the readers did and cost in windows with readers. */
-function readersExtra(ws: readonly IngestWindow[]): Record<string, number> {
+function readersExtra(ws: readonly IngestWindow[], o: IngestUnderReadsOptions): Record<string, number> {
   const reads = ws.reduce((n, w) => n + (w.readers?.reads ?? 0), 0);
   const pgReadCpu = ws.reduce((s, w) => s + w.pgReadSeconds, 0);
   return {
@@ -144,6 +160,7 @@ function readersExtra(ws: readonly IngestWindow[]): Record<string, number> {
     reads_failed: ws.reduce((n, w) => n + (w.readers?.failed ?? 0), 0),
     pg_read_cpu_ms_per_read: round((pgReadCpu * 1000) / Math.max(1, reads)),
     pg_read_cpu_s_per_s: perSecond(ws, (w) => w.pgReadSeconds),
+    ...(o.readBackends && { primary_pg_read_cpu_s_per_s: perSecond(ws, (w) => w.pgPrimaryReadSeconds) }),
   };
 }
 
@@ -175,13 +192,29 @@ export async function saturated(
     (client: HttpClient): Promise<LoadResult> =>
       runClosedLoop({ client, path: '/v1/events', bodies: list, concurrency: INGEST_CONCURRENCY, maxMs });
   // Warm-up (JIT, pools, today's partitions), not measured.
-  await ingestWindow(collector, url, INGEST_CONCURRENCY, null, closed(corpus.slice(0, warmup), 3000), 100);
+  await ingestWindow(
+    collector,
+    url,
+    INGEST_CONCURRENCY,
+    null,
+    closed(corpus.slice(0, warmup), 3000),
+    100,
+    o.readBackends,
+  );
   const alone: IngestWindow[] = [];
   const withReaders: IngestWindow[] = [];
   for (let r = 0; r < o.rounds; r++) {
     o.progress(`reads: ingest alone, round ${r + 1}`);
     alone.push(
-      await ingestWindow(collector, url, INGEST_CONCURRENCY, null, closed(slice(2 * r), o.windowMs), 100),
+      await ingestWindow(
+        collector,
+        url,
+        INGEST_CONCURRENCY,
+        null,
+        closed(slice(2 * r), o.windowMs),
+        100,
+        o.readBackends,
+      ),
     );
     o.progress(`reads: ingest with ${READERS} readers, round ${r + 1}`);
     withReaders.push(
@@ -192,6 +225,7 @@ export async function saturated(
         views,
         closed(slice(2 * r + 1), o.windowMs),
         100,
+        o.readBackends,
       ),
     );
   }
@@ -215,12 +249,12 @@ export async function saturated(
     round(median(withReaders.map((w) => w.eventsPerSecond))),
     'events/s',
     baseline,
-    0.8,
+    o.ratioTarget === undefined ? 0.8 : (o.ratioTarget ?? undefined),
     {
       p99_ms: round(median(withReaders.map(p99))),
       answered_429: shed(withReaders),
       collector_cpu_s_per_s: perSecond(withReaders, (w) => w.collectorSeconds),
-      ...readersExtra(withReaders),
+      ...readersExtra(withReaders, o),
       pg_writer_cpu_s_per_s: perSecond(withReaders, (w) => w.pgWriteSeconds),
       ...loopExtra(withReaders),
     },
@@ -258,6 +292,7 @@ export async function paced(
     null,
     open(corpus.slice(0, perWindow)),
     PACED_BODY_EVENTS,
+    o.readBackends,
   );
   o.progress(`reads: ingest at ${PACED_EVENTS_PER_SECOND} events/s with ${READERS} readers`);
   const busy = await ingestWindow(
@@ -267,6 +302,7 @@ export async function paced(
     views,
     open(corpus.slice(perWindow)),
     PACED_BODY_EVENTS,
+    o.readBackends,
   );
   const name = `${o.label}: ingest at a steady ${PACED_EVENTS_PER_SECOND} events/s (${PACED_BODY_EVENTS} a request)`;
   return [
@@ -289,7 +325,7 @@ export async function paced(
         answered_429: shed([busy]),
         requests: busy.load.requests,
         collector_cpu_s_per_s: perSecond([busy], (w) => w.collectorSeconds),
-        ...readersExtra([busy]),
+        ...readersExtra([busy], o),
         ...loopExtra([busy]),
       },
     ),

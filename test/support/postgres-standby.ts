@@ -1,5 +1,6 @@
-import { appendFile, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { existsSync, readdirSync } from 'node:fs';
+import { appendFile, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/dev-cluster/free-port';
@@ -18,6 +19,14 @@ export interface PostgresStandby {
   sql(text: string): Promise<string>;
   /** Stops the server if it runs and removes its folder. */
   remove(): Promise<void>;
+  /** `remove` done synchronously (immediate shutdown), for a process's `exit` handler. */
+  removeNow(): void;
+}
+
+/** Settings of a cluster these helpers start. */
+export interface ClusterOptions {
+  /** `shared_buffers`, e.g. `128MB` (PostgreSQL's default). Default `16MB`: a test's cluster is small. */
+  readonly sharedBuffers?: string;
 }
 
 function binDir(): string {
@@ -50,8 +59,22 @@ export interface PrivatePrimary {
   readonly url: string;
   /** URL of `database` on it. */
   urlOf(database: string): string;
+  /** The cluster's folder (its data directory is `data` in it). */
+  readonly folder: string;
+  /** Stops the server (fast shutdown) and keeps its folder. */
+  stop(): Promise<void>;
+  /** `stop` done synchronously, for a process's `exit` handler; nothing when it is not running. */
+  stopNow(): void;
   /** Stops the server and removes its folder. */
   remove(): Promise<void>;
+}
+
+export interface PrivatePrimaryOptions extends ClusterOptions {
+  /**
+   * A folder kept between runs: its cluster is started again when it holds one (on a free port of
+   * this run), made there when it does not. Default: a new temp folder.
+   */
+  readonly folder?: string;
 }
 
 /**
@@ -59,12 +82,38 @@ export interface PrivatePrimary {
  * PostgreSQL allows (its pg_hba.conf need not allow replication) and its base backup copies only
  * what the test made.
  */
-export async function startPrivatePrimary(): Promise<PrivatePrimary> {
+export async function startPrivatePrimary(o: PrivatePrimaryOptions = {}): Promise<PrivatePrimary> {
   const bin = binDir();
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-primary-'));
-  if (asRoot) await chown(dir, ...(await postgresIds()));
+  const dir = o.folder ?? (await mkdtemp(path.join(os.tmpdir(), 'sluice-primary-')));
   const data = path.join(dir, 'data');
   const port = await freePort();
+  const server = serverOf(bin, dir, data, port);
+  const urlOf = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const primary: PrivatePrimary = {
+    url: urlOf('postgres'),
+    urlOf,
+    folder: dir,
+    stop: () => server.stop(),
+    stopNow: () => server.stopNow('fast'),
+    remove: () => server.remove(),
+  };
+  if (o.folder === undefined || !existsSync(path.join(data, 'PG_VERSION'))) {
+    await initPrimary(bin, dir, data, o);
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    // A kept cluster stays for the next try; a temp one goes.
+    if (o.folder === undefined) await server.remove();
+    throw err;
+  }
+  return primary;
+}
+
+/** `initdb` of a primary in `dir` (created when missing), replication allowed from 127.0.0.1. */
+async function initPrimary(bin: string, dir: string, data: string, o: ClusterOptions): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  if (asRoot) await chown(dir, ...(await postgresIds()));
   const initdb = await run(
     path.join(bin, 'initdb'),
     ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
@@ -75,17 +124,17 @@ export async function startPrivatePrimary(): Promise<PrivatePrimary> {
     throw new Error(`initdb failed (exit ${initdb.code}): ${initdb.stderr.trim()}`);
   }
   // Appended to initdb's postgresql.conf, which a standby's copy replaces with its own (settings
-  // in postgresql.auto.conf would be copied and win over the standby's).
+  // in postgresql.auto.conf would be copied and win over the standby's). The port is given at
+  // each start (`serverOf`), so a kept cluster takes a free one every run.
   await appendFile(
     path.join(data, 'postgresql.conf'),
     [
       "listen_addresses = '127.0.0.1'",
-      `port = ${port}`,
       `unix_socket_directories = '${dir}'`,
       'wal_level = replica',
       'max_wal_senders = 4',
       'fsync = off',
-      'shared_buffers = 16MB',
+      `shared_buffers = ${o.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`,
       '',
     ].join('\n'),
   );
@@ -93,15 +142,13 @@ export async function startPrivatePrimary(): Promise<PrivatePrimary> {
     path.join(data, 'pg_hba.conf'),
     'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
   );
-  const server = serverOf(bin, dir, data);
-  try {
-    await server.start();
-  } catch (err) {
-    await server.remove();
-    throw err;
-  }
-  const urlOf = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  return { url: urlOf('postgres'), urlOf, remove: () => server.remove() };
+}
+
+const DEFAULT_SHARED_BUFFERS = '16MB';
+
+export interface StandbyOptions extends ClusterOptions {
+  /** The standby's folder, made here (it must not exist); removed by `remove`. Default: a new temp folder. */
+  readonly folder?: string;
 }
 
 /**
@@ -109,10 +156,14 @@ export async function startPrivatePrimary(): Promise<PrivatePrimary> {
  * starts it. The primary's pg_hba.conf must allow replication connections of its user from
  * 127.0.0.1; when it does not, this fails saying the line to add.
  */
-export async function startPostgresStandby(primaryUrl: string = adminUrl()): Promise<PostgresStandby> {
+export async function startPostgresStandby(
+  primaryUrl: string = adminUrl(),
+  o: StandbyOptions = {},
+): Promise<PostgresStandby> {
   const bin = binDir();
   const primary = new URL(primaryUrl);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'sluice-standby-'));
+  const dir = o.folder ?? (await mkdtemp(path.join(os.tmpdir(), 'sluice-standby-')));
+  if (o.folder !== undefined) await mkdir(dir, { recursive: false });
   if (asRoot) await chown(dir, ...(await postgresIds()));
   const data = path.join(dir, 'data');
   const port = await freePort();
@@ -146,17 +197,16 @@ export async function startPostgresStandby(primaryUrl: string = adminUrl()): Pro
   // The Debian primary keeps its configuration in /etc: the copy gets a small one of its own.
   const conf = [
     "listen_addresses = '127.0.0.1'",
-    `port = ${port}`,
     `unix_socket_directories = '${dir}'`,
     'hot_standby = on',
     'fsync = off',
-    'shared_buffers = 16MB',
+    `shared_buffers = ${o.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`,
     '',
   ].join('\n');
   await writeOwned(path.join(data, 'postgresql.conf'), conf);
   await writeOwned(path.join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
   await writeOwned(path.join(data, 'pg_ident.conf'), '');
-  const server = serverOf(bin, dir, data);
+  const server = serverOf(bin, dir, data, port);
   const standby: PostgresStandby = {
     port,
     urlOf: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
@@ -172,6 +222,7 @@ export async function startPostgresStandby(primaryUrl: string = adminUrl()): Pro
         ),
       ),
     remove: () => server.remove(),
+    removeNow: () => server.removeNow(),
   };
   try {
     await standby.start();
@@ -191,14 +242,28 @@ async function postgresIds(): Promise<[number, number]> {
   return [Number(uid), Number(gid)];
 }
 
-/** A cluster's server: pg_ctl start and stop, and its removal with its folder. */
-function serverOf(bin: string, dir: string, data: string) {
+/** A cluster's server on `port`: pg_ctl start and stop, and its removal with its folder. */
+function serverOf(bin: string, dir: string, data: string, port: number) {
   const pgCtl = path.join(bin, 'pg_ctl');
   const log = path.join(dir, 'server.log');
   let running = false;
+  const stopNow = (mode: 'fast' | 'immediate'): void => {
+    if (!running) return;
+    running = false;
+    const args = [pgCtl, '-D', data, '-m', mode, '-w', 'stop'];
+    try {
+      if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'ignore' });
+      else execFileSync(args[0] as string, args.slice(1), { stdio: 'ignore' });
+    } catch {
+      // Already stopped: nothing to do.
+    }
+  };
   return {
     async start(): Promise<void> {
-      await must('pg_ctl start', run(pgCtl, ['-D', data, '-l', log, '-w', '-t', '60', 'start'], dir));
+      await must(
+        'pg_ctl start',
+        run(pgCtl, ['-D', data, '-l', log, '-o', `-p ${port}`, '-w', '-t', '60', 'start'], dir),
+      );
       running = true;
     },
     async stop(): Promise<void> {
@@ -209,6 +274,11 @@ function serverOf(bin: string, dir: string, data: string) {
       if (running) await run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop'], dir);
       running = false;
       await rm(dir, { recursive: true, force: true });
+    },
+    stopNow,
+    removeNow(): void {
+      stopNow('immediate');
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

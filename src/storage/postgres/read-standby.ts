@@ -81,8 +81,14 @@ export class ReadStandby {
   private target: bigint | null = null;
   /** The position of a commit could not be read: reads go to the primary until the next one. */
   private targetUnknown = false;
-  /** Last check that found the standby caught up with the primary; null before one. */
+  /**
+   * Latest time at which the standby is known to have held all the primary had written: a check
+   * that found it caught up, or an earlier check whose primary position it has replayed since; null
+   * before one.
+   */
   private caughtUpAt: number | null = null;
+  /** The primary's WAL position at the last check that read it, and when; null before one. */
+  private lastWritten: { readonly at: number; readonly lsn: bigint } | null = null;
   private readonly checkEveryMs: number;
 
   constructor(private readonly o: ReadStandbyOptions) {
@@ -257,7 +263,16 @@ export class ReadStandby {
       });
     }
     const behind = written > replayed ? written - replayed : 0n;
+    const previous = this.lastWritten;
+    this.lastWritten = { at: checkedAt, lsn: written };
     if (behind === 0n) this.caughtUpAt = checkedAt;
+    // The primary writes on between the two reads of a check: while it writes WAL without commits
+    // (a long transaction, a vacuum) the standby is always found a little behind and the age of its
+    // last replayed commit grows, though it keeps up. Having replayed what the primary had written
+    // at the previous check, it is at most that check's age behind.
+    else if (previous !== null && replayed >= previous.lsn) {
+      this.caughtUpAt = Math.max(this.caughtUpAt ?? previous.at, previous.at);
+    }
     // Behind: no more than since it last caught up, nor than the age of the last commit it replayed
     // (which alone overstates the lag after the primary was idle). Neither known: too old.
     const ages = [row.replay_age, this.caughtUpAt === null ? null : (checkedAt - this.caughtUpAt) / 1000];

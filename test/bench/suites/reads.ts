@@ -4,23 +4,16 @@
  * kept between runs (kept-database.ts). Each view is timed cold (a restarted collector, the
  * kernel's page cache dropped before each read) and warm, p50 and p95, with the CPU PostgreSQL's
  * backends spend on it; then ingest alone against ingest while 8 readers loop over the views
- * (reads-ingest.ts).
+ * (reads-ingest.ts). Then the same with the collector's reads on a streaming-replication standby
+ * of a primary holding the data set (reads-standby.ts; `BENCH_READS_STANDBY=0` leaves it out).
  */
-import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
-import {
-  currentSchema,
-  readKept,
-  recordKept,
-  recreate,
-  staleReason,
-  urlOf,
-  type KeptDataset,
-} from '../kept-database';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { storedBytes } from '../pg-bench-db';
-import { datasetDatabaseName, readsDataset, type ReadsDataset } from '../reads-dataset';
-import { loadDataset, READS_RETENTION_DAYS } from '../reads-load';
+import { readsCollector } from '../reads-collector';
+import { readsDataset } from '../reads-dataset';
+import { datasetDatabase } from '../reads-kept-load';
+import { standbyRows, standbyRowsWanted } from '../reads-standby';
 import { dropOsCache, quantile, timeRead, type TimedRead } from '../read-timing';
 import { readViews, type ReadView } from '../read-views';
 import { ingestUnderReads } from '../reads-ingest';
@@ -65,44 +58,6 @@ function planOf(quick: boolean): Plan {
       };
 }
 
-function collectorOf(url: string): Promise<ServiceProcess> {
-  return startCollector({
-    databaseUrl: url,
-    ack: 'queued',
-    extraEnv: { SLUICE_RETENTION_RAW: `${READS_RETENTION_DAYS}d` },
-  });
-}
-
-/** The data set's database, loaded now unless a kept one matches (then `loaded` is null). */
-async function dataset(
-  ctx: BenchContext,
-  d: ReadsDataset,
-  plan: Plan,
-): Promise<{ url: string; kept: KeptDataset; loaded: boolean }> {
-  const name = datasetDatabaseName(d);
-  const url = urlOf(ctx.options.adminUrl, name);
-  const found = await readKept(ctx.options.adminUrl, name);
-  const stale = staleReason(found, d.events, d.seed, Date.now());
-  if (found && stale === null) {
-    ctx.progress(`reads: reusing database ${name} (loaded in ${Math.round(found.loadSeconds)} s)`);
-    return { url, kept: found, loaded: false };
-  }
-  ctx.progress(`reads: loading ${d.events} events into ${name} (${stale})`);
-  await recreate(ctx.options.adminUrl, name);
-  // Whole minutes, so every window of the views starts and ends on a rollup bucket.
-  const endMs = Math.floor(Date.now() / 60_000) * 60_000;
-  const t0 = performance.now();
-  const figures = await loadDataset(url, d, endMs, plan.loadMaxMs, ctx.progress);
-  const loadSeconds = (performance.now() - t0) / 1000;
-  ctx.progress(
-    `reads: loaded in ${Math.round(loadSeconds)} s (writing ${Math.round(figures.writeSeconds)} s, ` +
-      `folding ${Math.round(figures.foldSeconds)} s, vacuum ${Math.round(figures.vacuumSeconds)} s)`,
-  );
-  const kept = { events: d.events, seed: d.seed, endMs, loadSeconds, schema: currentSchema() };
-  await recordKept(url, kept);
-  return { url, kept, loaded: true };
-}
-
 /** Cold reads: per round a restarted collector; the page cache dropped before each read. */
 async function coldReads(
   url: string,
@@ -112,7 +67,7 @@ async function coldReads(
   const times = new Map<string, TimedRead[]>(views.map((v) => [v.name, []]));
   let cacheDropped = true;
   for (let r = 0; r < rounds; r++) {
-    const collector = await collectorOf(url);
+    const collector = await readsCollector(url);
     try {
       for (const v of views) {
         cacheDropped = dropOsCache() && cacheDropped;
@@ -184,7 +139,7 @@ function millions(events: number): string {
 export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const d = readsDataset(process.env, ctx.options.quick);
   const plan = planOf(ctx.options.quick);
-  const { url, kept, loaded } = await dataset(ctx, d, plan);
+  const { url, kept, loaded } = await datasetDatabase(ctx.options.adminUrl, d, plan.loadMaxMs, ctx.progress);
   const views = readViews(kept.endMs, d.days);
   const rows: BenchRow[] = [
     figure(SUITE, `events held (${d.apps} apps, ${d.days} days)`, d.events, 'events', {
@@ -196,12 +151,15 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   ctx.progress(`reads: ${plan.coldRounds} cold rounds of ${views.length} views`);
   const cold = await coldReads(url, views, plan.coldRounds);
   if (!cold.cacheDropped) ctx.progress('reads: could not drop the page cache; cold = fresh collector only');
-  const collector = await collectorOf(url);
+  const onPrimary = new Map<string, BenchRow>();
+  const collector = await readsCollector(url);
   try {
     for (const v of views) {
       ctx.progress(`reads: warm, ${v.name}`);
       const warm = await warmReads(collector, url, v, plan.warmRounds);
-      rows.push(viewRow(d.events, v, cold.times.get(v.name) ?? [], warm));
+      const row = viewRow(d.events, v, cold.times.get(v.name) ?? [], warm);
+      onPrimary.set(v.name, row);
+      rows.push(row);
     }
     rows.push(
       ...(await ingestUnderReads(collector, url, views, {
@@ -215,6 +173,16 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
     );
   } finally {
     await collector.stop();
+  }
+  if (standbyRowsWanted(process.env)) {
+    rows.push(
+      ...(await standbyRows(d, plan, {
+        suite: SUITE,
+        label: `${millions(d.events)} events`,
+        onPrimary,
+        progress: ctx.progress,
+      })),
+    );
   }
   return rows;
 }

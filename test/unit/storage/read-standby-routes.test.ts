@@ -129,6 +129,62 @@ describe('read standby routes', () => {
     standby.noteCommit('0/2000');
     expect((await readIn(standby)).route).toEqual({ source: 'standby', reason: null });
   });
+
+  /**
+   * A primary that writes WAL on and on without a commit (a long transaction, a vacuum): each read
+   * of its position finds it 0x100 further on, and the standby replays to where the primary was at
+   * its last read (`keepsUp`) or stays where it is. The last commit it replayed is a minute old.
+   */
+  function writingPrimary(keepsUp: boolean) {
+    let position = 0x3000;
+    let replayed = 0x3000;
+    const lsn = (n: number): string => `0/${n.toString(16).toUpperCase()}`;
+    const standby: ReadQuery = async <Row extends pg.QueryResultRow>(text: string) => {
+      if (keepsUp) replayed = position;
+      if (text.includes('pg_is_in_recovery')) {
+        return result([{ recovery: true, replayed: lsn(replayed), replay_age: 60 }] as unknown as Row[]);
+      }
+      return result([{ replayed: lsn(replayed), from: 'standby' }] as unknown as Row[]);
+    };
+    const primary: ReadQuery = async <Row extends pg.QueryResultRow>(text: string) => {
+      if (text.includes('pg_current_wal_lsn')) {
+        position += 0x100;
+        return result([{ lsn: lsn(position) }] as unknown as Row[]);
+      }
+      return result([{ from: 'primary' }] as unknown as Row[]);
+    };
+    let now = 0;
+    const standbyReads = new ReadStandby({
+      standby,
+      primary,
+      maxLagMs: 10_000,
+      waitMs: 50,
+      clock: { now: () => now },
+      logger: createLogger('silent'),
+    });
+    return { standby: standbyReads, tick: (ms: number) => (now += ms) };
+  }
+
+  it('a standby that keeps up with a primary writing without commits is not lagging', async () => {
+    const p = writingPrimary(true);
+    // The first check knows only the age of the last replayed commit.
+    expect((await readIn(p.standby)).route).toEqual({ source: 'primary', reason: 'standby_lagging' });
+    for (let s = 0; s < 30; s++) {
+      p.tick(1000);
+      expect((await readIn(p.standby)).route).toEqual({ source: 'standby', reason: null });
+      expect(p.standby.current().lagSeconds).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('a standby that does not replay while the primary writes stays lagging', async () => {
+    const p = writingPrimary(false);
+    const lagging: boolean[] = [];
+    for (let s = 0; s < 30; s++) {
+      p.tick(1000);
+      lagging.push((await readIn(p.standby)).route?.reason === 'standby_lagging');
+    }
+    expect(lagging.every((x) => x)).toBe(true);
+  });
 });
 
 describe('paged reads through the standby', () => {
