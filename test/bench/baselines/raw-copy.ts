@@ -4,7 +4,6 @@ import { toRows } from '../../../src/storage/layout/rows';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
 import {
   METRIC_BLOCKS_COPY,
-  METRIC_KEYS_COPY,
   metricBlocksCopy,
 } from '../../../src/storage/postgres/metric-blocks-copy';
 import {
@@ -40,7 +39,6 @@ export function sluiceCopyChunks(
     return {
       events: slice.length,
       parts: [
-        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
         { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
         {
           sql: `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`,

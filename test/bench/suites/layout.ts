@@ -3,7 +3,6 @@ import type { TelemetryEvent } from '../../../src/events/types';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
 import {
   METRIC_BLOCKS_COPY,
-  METRIC_KEYS_COPY,
   metricBlocksCopy,
 } from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyText } from '../copy-text';
@@ -60,7 +59,6 @@ function narrowChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
     return {
       events: slice.length,
       parts: [
-        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
         { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
       ],
     };

@@ -1,0 +1,56 @@
+import type { Job } from '../job';
+
+export interface MergeMetricBlocksOptions {
+  /**
+   * `SLUICE_METRIC_RESEND_WINDOW_MS` (milliseconds): a (minute, app, name) group of metric blocks
+   * is rewritten once its minute started at least this long ago. Default 120 000: its minute
+   * ended a minute ago, so the batches of its samples are in and each group is rewritten about
+   * once; a resend after that adds a block, merged on read until the next run.
+   */
+  readonly resendWindowMs: number;
+  /** Most groups one statement rewrites (default 500). */
+  readonly groupsPerStatement?: number;
+  /** Most groups one run rewrites; the rest waits for the next run (default 20 000). */
+  readonly maxGroupsPerRun?: number;
+  /** `SLUICE_OUTCOMES` is on: the writer counts what it stores, and the job corrects it. */
+  readonly correctCounts: boolean;
+}
+
+const DEFAULT_GROUPS_PER_STATEMENT = 500;
+const DEFAULT_MAX_GROUPS_PER_RUN = 20_000;
+
+/**
+ * Metric samples carry no key (docs/metric-storage.md, "No key row per sample"): a resent sample is
+ * stored again, reads keep its first copy, and this job rewrites each group of blocks once it is
+ * older than the resend window as blocks of its distinct samples, removing the copies and
+ * correcting the loss map in the same transaction (MaintenanceSession.mergeMetricBlocks). Its
+ * interval (`SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS`, default 5 s) bounds how long a removed
+ * copy stays counted `stored`: the window, the rest of its minute, and one interval.
+ */
+export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
+  const groupsPerStatement = options.groupsPerStatement ?? DEFAULT_GROUPS_PER_STATEMENT;
+  const maxGroups = options.maxGroupsPerRun ?? DEFAULT_MAX_GROUPS_PER_RUN;
+  if (!Number.isSafeInteger(options.resendWindowMs) || options.resendWindowMs < 0)
+    throw new Error('merge_metric_blocks resendWindowMs must be ≥ 0');
+  return {
+    name: 'merge_metric_blocks',
+    async run({ now, session }) {
+      const r = await session.mergeMetricBlocks({
+        beforeMs: now - options.resendWindowMs,
+        groupsPerStatement,
+        maxGroups,
+        correctCounts: options.correctCounts,
+      });
+      return {
+        rows: r.blocks + r.written,
+        detail: {
+          groups: r.groups,
+          blocks: r.blocks,
+          written: r.written,
+          duplicates: r.duplicates,
+          caughtUp: r.caughtUp,
+        },
+      };
+    },
+  };
+}
