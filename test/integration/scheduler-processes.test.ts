@@ -284,7 +284,7 @@ describe('a lock holder that dies mid-run', () => {
   const holding = { ...downsampleOnly, TEST_HOLD_JOB: 'downsample', TEST_HOLD_MS: '30000' };
 
   async function insertSamples(): Promise<number> {
-    await admin.query('TRUNCATE metric_blocks, metric_sample_keys, metric_rollup_invalidations');
+    await admin.query('TRUNCATE metric_blocks, metric_rollup_invalidations');
     const { events, foldRows } = sampleData(Date.now());
     await writeEvents(storage, events);
     return foldRows;

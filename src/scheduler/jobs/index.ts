@@ -19,7 +19,11 @@ export { mergeMetricBlocksJob } from './merge-metric-blocks';
 const SQLITE_DOWNSAMPLE = { maxEntriesPerFold: 2_000, maxFoldsPerRun: 250 };
 
 /** The jobs a storage kind runs: SQLite has no partitions, and no metric blocks to merge. */
-export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite'): Job[] {
+export function standardJobs(
+  config: SchedulerConfig,
+  kind: 'postgres' | 'sqlite',
+  onMetricCopiesRemoved?: (copies: number) => void,
+): Job[] {
   const jobs = [
     downsampleJob({
       retention1mMs: config.retention1mMs,
@@ -40,7 +44,11 @@ export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite
   if (kind === 'postgres') {
     jobs.push(partitionsJob({ aheadDays: config.partitionsAheadDays }));
     jobs.push(
-      mergeMetricBlocksJob({ resendWindowMs: config.metricResendWindowMs, correctCounts: config.outcomes }),
+      mergeMetricBlocksJob({
+        resendWindowMs: config.metricResendWindowMs,
+        correctCounts: config.outcomes,
+        ...(onMetricCopiesRemoved === undefined ? {} : { onCopiesRemoved: onMetricCopiesRemoved }),
+      }),
     );
   }
   return jobs;

@@ -14,6 +14,11 @@ export interface MergeMetricBlocksOptions {
   readonly maxGroupsPerRun?: number;
   /** `SLUICE_OUTCOMES` is on: the writer counts what it stores, and the job corrects it. */
   readonly correctCounts: boolean;
+  /**
+   * Told the copies a run removed (`sluice_events_deduplicated_total`), once its statements ran;
+   * a run whose commit then fails was told too (its groups are merged again by the next run).
+   */
+  readonly onCopiesRemoved?: (copies: number) => void;
 }
 
 const DEFAULT_GROUPS_PER_STATEMENT = 500;
@@ -41,6 +46,7 @@ export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
         maxGroups,
         correctCounts: options.correctCounts,
       });
+      if (r.duplicates > 0) options.onCopiesRemoved?.(r.duplicates);
       return {
         rows: r.blocks + r.written,
         detail: {

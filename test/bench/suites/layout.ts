@@ -130,7 +130,7 @@ async function measure(
 
 const ROUNDS = 2;
 
-/** Row 9b: metric events by raw COPY into the schema's keys and blocks versus one jsonb table of rows. */
+/** Row 9b: metric events by raw COPY into the schema's blocks versus one jsonb table of rows. */
 export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const rounds = ctx.options.quick ? 1 : ROUNDS;
   const metrics = telemetryEvents(Math.ceil(ctx.options.copyEvents / rounds), STORAGE_SEED + 2).filter(
@@ -140,7 +140,7 @@ export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const narrowCopy = narrowChunks(metrics);
   const jsonbCopy = jsonbChunks(metrics);
   const { narrow, jsonb } = await alternating(rounds, {
-    narrow: () => measure(ctx, 'layout_narrow', ['metric_sample_keys', 'metric_blocks'], narrowCopy),
+    narrow: () => measure(ctx, 'layout_narrow', ['metric_blocks'], narrowCopy),
     jsonb: () =>
       measure(ctx, 'layout_jsonb', ['bench_events_jsonb'], jsonbCopy, (url) =>
         createJsonbTable(url, Date.now()),
