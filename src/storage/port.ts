@@ -1,11 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type {
-  OutcomeBatch,
-  OutcomeOrigin,
-  OutcomeQuery,
-  OutcomeRow,
-  StoredGroup,
-} from '../loss-map/outcome';
+import type { OutcomeBatch, OutcomeOrigin, OutcomeQuery, OutcomeRow, StoredGroup } from '../loss-map/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */

@@ -5,7 +5,6 @@ import {
   SAMPLE_APP_FIELD_AT,
   SAMPLE_FIELD as F,
   SAMPLE_FIELDS,
-  SAMPLE_TS_FIELD_AT,
   sampleFieldBounds,
   sampleTs,
 } from './sample-fields';

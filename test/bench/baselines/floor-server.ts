@@ -8,10 +8,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import {
-  METRIC_BLOCKS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyIn } from '../copy-text';
 
 /**

@@ -2,10 +2,7 @@ import type { TelemetryEvent } from '../../../src/events/types';
 import { columnList, EVENTS, type TableColumns } from '../../../src/storage/layout/columns';
 import { toRows } from '../../../src/storage/layout/rows';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
-import {
-  METRIC_BLOCKS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import {
   INVALIDATIONS_COPY,
   STORED_COUNTS_COPY,

@@ -1,10 +1,7 @@
 import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
-import {
-  METRIC_BLOCKS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyText } from '../copy-text';
 import { alternating } from '../alternating';
 import { chunked, timeCopy, type CopyChunk } from '../copy-run';
@@ -58,9 +55,7 @@ function narrowChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
     const blocks = metricBlocksCopy(slice.map((e) => toCopyLine(e).bytes));
     return {
       events: slice.length,
-      parts: [
-        { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
-      ],
+      parts: [{ sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] }],
     };
   });
 }
