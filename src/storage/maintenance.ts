@@ -93,6 +93,11 @@ export interface BlockMergeLimits {
   readonly maxGroups: number;
   /** Whether to correct the loss map's stored counts (the writer counts them: `SLUICE_OUTCOMES`). */
   readonly correctCounts: boolean;
+  /**
+   * Only groups whose unmerged blocks all have a `seq` up to this (`BlockMerge.seqNow` of an
+   * earlier call: quiet since); every group when absent.
+   */
+  readonly quietUpToSeq?: number;
 }
 
 /** What one `mergeMetricBlocks` call did. */
@@ -107,6 +112,8 @@ export interface BlockMerge {
   readonly duplicates: number;
   /** No group before `beforeMs` is left unmerged (as this call saw them). */
   readonly caughtUp: boolean;
+  /** `metric_blocks_seq`'s value when the call started: the next call's `quietUpToSeq`. */
+  readonly seqNow: number;
 }
 
 /** What one `compactOutcomeMinute` call did. */

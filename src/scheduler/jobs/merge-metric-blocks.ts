@@ -28,15 +28,20 @@ const DEFAULT_MAX_GROUPS_PER_RUN = 20_000;
  * Metric samples carry no key (docs/metric-storage.md, "No key row per sample"): a resent sample is
  * stored again, reads keep its first copy, and this job rewrites each group of blocks once it is
  * older than the resend window as blocks of its distinct samples, removing the copies and
- * correcting the loss map in the same transaction (MaintenanceSession.mergeMetricBlocks). Its
- * interval (`SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS`, default 5 s) bounds how long a removed
- * copy stays counted `stored`: the window, the rest of its minute, and one interval.
+ * correcting the loss map in the same transaction (MaintenanceSession.mergeMetricBlocks), once
+ * the group got no block for an interval. The window and the interval
+ * (`SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS`, default 5 s) bound how long a removed copy stays
+ * counted `stored` in a group no longer written to: the window, then two intervals.
  */
 export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
   const groupsPerStatement = options.groupsPerStatement ?? DEFAULT_GROUPS_PER_STATEMENT;
   const maxGroups = options.maxGroupsPerRun ?? DEFAULT_MAX_GROUPS_PER_RUN;
   if (!Number.isSafeInteger(options.resendWindowMs) || options.resendWindowMs < 0)
     throw new Error('merge_metric_blocks resendWindowMs must be ≥ 0');
+  // A group still written to (samples of an old minute arriving all along: a backlog, a load
+  // replaying old timestamps) is rewritten only once it got no block for a whole interval, so a
+  // sample is rewritten about once, not at every run. The first run of this instance takes all.
+  let quietUpToSeq: number | undefined;
   return {
     name: 'merge_metric_blocks',
     async run({ now, session }) {
@@ -45,7 +50,9 @@ export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
         groupsPerStatement,
         maxGroups,
         correctCounts: options.correctCounts,
+        ...(quietUpToSeq === undefined ? {} : { quietUpToSeq }),
       });
+      quietUpToSeq = r.seqNow;
       if (r.duplicates > 0) options.onCopiesRemoved?.(r.duplicates);
       return {
         rows: r.blocks + r.written,

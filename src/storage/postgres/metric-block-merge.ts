@@ -31,11 +31,14 @@ const OF_GONE = BLOCK_SAMPLE_ARRAYS.map((c) => `gone.${c}`).join(', ');
 
 /**
  * `$1`: groups of buckets before it; `$2`: most groups; `$3`: whether to correct the loss map's
- * counts (the writer counts what it stores: `SLUICE_OUTCOMES`).
+ * counts (the writer counts what it stores: `SLUICE_OUTCOMES`); `$4`: only groups whose unmerged
+ * blocks all have a `seq` up to it (quiet since), or every group when null.
  */
 const MERGE_GROUPS = `WITH g AS (
-    SELECT DISTINCT bucket, app, name FROM metric_blocks
+    SELECT bucket, app, name FROM metric_blocks
      WHERE NOT merged AND bucket < $1
+     GROUP BY bucket, app, name
+    HAVING $4::bigint IS NULL OR max(seq) <= $4::bigint
      ORDER BY bucket, app, name LIMIT $2),
   gone AS (
     DELETE FROM metric_blocks b USING g
@@ -78,18 +81,35 @@ interface MergeRow {
 }
 
 /**
- * Rewrites the groups with an unmerged block whose bucket is before `limits.beforeMs`, oldest
- * first, `limits.groupsPerStatement` a statement, until none is left or `limits.maxGroups` were
- * rewritten; on the caller's transaction (the job's run).
+ * Rewrites the groups with an unmerged block whose bucket is before `limits.beforeMs` and (with
+ * `limits.quietUpToSeq`) that got no block since, oldest first, `limits.groupsPerStatement` a
+ * statement, until none is left or `limits.maxGroups` were rewritten; on the caller's transaction
+ * (the job's run).
  */
 export async function mergeMetricBlocks(
   client: pg.ClientBase,
   limits: BlockMergeLimits,
 ): Promise<BlockMerge> {
-  const total = { groups: 0, blocks: 0, written: 0, duplicates: 0, caughtUp: false };
+  // Read before any group is chosen: a block written after this is not quiet at the next run.
+  const { rows: seqRows } = await client.query<{ seq: string }>(
+    'SELECT last_value AS seq FROM metric_blocks_seq',
+  );
+  const total = {
+    groups: 0,
+    blocks: 0,
+    written: 0,
+    duplicates: 0,
+    caughtUp: false,
+    seqNow: Number(seqRows[0]?.seq ?? 0),
+  };
   while (total.groups < limits.maxGroups) {
     const n = Math.min(limits.groupsPerStatement, limits.maxGroups - total.groups);
-    const { rows } = await client.query<MergeRow>(MERGE_GROUPS, [limits.beforeMs, n, limits.correctCounts]);
+    const { rows } = await client.query<MergeRow>(MERGE_GROUPS, [
+      limits.beforeMs,
+      n,
+      limits.correctCounts,
+      limits.quietUpToSeq ?? null,
+    ]);
     const r = rows[0];
     total.groups += r?.groups ?? 0;
     total.blocks += r?.blocks ?? 0;
