@@ -73,7 +73,7 @@ export async function startLaneIntake(
   await health.start();
   writer.start();
 
-  const jobs = startJobs(config, storage, clock, logger, metrics.registry);
+  const jobs = startJobs(config, storage, clock, logger, metrics);
 
   const sink = new LaneSink({
     errorLane,

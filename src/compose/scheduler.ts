@@ -1,4 +1,3 @@
-import type { Registry } from 'prom-client';
 import type { Clock } from '../clock';
 import type { Config } from '../config/load';
 import { PeriodicTask } from '../lifecycle/periodic-task';
@@ -7,6 +6,7 @@ import { schedulerConfigFrom } from '../scheduler/scheduler-config';
 import type { OpenedStorage } from './storage';
 import type { Logger } from '../log/logger';
 import type { SchedulerMetrics } from '../metrics/scheduler-instruments';
+import type { Metrics } from '../metrics/instruments';
 import os from 'node:os';
 import type { Job } from '../scheduler/job';
 import { standardJobs } from '../scheduler/jobs';
@@ -39,6 +39,8 @@ export interface SchedulerOptions {
   readonly instance?: string;
   /** Tests only: replaces or wraps the standard jobs. */
   readonly jobs?: (standard: readonly Job[]) => readonly Job[];
+  /** Told the resent metric samples each merge run removed (PostgreSQL; see the merge job). */
+  readonly onMetricCopiesRemoved?: (copies: number) => void;
   /** 0..1, spreads attempt times. Default Math.random. */
   readonly random?: () => number;
 }
@@ -60,7 +62,7 @@ export function createScheduler(options: SchedulerOptions): SchedulerHandle {
   const { config } = options;
   const logger = options.logger.child({ component: 'scheduler' });
   const instance = options.instance ?? defaultInstanceId();
-  const standard = standardJobs(config, options.storage.kind);
+  const standard = standardJobs(config, options.storage.kind, options.onMetricCopiesRemoved);
   const jobs = (options.jobs ? options.jobs(standard) : standard)
     .map((job) => ({ job, intervalMs: config.intervalsMs[job.name] }))
     .filter((j) => config.enabled && j.intervalMs > 0);
@@ -107,7 +109,7 @@ export function startJobs(
   storage: OpenedStorage,
   clock: Clock,
   logger: Logger,
-  registry: Registry,
+  metrics: Pick<Metrics, 'registry' | 'eventsDeduplicated'>,
 ): Array<{ name: string; close(): Promise<void> }> {
   const schedulerConfig = schedulerConfigFrom(config);
   const scheduler = createScheduler({
@@ -118,7 +120,10 @@ export function startJobs(
     config: schedulerConfig,
     clock,
     logger,
-    metrics: createSchedulerMetrics(registry),
+    metrics: createSchedulerMetrics(metrics.registry),
+    // A resent metric sample the merge job removes is a duplicate the database found, as one a
+    // write refuses is.
+    onMetricCopiesRemoved: (n) => metrics.eventsDeduplicated.inc(n),
   });
   scheduler.start();
   const closers = [{ name: 'scheduler', close: () => scheduler.close() }];

@@ -112,7 +112,7 @@ export async function startWorker(config: Config, deps: WorkerDeps): Promise<Run
   });
 
   // In tier 4 the workers are the writers: they run the jobs (each once per interval cluster-wide).
-  const jobs = startJobs(config, storage, clock, logger, metrics.registry);
+  const jobs = startJobs(config, storage, clock, logger, metrics);
 
   const app = express();
   app.disable('x-powered-by');

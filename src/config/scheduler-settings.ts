@@ -39,6 +39,18 @@ export const SCHEDULER_SETTINGS = {
     doc: 'Interval of the job folding the loss map’s settled minutes into one row per key; 0 disables it here.',
     parse: duration(0, DAY_MS, 'ms'),
   }),
+  jobMergeMetricBlocksIntervalMs: setting({
+    env: 'SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS',
+    default: '5000',
+    doc: 'PostgreSQL: interval of the job rewriting each minute’s metric blocks without their resent copies, correcting the loss map’s stored counts; 0 disables it here.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
+  metricResendWindowMs: setting({
+    env: 'SLUICE_METRIC_RESEND_WINDOW_MS',
+    default: '120000',
+    doc: 'PostgreSQL: a minute’s metric blocks are rewritten (resent copies removed, counts corrected) once the minute started this long ago; a later resend is merged on read until the next run.',
+    parse: duration(0, DAY_MS, 'ms'),
+  }),
   jobTimeoutMs: setting({
     env: 'SLUICE_JOB_TIMEOUT_MS',
     default: '60000',

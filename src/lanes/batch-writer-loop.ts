@@ -288,7 +288,7 @@ export class BatchWriterLoop {
   private async write(items: LaneItem[]): Promise<RetriedWrite<LaneItem>> {
     const { storage, metrics, logger, backoff } = this.o;
     const outcome = await writeWithRetry(items, {
-      write: (rows) => storage.writeRows(rows),
+      write: (rows, origins) => storage.writeRows(rows, origins),
       onStored: (part, result) => {
         for (const item of part) item.ticket?.settle();
         if (this.o.outcomes && result.storedBy !== undefined && result.inserted < part.length)

@@ -52,7 +52,7 @@ export function createMetrics(registry: Registry = new Registry()) {
     eventsDeduplicated: counter(
       registry,
       'sluice_events_deduplicated_total',
-      'Events written whose (id, ts) was already stored (retries).',
+      'Events written whose (id, ts) was already stored (retries): skipped by the write, or (metric samples on PostgreSQL) removed by the merge_metric_blocks job.',
     ),
     eventsDropped: counter(
       registry,

@@ -3,7 +3,7 @@ import { counter, gauge, histogram } from './define';
 
 /**
  * Instruments of the scheduler, fed by src/scheduler. Labels are bounded: `job_name` is one of the
- * fixed job names (downsample, purge, partitions, compact_outcomes), `result` is `success` or `error`. The label is
+ * fixed job names (downsample, purge, partitions, compact_outcomes, merge_metric_blocks), `result` is `success` or `error`. The label is
  * not `job`: Prometheus gives every scraped series the `job` of its scrape config and renames a
  * `job` label of the target's own to `exported_job`. Each instance counts only what it did
  * itself; sum (or max, for the timestamp) across instances for the cluster view.
@@ -38,7 +38,7 @@ export function createSchedulerMetrics(registry: Registry) {
     rows: counter(
       registry,
       'sluice_scheduler_rows_total',
-      'What a successful run touched, by job: rollup rows inserted or changed (downsample), rows deleted (purge; partitions dropped whole are logged, not counted), partitions created (partitions), loss-map rows folded into one row per key (compact_outcomes; the rows written are logged).',
+      'What a successful run touched, by job: rollup rows inserted or changed (downsample), rows deleted (purge; partitions dropped whole are logged, not counted), partitions created (partitions), loss-map rows folded into one row per key (compact_outcomes; the rows written are logged), metric blocks deleted and written (merge_metric_blocks; the groups and the resent copies removed are logged).',
       ['job_name'],
     ),
     skipped: counter(

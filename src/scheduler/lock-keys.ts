@@ -1,7 +1,13 @@
 import { LOCK_PREFIX, advisoryLockKey, jobLockName } from '../storage/lock-keys';
 
 /** Every job the scheduler knows. A job not listed here has no lock key and cannot run. */
-export const JOB_NAMES = ['downsample', 'purge', 'partitions', 'compact_outcomes'] as const;
+export const JOB_NAMES = [
+  'downsample',
+  'purge',
+  'partitions',
+  'compact_outcomes',
+  'merge_metric_blocks',
+] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Prefix of every scheduler lock name, so these keys never mean anything else in the database. */
@@ -24,4 +30,5 @@ export const JOB_LOCK_KEYS: Readonly<Record<JobName, bigint>> = Object.freeze({
   purge: lockKeyOf('purge'),
   partitions: lockKeyOf('partitions'),
   compact_outcomes: lockKeyOf('compact_outcomes'),
+  merge_metric_blocks: lockKeyOf('merge_metric_blocks'),
 });

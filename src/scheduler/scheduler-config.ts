@@ -27,6 +27,10 @@ export interface SchedulerConfig {
   readonly compactOutcomesSettleMs: number;
   /** `SLUICE_COMPACT_OUTCOMES_MAX_ROWS_PER_RUN`. */
   readonly compactOutcomesMaxRowsPerRun: number;
+  /** `SLUICE_METRIC_RESEND_WINDOW_MS`. */
+  readonly metricResendWindowMs: number;
+  /** `SLUICE_OUTCOMES` is on: the merge job corrects the stored counts it makes wrong. */
+  readonly outcomes: boolean;
   /** Connect timeout of the scheduler's connections (milliseconds): `SLUICE_STORAGE_TIMEOUT_MS`. */
   readonly connectTimeoutMs: number;
 }
@@ -39,6 +43,7 @@ export function schedulerConfigFrom(config: Config): SchedulerConfig {
       purge: config.jobPurgeIntervalMs,
       partitions: config.jobPartitionsIntervalMs,
       compact_outcomes: config.jobCompactOutcomesIntervalMs,
+      merge_metric_blocks: config.jobMergeMetricBlocksIntervalMs,
     },
     retentionRawMs: config.retentionRawMs,
     retention1mMs: config.retention1mMs,
@@ -50,6 +55,8 @@ export function schedulerConfigFrom(config: Config): SchedulerConfig {
     purgeMaxRowsPerRun: config.purgeMaxRowsPerRun,
     compactOutcomesSettleMs: config.compactOutcomesSettleMs,
     compactOutcomesMaxRowsPerRun: config.compactOutcomesMaxRowsPerRun,
+    metricResendWindowMs: config.metricResendWindowMs,
+    outcomes: config.outcomes === 'on',
     connectTimeoutMs: config.storageTimeoutMs,
   };
 }

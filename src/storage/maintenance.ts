@@ -71,8 +71,49 @@ export interface MaintenanceSession {
    * meanwhile are not seen and stay as they are, for a later call.
    */
   compactOutcomeMinute(fromMs: number, beforeMs: number): Promise<OutcomeCompaction>;
+  /**
+   * PostgreSQL: rewrites each (bucket, app, name) group of metric blocks holding an unmerged block
+   * (a write since the group was last rewritten) whose bucket is before `limits.beforeMs` as
+   * merged blocks of its distinct samples, the first written copy of each, and counts the copies
+   * removed in the loss map (`stored` −n, `duplicate` +n) in the same transaction
+   * (postgres/metric-block-merge.ts). SQLite stores rows with a key: nothing to merge.
+   */
+  mergeMetricBlocks(limits: BlockMergeLimits): Promise<BlockMerge>;
   /** Creates missing daily partitions for the days touching [fromMs, toMs]; resolves to how many (SQLite: 0). */
   ensurePartitions(fromMs: number, toMs: number): Promise<number>;
+}
+
+/** Bounds of one `mergeMetricBlocks` call. */
+export interface BlockMergeLimits {
+  /** Groups of buckets before this (epoch ms) are rewritten. */
+  readonly beforeMs: number;
+  /** Most groups one statement rewrites. */
+  readonly groupsPerStatement: number;
+  /** Most groups one call rewrites; the rest waits for the next run. */
+  readonly maxGroups: number;
+  /** Whether to correct the loss map's stored counts (the writer counts them: `SLUICE_OUTCOMES`). */
+  readonly correctCounts: boolean;
+  /**
+   * Only groups whose unmerged blocks all have a `seq` up to this (`BlockMerge.seqNow` of an
+   * earlier call: quiet since); every group when absent.
+   */
+  readonly quietUpToSeq?: number;
+}
+
+/** What one `mergeMetricBlocks` call did. */
+export interface BlockMerge {
+  /** Groups rewritten. */
+  readonly groups: number;
+  /** Blocks deleted. */
+  readonly blocks: number;
+  /** Merged blocks written. */
+  readonly written: number;
+  /** Copies of samples removed (each counted `duplicate` when `correctCounts`). */
+  readonly duplicates: number;
+  /** No group before `beforeMs` is left unmerged (as this call saw them). */
+  readonly caughtUp: boolean;
+  /** `metric_blocks_seq`'s value when the call started: the next call's `quietUpToSeq`. */
+  readonly seqNow: number;
 }
 
 /** What one `compactOutcomeMinute` call did. */

@@ -1,5 +1,5 @@
 import type { EventType, TelemetryEvent } from '../events/types';
-import type { OutcomeBatch, OutcomeQuery, OutcomeRow, StoredGroup } from '../loss-map/outcome';
+import type { OutcomeBatch, OutcomeOrigin, OutcomeQuery, OutcomeRow, StoredGroup } from '../loss-map/outcome';
 import type { ScannedEvent } from '../events/scan/scanned-event';
 
 /** Result of writing one batch. */
@@ -293,9 +293,11 @@ export interface Storage {
    * rows or none; on SQLite in short transactions one after the other (sqlite/write.ts), so a
    * failure may leave the first ones stored, and writing the same rows again counts them once.
    * Resolves once every row is committed. `(id, ts)` already present is skipped, not an error.
-   * Rejects on any storage failure; the caller keeps the batch and retries.
+   * Rejects on any storage failure; the caller keeps the batch and retries. `origins[i]`, when
+   * given, is row `i`'s loss-map origin: PostgreSQL keeps it with a metric sample's block, so a
+   * resent sample removed later is counted under its copy's origin (migration 012).
    */
-  writeRows(rows: readonly StorageRow[]): Promise<WriteResult>;
+  writeRows(rows: readonly StorageRow[], origins?: readonly OutcomeOrigin[]): Promise<WriteResult>;
   /**
    * Ends the writes in flight now (a forced shutdown): their connections are closed, so the server
    * rolls back each transaction whose `COMMIT` it has not received, and each `writeRows` rejects.

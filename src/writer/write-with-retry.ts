@@ -4,11 +4,14 @@ import type { StorageRow, WriteResult } from '../storage/port';
 import { isPermanentWriteError } from '../storage/write-errors';
 import { backoffDelay, type BackoffOptions } from './backoff';
 import type { LaneName } from '../intake/event-sink';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 
 /** One row to write, with the lane it came through (for the stored-events counter). */
 export interface WritableItem {
   readonly row: StorageRow;
   readonly lane: LaneName;
+  /** The loss map's origin of the request that brought it, where the caller knows it. */
+  readonly origin?: OutcomeOrigin;
 }
 
 /** What a writer tells about its transactions: readiness follows them (lifecycle/readiness.ts). */
@@ -21,7 +24,7 @@ export interface WriteHealth {
 
 export interface WriteWithRetryOptions<T extends WritableItem> {
   /** Writes rows in one transaction (`Storage.writeRows`). */
-  readonly write: (rows: readonly StorageRow[]) => Promise<WriteResult>;
+  readonly write: (rows: readonly StorageRow[], origins: readonly OutcomeOrigin[]) => Promise<WriteResult>;
   /**
    * Told each part of the batch as soon as it is committed (a part: the batch, or a half of a
    * bisection), with what the write said of it (`storedBy` when some rows were duplicates).
@@ -79,7 +82,10 @@ async function writePart<T extends WritableItem>(
   for (let attempt = 0; ; attempt++) {
     const started = process.hrtime.bigint();
     try {
-      const result = await o.write(items.map((i) => i.row));
+      const result = await o.write(
+        items.map((i) => i.row),
+        items.map((i) => i.origin ?? ''),
+      );
       metrics.flushDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       metrics.batchSize.observe(items.length);
       metrics.eventsDeduplicated.inc(items.length - result.inserted);

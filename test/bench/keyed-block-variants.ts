@@ -111,6 +111,37 @@ function serverBlocks(name: string, blocksSql: string): StorageVariant {
   };
 }
 
+/** The block table's column names, in order: what the binary COPY payload holds. */
+const BLOCK_COLUMN_NAMES = COLUMN_BLOCK_COLUMNS.split(',').map((c) => c.trim().split(/\s+/)[0] as string);
+
+/**
+ * The layout of migration 12: blocks without any key, each with `seq` (a sequence's next value,
+ * per block) and `merged` false, the index (name, bucket) and the partial index of unmerged blocks
+ * (bucket, app, name, seq); a resent sample is merged on read and by a job, not refused.
+ */
+export const MERGED_BLOCK_VARIANT: StorageVariant = {
+  name: 'unkeyed blocks (migration 12): blocks of a batch, binary COPY, lz4, partitions, seq, merged, index (name, bucket), partial index of unmerged blocks, both triggers',
+  ddl: `${blockTable(false)}
+CREATE SEQUENCE t_seq;
+ALTER TABLE t ADD COLUMN seq bigint NOT NULL DEFAULT nextval('t_seq');
+ALTER TABLE t ADD COLUMN merged boolean NOT NULL DEFAULT false;
+CREATE INDEX ON t (bucket, app, name, seq) WHERE NOT merged;`,
+  compression: 'lz4',
+  layout: 'column blocks of a batch, merged on read',
+  tables: ['t'],
+  storedSamples: 'sum(cardinality(ids))',
+  writes: eachBatch((samples) => ({
+    copies: [
+      {
+        table: `t (${BLOCK_COLUMN_NAMES.join(', ')})`,
+        format: ' (FORMAT binary)',
+        payload: columnBlockCopy(samples, BATCH_SAMPLES),
+      },
+    ],
+    statements: [],
+  })),
+};
+
 /** Column blocks of a batch with a per-sample key table, built by the writer or by the server. */
 export const KEYED_BLOCK_VARIANTS: readonly StorageVariant[] = [
   clientBlocks(

@@ -50,7 +50,7 @@ describe('loss map: events dropped at a forced shutdown (postgres)', () => {
     let exitCode: number | null;
     try {
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE events, metric_sample_keys IN ACCESS EXCLUSIVE MODE');
+      await locker.query('LOCK TABLE events, metric_blocks IN ACCESS EXCLUSIVE MODE');
       const held = [
         ...Array.from({ length: 10 }, () => metric(app)),
         ...Array.from({ length: 5 }, () => log(app)),
@@ -112,7 +112,7 @@ describe('loss map: events dropped at a forced shutdown (postgres)', () => {
     let exitCode: number | null;
     try {
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE events, metric_sample_keys IN ACCESS EXCLUSIVE MODE');
+      await locker.query('LOCK TABLE events, metric_blocks IN ACCESS EXCLUSIVE MODE');
       const held = [...Array.from({ length: 6 }, () => metric(app)), log(app), errorEvent(app)];
       expect((await postEvents(first.url, held)).body.accepted).toBe(8);
       await waitFor('a write blocked on the lock', async () => {

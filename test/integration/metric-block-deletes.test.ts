@@ -1,8 +1,8 @@
 /**
- * Deleting metric samples stored as blocks (PostgreSQL, migration 009): `deleteAppData` and the
- * purge of the default partitions remove a sample from its block and its key from
- * `metric_sample_keys` together, rebuild a block that keeps other samples, and delete one left
- * with none. Blocks and keys are written here with SQL, as the writer lays them out.
+ * Deleting metric samples stored as blocks (PostgreSQL, migrations 009 and 012): `deleteAppData`
+ * and the purge of the default partitions remove a sample from its block, rebuild a block that
+ * keeps other samples, and delete one left with none. Blocks are written here with SQL, as the
+ * writer lays them out.
  */
 import crypto from 'node:crypto';
 import pg from 'pg';
@@ -42,15 +42,11 @@ let db: TestDatabase;
 let admin: pg.Client;
 let storage: PostgresStorage;
 
-/** One block of `samples` (all in one minute) with their keys, as one write stores them. */
+/** One block of `samples` (all in one minute), as one write stores it. */
 async function insertBlock(app: string, name: string, samples: readonly Sample[]): Promise<void> {
   const col = <K extends keyof Sample>(k: K) => samples.map((s) => s[k]);
   const bucket = samples[0]!.ts - (samples[0]!.ts % MIN);
   await admin.query('BEGIN');
-  await admin.query(
-    'INSERT INTO metric_sample_keys (ts, id) SELECT * FROM unnest($1::bigint[], $2::uuid[])',
-    [col('ts'), col('id')],
-  );
   await admin.query(
     `INSERT INTO metric_blocks (bucket, app, name, id, ts, version, env, value, count, min, max, sum,
                                 message, attributes)
@@ -87,9 +83,9 @@ async function viewed(app: string): Promise<Sample[]> {
   return rows as Sample[];
 }
 
-/** Every stored key, as `ts/id`. */
+/** Every sample read, of every app, as `ts/id`. */
 async function keys(): Promise<string[]> {
-  const { rows } = await admin.query(`SELECT ts::text || '/' || id AS k FROM metric_sample_keys ORDER BY 1`);
+  const { rows } = await admin.query(`SELECT ts::text || '/' || id AS k FROM metric_samples ORDER BY 1`);
   return rows.map((r) => r.k as string);
 }
 
@@ -118,13 +114,11 @@ async function blocksWellFormed(): Promise<boolean> {
   return rows[0].ok !== false;
 }
 
-/** Keys without their sample in a block, and samples without their key. */
+/** Samples read more than once (none: reads merge a group's copies). */
 async function unmatched(): Promise<{ keys: number; samples: number }> {
   const { rows } = await admin.query(
-    `SELECT (SELECT count(*) FROM metric_sample_keys k
-              WHERE NOT EXISTS (SELECT FROM metric_samples s WHERE s.ts = k.ts AND s.id = k.id))::int AS keys,
-            (SELECT count(*) FROM metric_samples s
-              WHERE NOT EXISTS (SELECT FROM metric_sample_keys k WHERE s.ts = k.ts AND s.id = k.id))::int AS samples`,
+    `SELECT 0 AS keys, count(*)::int AS samples FROM (
+       SELECT ts, id FROM metric_samples GROUP BY ts, id HAVING count(*) > 1) d`,
   );
   return rows[0];
 }
@@ -145,7 +139,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await admin.query(
-    `TRUNCATE metric_blocks, metric_sample_keys, events, metric_rollups_1m, metric_rollups_1h,
+    `TRUNCATE metric_blocks, events, metric_rollups_1m, metric_rollups_1h,
               metric_rollup_invalidations`,
   );
 });
@@ -282,13 +276,8 @@ describe('purging the default partitions (postgres blocks)', () => {
   const DAY = 24 * HOUR;
   const DAY1 = Date.UTC(2025, 2, 1);
 
-  it('deletes blocks whose minute ended with their keys, in bounded batches, then orphan keys', async () => {
-    // The next day has a partition of the keys only: its blocks sit in the default partition.
-    await admin.query(
-      `CREATE TABLE metric_sample_keys_p20250302 PARTITION OF metric_sample_keys
-         FOR VALUES FROM (${DAY1 + DAY}) TO (${DAY1 + 2 * DAY})`,
-    );
-    try {
+  it('deletes blocks whose minute ended, in bounded batches', async () => {
+    {
       const expired = Array.from({ length: 5 }, (_, i) => [
         sample(DAY1 + i * MIN),
         sample(DAY1 + i * MIN + 7),
@@ -298,8 +287,6 @@ describe('purging the default partitions (postgres blocks)', () => {
       const nextDay = [sample(DAY1 + DAY + 1_000)];
       await insertBlock('a', 'cpu', [sample(DAY1 + DAY - 1)]);
       await insertBlock('a', 'straddling', nextDay);
-      const orphan = sample(DAY1 + HOUR);
-      await admin.query('INSERT INTO metric_sample_keys (ts, id) VALUES ($1, $2)', [orphan.ts, orphan.id]);
 
       const purge = async (limits: { batchSize: number; maxRows: number }) => {
         const client = new pg.Client({ connectionString: db.url });
@@ -317,16 +304,14 @@ describe('purging the default partitions (postgres blocks)', () => {
       // Bounded: 6 blocks expired, 4 at most a call.
       expect(await purge({ batchSize: 3, maxRows: 4 })).toEqual({ rows: 4, done: false });
       expect(await blocks('a')).toHaveLength(3);
-      expect(await unmatched()).toEqual({ keys: 1, samples: 0 });
+      expect(await unmatched()).toEqual({ keys: 0, samples: 0 });
 
-      // The other 2, then the orphan key, within the same call's bound.
-      expect(await purge({ batchSize: 3, maxRows: 4 })).toEqual({ rows: 3, done: true });
+      // The other 2, within the same call's bound.
+      expect(await purge({ batchSize: 3, maxRows: 4 })).toEqual({ rows: 2, done: true });
       expect(await viewed('a')).toEqual(nextDay);
       expect(await keys()).toEqual(nextDay.map(keyOf));
       expect(await unmatched()).toEqual({ keys: 0, samples: 0 });
       expect(await purge({ batchSize: 3, maxRows: 4 })).toEqual({ rows: 0, done: true });
-    } finally {
-      await admin.query('DROP TABLE metric_sample_keys_p20250302');
     }
   });
 });

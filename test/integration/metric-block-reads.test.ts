@@ -16,6 +16,7 @@ import { PG_EVENTS_DIALECT } from '../../src/storage/postgres/query-events';
 import { queryMetrics } from '../../src/storage/postgres/query-metrics';
 import { positionalParams } from '../../src/storage/postgres/positional-params';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { BLOCK_COLUMNS } from '../../src/storage/postgres/metric-block-columns';
 
 const MIN = 60_000;
 const DAY = 1440 * MIN;
@@ -24,6 +25,8 @@ const T0 = Date.UTC(2025, 2, 1);
 const DAYS = 3;
 const APPS = ['a1', 'a2'];
 const NAMES = ['m.x', 'm.y'];
+/** The newest minutes, whose groups the rewrite job has not merged yet. */
+const UNMERGED_MINUTES = 3;
 
 let db: TestDatabase;
 let client: pg.Client;
@@ -52,6 +55,10 @@ async function counted<Row extends pg.QueryResultRow>(
 ): Promise<pg.QueryResult<Row>> {
   const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
   blocksRead += blocksIn((rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+  if (process.env.SHOW_PLANS) {
+    const plan = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values);
+    console.log(text + '\n' + plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
   return client.query<Row>(text, values);
 }
 
@@ -76,7 +83,6 @@ beforeAll(async () => {
             generate_series(0, 1) a, generate_series(0, 1) n`,
     [T0, DAYS * 1440],
   );
-  await client.query('INSERT INTO metric_sample_keys SELECT ts, id FROM s');
   await client.query(
     `INSERT INTO metric_blocks
      SELECT ts - ts % 60000, app, name, array_agg(id ORDER BY ts, id), array_agg(ts ORDER BY ts, id),
@@ -88,6 +94,18 @@ beforeAll(async () => {
             array_agg(CASE WHEN ts % 2 = 1 THEN 9.0 END ORDER BY ts, id),
             array_agg(NULL::text ORDER BY ts, id), array_agg('{}'::text ORDER BY ts, id)
        FROM s GROUP BY app, name, ts - ts % 60000, w`,
+  );
+  // As the rewrite job leaves them (migration 012): the groups of the last minutes (within the
+  // resend window) unmerged, one of them with a resent copy of a sample; the rest merged.
+  await client.query('UPDATE metric_blocks SET merged = true WHERE bucket < $1', [
+    T0 + DAYS * DAY - UNMERGED_MINUTES * MIN,
+  ]);
+  await client.query(
+    `INSERT INTO metric_blocks (${BLOCK_COLUMNS})
+     SELECT bucket, app, name, id[1:1], ts[1:1], version[1:1], env[1:1], value[1:1], count[1:1], min[1:1],
+            max[1:1], sum[1:1], message[1:1], attributes[1:1]
+       FROM metric_blocks WHERE bucket = $1 AND app = 'a1' AND name = 'm.x'`,
+    [T0 + DAYS * DAY - MIN],
   );
   await client.query(
     `INSERT INTO metric_rollup_invalidations (name, app, bucket)
@@ -124,12 +142,15 @@ async function page(q: EventQuery) {
 
 describe('metric samples as blocks: reads bounded by bucket', () => {
   it('has blocks over three days', () => {
-    expect(totalBlocks).toBe(DAYS * 1440 * 2 * APPS.length * NAMES.length);
+    // Two blocks a minute per group, and the resent copies of two samples.
+    expect(totalBlocks).toBe(DAYS * 1440 * 2 * APPS.length * NAMES.length + 2);
   });
 
   it('a page of metric events reads the newest blocks only', async () => {
     expect(await page({ limit: 50, type: 'metric' })).toEqual(await reference('true', [], 'DESC', 50));
-    expect(blocksRead).toBeLessThan(60);
+    // The newest minutes' groups are unmerged: their blocks are read by the scan and again by the
+    // merge of their group, with a probe of each group's unmerged blocks.
+    expect(blocksRead).toBeLessThan(90);
   });
 
   it('with a name, a cursor and a window, pages read their minutes only', async () => {
@@ -150,7 +171,7 @@ describe('metric samples as blocks: reads bounded by bucket', () => {
     const p = await queryEventsWith(run, q, PG_EVENTS_DIALECT);
     expect(p.events).toEqual([]);
     expect(p.next).toEqual((await reference('true', [], 'DESC', 200))[199]);
-    expect(blocksRead).toBeLessThan(200);
+    expect(blocksRead).toBeLessThan(280);
   });
 
   it('a raw metric read reads its blocks in order', async () => {

@@ -92,7 +92,13 @@ export async function startWorkerProcess(
   opts: { waitReady?: boolean } = {},
 ): Promise<WorkerProcess> {
   const port = await freePort();
-  const proc = spawnSluice('worker', { ...env, SLUICE_WORKER_PORT: String(port) });
+  // PostgreSQL: the merge job removes a resent metric sample's copy at once (see in-process.ts).
+  const proc = spawnSluice('worker', {
+    SLUICE_METRIC_RESEND_WINDOW_MS: '0',
+    SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '250',
+    ...env,
+    SLUICE_WORKER_PORT: String(port),
+  });
   const url = `http://127.0.0.1:${port}`;
   if (opts.waitReady !== false) await waitUntilReady(proc, 'worker', url, 20_000);
   return {

@@ -205,6 +205,7 @@ describe('three scheduler processes', () => {
       SLUICE_JOB_PURGE_INTERVAL_MS: String(INTERVAL),
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: String(INTERVAL),
       SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: String(INTERVAL),
+      SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: String(INTERVAL),
     };
     const instances = [
       start('a', every),
@@ -280,11 +281,12 @@ describe('a lock holder that dies mid-run', () => {
     SLUICE_JOB_PURGE_INTERVAL_MS: '0',
     SLUICE_JOB_PARTITIONS_INTERVAL_MS: '0',
     SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '0',
+    SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '0',
   };
   const holding = { ...downsampleOnly, TEST_HOLD_JOB: 'downsample', TEST_HOLD_MS: '30000' };
 
   async function insertSamples(): Promise<number> {
-    await admin.query('TRUNCATE metric_blocks, metric_sample_keys, metric_rollup_invalidations');
+    await admin.query('TRUNCATE metric_blocks, metric_rollup_invalidations');
     const { events, foldRows } = sampleData(Date.now());
     await writeEvents(storage, events);
     return foldRows;
@@ -386,6 +388,7 @@ describe('advisory locks leave nothing behind', () => {
       SLUICE_JOB_PURGE_INTERVAL_MS: String(INTERVAL),
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: String(INTERVAL),
       SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: String(INTERVAL),
+      SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: String(INTERVAL),
     };
     const instances = [start('a', every), start('b', every)];
     for (const i of instances) await i.line((l) => l.event === 'started', 'start');

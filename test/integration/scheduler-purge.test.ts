@@ -102,7 +102,7 @@ async function postgresHarness(): Promise<Harness> {
       (
         await admin.query(
           `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent IN ('events'::regclass, 'metric_blocks'::regclass, 'metric_sample_keys'::regclass)
+            WHERE i.inhparent IN ('events'::regclass, 'metric_blocks'::regclass)
             ORDER BY 1`,
         )
       ).rows.map((r) => r.name),
@@ -239,7 +239,7 @@ describe.each([
 
     if (kind === 'postgres') {
       // Expired days went as whole partitions; only the default partition was deleted row by row.
-      expect(results.reduce((n, r) => n + Number(r.partitionsDropped), 0)).toBe(18);
+      expect(results.reduce((n, r) => n + Number(r.partitionsDropped), 0)).toBe(12);
       expect(await h.partitions()).toEqual(
         [
           'events_default',
@@ -250,10 +250,6 @@ describe.each([
           'metric_blocks_p20261220',
           'metric_blocks_p20261221',
           'metric_blocks_p20261222',
-          'metric_sample_keys_default',
-          'metric_sample_keys_p20261220',
-          'metric_sample_keys_p20261221',
-          'metric_sample_keys_p20261222',
         ].sort(),
       );
     }

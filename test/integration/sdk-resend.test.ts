@@ -61,7 +61,7 @@ it('the SDK’s resend after 503 (ack timeout, events still queued) stores each 
   try {
     // Holding both tables' locks holds every write of events, not the health check.
     await blocker.query('BEGIN');
-    await blocker.query('LOCK TABLE events, metric_sample_keys IN ACCESS EXCLUSIVE MODE');
+    await blocker.query('LOCK TABLE events, metric_blocks IN ACCESS EXCLUSIVE MODE');
     for (let i = 0; i < 10; i++) {
       client.error(new Error(`checkout failed ${i}`), { seq: i });
       client.metric('render.frame_drop', i, { seq: i });

@@ -42,7 +42,7 @@ async function postgresHarness(writeMethod: 'unnest' | 'copy'): Promise<Harness>
   return {
     storage,
     open,
-    reset: async () => void (await admin.query('TRUNCATE events, metric_blocks, metric_sample_keys')),
+    reset: async () => void (await admin.query('TRUNCATE events, metric_blocks')),
     dispose: async () => {
       await storage.close();
       await admin.end();
@@ -175,12 +175,18 @@ describe.each([
     expect(read?.attributes).toEqual(attrs({ 'k\uFFFD': 'v\uFFFD', pair: '🚀' }));
   });
 
+  /**
+   * Copies a write of `samples` resent metric samples stores: PostgreSQL writes them again and
+   * reads them once (migration 012; the merge job removes them later), SQLite skips them.
+   */
+  const resentCopies = (samples: number) => (storage.kind === 'postgres' ? samples : 0);
+
   it('stores a batch written three times once', async () => {
     const batch = TYPES.map((t, i) => event(t, { ts: NOW - i }));
 
     expect((await writeEvents(storage, batch)).inserted).toBe(4);
-    expect((await writeEvents(storage, batch)).inserted).toBe(0);
-    expect((await writeEvents(storage, batch)).inserted).toBe(0);
+    expect((await writeEvents(storage, batch)).inserted).toBe(resentCopies(1));
+    expect((await writeEvents(storage, batch)).inserted).toBe(resentCopies(1));
     expect((await page({})).events).toHaveLength(4);
   });
 
@@ -189,11 +195,11 @@ describe.each([
     const m = event('metric');
 
     const result = await writeEvents(storage, [a, m, a, m, a]);
-    expect(result.inserted).toBe(2);
-    // What went in, per (app, minute, type): the loss map counts the other three as duplicates.
+    expect(result.inserted).toBe(2 + resentCopies(1));
+    // What went in, per (app, minute, type): the loss map counts the others as duplicates.
     expect(result.storedBy?.map((g) => [g.type, g.count]).sort()).toEqual([
       ['log', 1],
-      ['metric', 1],
+      ['metric', 1 + resentCopies(1)],
     ]);
     expect(await writeEvents(storage, [])).toEqual({ inserted: 0 });
     expect((await page({})).events).toHaveLength(2);

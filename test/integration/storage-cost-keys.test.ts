@@ -10,12 +10,16 @@ import {
 } from '../bench/storage-variants';
 import { telemetryEvents } from '../bench/telemetry-events';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { openPostgresStorage, writeEvents } from '../support/storage';
+import { mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
 
 /**
  * The storage-cost suite's block variants against resends shaped as the SDK makes them
  * (docs/metric-storage.md): samples without the oldest ones (evicted after a requeue), the second
- * half (sendOnHide's split), the same samples with newer ones after them (take's re-batching). Keyed variants refuse each, as today's primary key does; the block key alone
- * takes the second half as new samples.
+ * half (sendOnHide's split), the same samples with newer ones after them (take's re-batching).
+ * Keyed variants refuse each, as the key table of migration 009 did; the block key alone takes the
+ * second half as new samples. The collector's layout since migration 012 has no key: it stores
+ * each resend, reads see each sample once, and the merge job leaves each stored once.
  */
 
 const UNIQUE_VIOLATION = '23505';
@@ -111,5 +115,47 @@ describe('storage-cost block variants and resent samples', () => {
     expect(await write(client, again)).toBeNull();
     const times = await storedTimes(client);
     for (const e of secondHalf) expect(times.get(e.id)).toBe(2);
+  });
+
+  describe('merged blocks (migration 012, the collector writer)', () => {
+    it.each(resends)(
+      'stores a resend %s, reads each sample once, and merges it away',
+      async (_shape, resent) => {
+        const merged = await createTestDatabase('storage_cost_merged');
+        const storage = openPostgresStorage(merged.url);
+        const admin = new pg.Client({ connectionString: merged.url });
+        try {
+          await storage.migrate();
+          await admin.connect();
+          expect(await writeEvents(storage, batch)).toEqual({ inserted: batch.length });
+          await writeEvents(storage, resent);
+          const distinct = new Set([...batch, ...resent].map((e) => e.id)).size;
+          const read = async () =>
+            (
+              await admin.query<{ n: string; ids: string }>(
+                'SELECT count(*) AS n, count(DISTINCT id) AS ids FROM metric_samples WHERE bucket >= 0',
+              )
+            ).rows[0];
+          expect(await read()).toEqual({ n: String(distinct), ids: String(distinct) });
+          await admin.query('BEGIN');
+          await mergeMetricBlocks(admin, {
+            beforeMs: Number.MAX_SAFE_INTEGER,
+            groupsPerStatement: 1000,
+            maxGroups: 100_000,
+            correctCounts: true,
+          });
+          await admin.query('COMMIT');
+          const { rows } = await admin.query<{ n: string }>(
+            'SELECT sum(cardinality(id)) AS n FROM metric_blocks',
+          );
+          expect(Number(rows[0]?.n)).toBe(distinct);
+          expect(await read()).toEqual({ n: String(distinct), ids: String(distinct) });
+        } finally {
+          await admin.end();
+          await storage.close();
+          await merged.drop();
+        }
+      },
+    );
   });
 });

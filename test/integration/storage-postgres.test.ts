@@ -1,5 +1,6 @@
 import net from 'node:net';
 import pg from 'pg';
+import { mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
 import type { Clock } from '../../src/clock';
 import type { EventType, TelemetryEvent } from '../../src/events/types';
 import { createLogger, type Logger } from '../../src/log/logger';
@@ -74,10 +75,7 @@ async function partitionsOf(table: string, database: pg.Client = admin): Promise
 }
 
 /** The partition holding an event's row, a metric sample's block, or a metric sample's key. */
-async function tableOf(
-  table: 'events' | 'metric_blocks' | 'metric_sample_keys',
-  id: string,
-): Promise<string | undefined> {
+async function tableOf(table: 'events' | 'metric_blocks', id: string): Promise<string | undefined> {
   const where = table === 'metric_blocks' ? '$1::uuid = ANY (id)' : 'id = $1';
   const { rows } = await admin.query<{ part: string }>(
     `SELECT tableoid::regclass::text AS part FROM ${table} WHERE ${where}`,
@@ -103,7 +101,7 @@ describe('partitions', () => {
   it('migrate creates daily partitions from now − retention to today + partitionsAheadDays, plus a default', async () => {
     const days = [-2, -1, 0, 1, 2, 3].map((d) => dayName(NOW + d * DAY_MS));
 
-    for (const table of ['events', 'metric_blocks', 'metric_sample_keys']) {
+    for (const table of ['events', 'metric_blocks']) {
       expect(await partitionsOf(table)).toEqual(
         [...days.map((d) => `${table}_p${d}`), `${table}_default`].sort(),
       );
@@ -125,7 +123,7 @@ describe('partitions', () => {
     await Promise.all(storages.map((s) => s.ensurePartitions()));
     await storages[0]?.ensurePartitions();
 
-    for (const table of ['metric_blocks', 'metric_sample_keys']) {
+    for (const table of ['metric_blocks']) {
       const names = await partitionsOf(table);
       for (const d of [4, 5]) expect(names).toContain(`${table}_p${dayName(NOW + d * DAY_MS)}`);
       expect(names).toHaveLength(6 + 2 + 1);
@@ -141,7 +139,6 @@ describe('partitions', () => {
 
     expect(await tableOf('events', old.id)).toBe('events_default');
     expect(await tableOf('metric_blocks', far.id)).toBe('metric_blocks_default');
-    expect(await tableOf('metric_sample_keys', far.id)).toBe('metric_sample_keys_default');
     const { events } = await storage.queryEvents({ app: 'pg-only', from: Date.UTC(2019, 0, 1), limit: 100 });
     expect(events.map((e) => e.id)).toEqual(expect.arrayContaining([old.id, far.id]));
   });
@@ -164,13 +161,11 @@ describe('partitions', () => {
 
     expect(await tableOf('events', batch[0]?.id ?? '')).toBe(`events_p${dayName(day)}`);
     expect(await tableOf('metric_blocks', batch[1]?.id ?? '')).toBe(`metric_blocks_p${dayName(day)}`);
-    expect(await tableOf('metric_sample_keys', batch[1]?.id ?? '')).toBe(
-      `metric_sample_keys_p${dayName(day)}`,
-    );
     expect(
       lines().filter((l) => l.level === 'warn' && /default partition held rows/.test(l.msg)),
-    ).toHaveLength(3);
-    expect((await writeEvents(storage, batch)).inserted).toBe(0);
+    ).toHaveLength(2);
+    // The events are stored; the sample is written again and read once (migration 012).
+    expect((await writeEvents(storage, batch)).inserted).toBe(1);
     const { events } = await storage.queryEvents({ app: 'pg-only', from: day, to: day + 3, limit: 10 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
@@ -281,7 +276,6 @@ describe('timeouts', () => {
       await locker.query('ROLLBACK');
       await locker.end();
     }
-    expect(await tableOf('metric_sample_keys', batch[0]?.id ?? '')).toBeUndefined();
     expect(await tableOf('metric_blocks', batch[0]?.id ?? '')).toBeUndefined();
     expect(await writeEvents(storage, batch)).toEqual({ inserted: 2 });
   });
@@ -344,9 +338,6 @@ describe('write methods', () => {
 
     expect(await writeEvents(copy, batch)).toEqual({ inserted: batch.length });
     const viaCopy = await dump();
-    await admin.query(
-      `DELETE FROM metric_sample_keys k USING metric_samples s WHERE s.app = 'methods' AND (k.ts, k.id) = (s.ts, s.id)`,
-    );
     await admin.query(`DELETE FROM metric_blocks WHERE app = 'methods'`);
     await admin.query(`DELETE FROM events WHERE app = 'methods'`);
     expect(await writeEvents(unnest, batch)).toEqual({ inserted: batch.length });
@@ -358,17 +349,21 @@ describe('write methods', () => {
       `SELECT attributes FROM metric_samples WHERE app = 'methods' AND name = 'a.order'`,
     );
     expect(ordered.rows).toEqual([{ attributes: '{"10":"x","2":"y","a":true,"z":1}' }]);
-    // Nothing went in: each write says so per (app, minute, type), which the writer counts as duplicates.
-    expect(await writeEvents(copy, batch)).toEqual({ inserted: 0, redoneForDuplicates: true, storedBy: [] });
-    expect(await writeEvents(copy, [...batch, ...batch])).toEqual({ inserted: 0, storedBy: [] });
-    expect(await writeEvents(unnest, batch)).toEqual({ inserted: 0, storedBy: [] });
+    // No event went in again: each write says so per (app, minute, type), which the writer counts
+    // as duplicates. Metric samples are written again (migration 012) and read once, the first copy.
+    const samples = batch.filter((e) => e.type === 'metric').length;
+    expect(await writeEvents(copy, batch)).toMatchObject({ inserted: samples, redoneForDuplicates: true });
+    expect(await writeEvents(copy, [...batch, ...batch])).toMatchObject({ inserted: 2 * samples });
+    expect(await writeEvents(unnest, batch)).toMatchObject({ inserted: samples });
+    expect(await dump()).toEqual(viaCopy);
     const { events } = await copy.queryEvents({ app: 'methods', limit: 100 });
     expect(events.map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
   });
 
   it('copy: a batch meeting a stored row is written again through the deduplicating path, which the next batches take straight away', async () => {
     const copy = open({ writeMethod: 'copy' });
-    const stored = event('metric', { app: 'redo' });
+    // An event of `events`: metric samples have no key to meet (migration 012).
+    const stored = event('log', { app: 'redo' });
     expect(await writeEvents(copy, [stored])).toEqual({ inserted: 1 });
 
     const mixed = [event('metric', { app: 'redo' }), stored, event('log', { app: 'redo' })];
@@ -446,17 +441,30 @@ describe('what a write records beside its rows', () => {
         [`m.a@${minuteOf(t1)}`, `m.a@${minuteOf(t2)}`, `m.b@${minuteOf(t1)}`].sort(),
       );
 
-      // A resend with one new sample: the duplicates are neither counted nor logged again.
+      // A resend with one new sample: the event is neither counted nor logged again; the samples
+      // are written and counted again (migration 012), until the merge removes their copies and
+      // moves their counts to `duplicate`.
       await admin.query('DELETE FROM metric_rollup_invalidations WHERE app = $1', [app]);
       const fresh = event('metric', { app, name: 'm.c', ts: t2 + 1 });
-      const storedBy = [{ app, minute: minuteOf(fresh.ts), type: 'metric', count: 1 }];
-      expect(await writeEvents(storage, [...batch, fresh])).toEqual(
-        writeMethod === 'copy'
-          ? { inserted: 1, redoneForDuplicates: true, storedBy }
-          : { inserted: 1, storedBy },
-      );
+      expect(await writeEvents(storage, [...batch, fresh])).toMatchObject({ inserted: 5 });
+      expect(await storedCounts(app)).toEqual({
+        ...expected,
+        [`metric@${minuteOf(t1)}`]: 6,
+        [`metric@${minuteOf(t2)}`]: 3,
+      });
+      await admin.query('BEGIN');
+      await mergeMetricBlocks(admin, {
+        beforeMs: NOW,
+        groupsPerStatement: 100,
+        maxGroups: 100,
+        correctCounts: true,
+      });
+      await admin.query('COMMIT');
       expect(await storedCounts(app)).toEqual({ ...expected, [`metric@${minuteOf(t2)}`]: 2 });
-      expect(await invalidations(app)).toEqual([`m.c@${minuteOf(t2)}`]);
+      // Every group written to is logged; folding it again changes nothing.
+      expect(await invalidations(app)).toEqual(
+        [`m.a@${minuteOf(t1)}`, `m.a@${minuteOf(t2)}`, `m.b@${minuteOf(t1)}`, `m.c@${minuteOf(t2)}`].sort(),
+      );
     });
 
     it('with the loss map off, logs the invalidations and counts nothing', async () => {

@@ -4,11 +4,13 @@ import { compactOutcomesJob } from './compact-outcomes';
 import { downsampleJob } from './downsample';
 import { partitionsJob } from './partitions';
 import { purgeJob } from './purge';
+import { mergeMetricBlocksJob } from './merge-metric-blocks';
 
 export { downsampleJob, rawSourceBefore } from './downsample';
 export { purgeCutoffs, purgeJob } from './purge';
 export { partitionsJob } from './partitions';
 export { compactionRange, compactOutcomesJob } from './compact-outcomes';
+export { mergeMetricBlocksJob } from './merge-metric-blocks';
 
 /**
  * On SQLite each fold blocks the event loop (better-sqlite3 is synchronous): smaller folds, the
@@ -16,8 +18,12 @@ export { compactionRange, compactOutcomesJob } from './compact-outcomes';
  */
 const SQLITE_DOWNSAMPLE = { maxEntriesPerFold: 2_000, maxFoldsPerRun: 250 };
 
-/** The jobs a storage kind runs: SQLite has no partitions. */
-export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite'): Job[] {
+/** The jobs a storage kind runs: SQLite has no partitions, and no metric blocks to merge. */
+export function standardJobs(
+  config: SchedulerConfig,
+  kind: 'postgres' | 'sqlite',
+  onMetricCopiesRemoved?: (copies: number) => void,
+): Job[] {
   const jobs = [
     downsampleJob({
       retention1mMs: config.retention1mMs,
@@ -35,6 +41,15 @@ export function standardJobs(config: SchedulerConfig, kind: 'postgres' | 'sqlite
       retentionRawMs: config.retentionRawMs,
     }),
   ];
-  if (kind === 'postgres') jobs.push(partitionsJob({ aheadDays: config.partitionsAheadDays }));
+  if (kind === 'postgres') {
+    jobs.push(partitionsJob({ aheadDays: config.partitionsAheadDays }));
+    jobs.push(
+      mergeMetricBlocksJob({
+        resendWindowMs: config.metricResendWindowMs,
+        correctCounts: config.outcomes,
+        ...(onMetricCopiesRemoved === undefined ? {} : { onCopiesRemoved: onMetricCopiesRemoved }),
+      }),
+    );
+  }
   return jobs;
 }

@@ -24,11 +24,15 @@ export interface DeleteDialect {
   readonly samples?: SampleDeletes;
 }
 
-/** One statement; `counts` names the figure its row count adds to, if any. */
+/**
+ * One statement; `counts` names the figure its row count adds to, if any, or with `countedIn` the
+ * number in that column of its one row.
+ */
 export interface DeleteStatement {
   readonly sql: string;
   readonly params: readonly (string | number)[];
   readonly counts?: keyof DeletedRows;
+  readonly countedIn?: string;
 }
 
 /**

@@ -30,6 +30,8 @@ export class CopyLine {
 export interface CopyPayloads {
   /** Metric samples' fields (sample-fields.ts), in batch order (metric-blocks-copy.ts). */
   readonly metricSamples: readonly Buffer[];
+  /** Each metric sample's loss-map origin (`''` where the writer was not told). */
+  readonly metricOrigins: readonly string[];
   /** Lines of `events`, columns in `EVENTS` order, as one payload in the order of their ts. */
   readonly events: Buffer;
 }
@@ -179,9 +181,18 @@ function joinedByTs(lines: readonly Buffer[], timestamp: LineTimestamp): Buffer 
  * "Rows in ts order"); metric-blocks-copy.ts orders the samples' keys the same way. The order of
  * rows within a COPY changes nothing else.
  */
-export function copyPayloads(lines: readonly CopyLine[]): CopyPayloads {
+export function copyPayloads(lines: readonly CopyLine[], origins?: readonly string[]): CopyPayloads {
   const metricSamples: Buffer[] = [];
+  const metricOrigins: string[] = [];
   const events: Buffer[] = [];
-  for (const line of lines) (line.metric ? metricSamples : events).push(line.bytes);
-  return { metricSamples, events: joinedByTs(events, new LineTimestamp()) };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as CopyLine;
+    if (!line.metric) {
+      events.push(line.bytes);
+      continue;
+    }
+    metricSamples.push(line.bytes);
+    metricOrigins.push(origins?.[i] ?? '');
+  }
+  return { metricSamples, metricOrigins, events: joinedByTs(events, new LineTimestamp()) };
 }

@@ -17,7 +17,7 @@ import { withClient } from './pool';
 
 /**
  * The invalidation log has no key on PostgreSQL (see migrations/003): a repeated row is folded
- * once. Metric samples are blocks with a key table (migration 009).
+ * once. Metric samples are blocks, merged on read (migrations 009, 012).
  */
 const PG_DELETE_DIALECT: DeleteDialect = {
   param: (n) => `$${n}`,
@@ -79,11 +79,11 @@ function errorGroupStatements(d: AppDataDeletion): { first: DeleteStatement[]; l
 
 /**
  * The partitioned tables the statements change, locked up front in the order the writer takes
- * them (keys, blocks, events; see partitions.ts), whatever order the statements run in: the
+ * them (blocks, events; see partitions.ts), whatever order the statements run in: the
  * purge drops expired partitions in that order in one transaction, and a delete holding `events`
  * while waiting for the blocks would deadlock with it.
  */
-const LOCK_TABLES = 'LOCK TABLE metric_sample_keys, metric_blocks, events IN ROW EXCLUSIVE MODE';
+const LOCK_TABLES = 'LOCK TABLE metric_blocks, events IN ROW EXCLUSIVE MODE';
 
 /**
  * The downsample job's lock. A fold that read the app's samples before the delete committed
@@ -129,7 +129,12 @@ export async function deleteAppData(
         await lockInTransaction(client, OUTCOME_COMPACTION_LOCK);
         await client.query(LOCK_TABLES);
         const counts: number[] = [];
-        for (const s of statements) counts.push((await client.query(s.sql, [...s.params])).rowCount ?? 0);
+        for (const s of statements) {
+          const result = await client.query<Record<string, unknown>>(s.sql, [...s.params]);
+          counts.push(
+            s.countedIn === undefined ? (result.rowCount ?? 0) : Number(result.rows[0]?.[s.countedIn] ?? 0),
+          );
+        }
         let lossMapRows = 0;
         if (outcomes !== null) {
           const sums = await client.query<OutcomeSumRow>(outcomes.sumsSql, [...outcomes.params]);

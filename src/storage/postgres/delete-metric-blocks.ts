@@ -3,38 +3,51 @@ import { floorTo, ROLLUP_WIDTH_MS } from '../layout/rollups';
 import { BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
 
 /*
- * `Storage.deleteAppData`'s metric samples on PostgreSQL, stored as blocks (migration 009): a
- * sample is in a block if and only if its `(ts, id)` is in `metric_sample_keys`, so every
- * statement here removes samples from their blocks and their keys together, in one statement
- * (one snapshot: a block committed meanwhile is either seen whole with its keys or not at all). A
- * block left without samples is deleted, never kept empty. Each statement's row count is the keys
- * it deleted: the samples, not the blocks.
+ * `Storage.deleteAppData`'s metric samples on PostgreSQL, stored as blocks (migrations 009, 012):
+ * every statement here removes samples from their blocks, every copy of each (a resent sample not
+ * merged yet is in two blocks of its group), in one statement. A block left without samples is
+ * deleted, never kept empty. Each statement's one row holds `n`, the samples it deleted, each
+ * counted once as reads see it (`DeleteStatement.countedIn`), not the blocks.
  */
 
 const MINUTE_MS = ROLLUP_WIDTH_MS['1m'];
 
-/** Deletes the blocks matching `condition` and the keys of all their samples. */
+/**
+ * `n`: the distinct samples of `gone` (rows of blocks with `bucket, app, name, merged, id, ts`):
+ * a group with no unmerged block holds no duplicate, so its blocks' lengths are summed; the
+ * others' samples are counted distinct.
+ */
+function distinctSamplesOf(gone: string): string {
+  return `dirty AS (SELECT DISTINCT bucket, app, name FROM ${gone} WHERE NOT merged)
+    SELECT (SELECT coalesce(sum(cardinality(g.id)), 0) FROM ${gone} g
+             WHERE NOT EXISTS (SELECT FROM dirty d WHERE d.bucket = g.bucket AND d.app = g.app AND d.name = g.name))
+         + (SELECT count(*) FROM (
+             SELECT DISTINCT g.bucket, g.app, g.name, s.ts, s.id
+               FROM ${gone} g JOIN dirty d ON d.bucket = g.bucket AND d.app = g.app AND d.name = g.name
+              CROSS JOIN LATERAL unnest(g.id, g.ts) s(id, ts)) x) AS n`;
+}
+
+/** Deletes the blocks matching `condition`; whole groups, since conditions are on app and bucket. */
 function deleteBlocksSql(condition: string): string {
-  return `WITH gone AS (DELETE FROM metric_blocks WHERE ${condition} RETURNING id, ts)
-    DELETE FROM metric_sample_keys k
-     USING (SELECT unnest(id) AS id, unnest(ts) AS ts FROM gone) g
-     WHERE k.ts = g.ts AND k.id = g.id`;
+  return `WITH gone AS (
+      DELETE FROM metric_blocks WHERE ${condition} RETURNING bucket, app, name, merged, id, ts),
+    ${distinctSamplesOf('gone')}`;
 }
 
 /**
  * Removes the samples matching `sample` (on `s.id`, `s.ts`) from the blocks `b` matching `blocks`,
- * which must hold at least one: their keys are deleted; a block left with samples has every
- * array rebuilt from its kept elements, in their order; a block left with none is deleted. Blocks
- * are found by `(tableoid, ctid)`: a block is changed in place only here, and `deleteAppData`
- * runs one at a time (the fold lock), so the row found is the row changed; one the purge deletes
- * meanwhile is skipped, its keys with it.
+ * which must hold at least one: a block left with samples has every array rebuilt from its kept
+ * elements, in their order; a block left with none is deleted. Blocks are found by
+ * `(tableoid, ctid)`: `deleteAppData` runs one at a time (the fold lock) in REPEATABLE READ, so a
+ * block the rewrite job replaced meanwhile fails the statement (a serialization failure, and the
+ * deletion starts again); one the purge deletes meanwhile is skipped.
  */
 function removeSamplesSql(blocks: string, sample: string): string {
   const arrays = BLOCK_SAMPLE_ARRAYS.join(', ');
   const ofBlock = BLOCK_SAMPLE_ARRAYS.map((c) => `b.${c}`).join(', ');
   const kept = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(s.${c} ORDER BY s.n)`).join(', ');
   return `WITH hit AS (
-      SELECT b.tableoid AS part, b.ctid AS tid, b.id, b.ts,
+      SELECT b.tableoid AS part, b.ctid AS tid, b.bucket, b.app, b.name, b.merged, b.id, b.ts,
              EXISTS (SELECT FROM unnest(b.id, b.ts) s(id, ts) WHERE NOT (${sample})) AS keeps
         FROM metric_blocks b WHERE ${blocks}
     ), emptied AS (
@@ -47,10 +60,9 @@ function removeSamplesSql(blocks: string, sample: string): string {
          WHERE NOT (${sample}))
         FROM hit WHERE b.tableoid = hit.part AND b.ctid = hit.tid AND hit.keeps
     )
-    DELETE FROM metric_sample_keys k
-     USING (SELECT s.id, s.ts FROM hit CROSS JOIN LATERAL unnest(hit.id, hit.ts) s(id, ts)
-             WHERE ${sample}) g
-     WHERE k.ts = g.ts AND k.id = g.id`;
+    SELECT count(*) AS n FROM (
+      SELECT DISTINCT hit.bucket, hit.app, hit.name, s.ts, s.id
+        FROM hit CROSS JOIN LATERAL unnest(hit.id, hit.ts) s(id, ts) WHERE ${sample}) g`;
 }
 
 /**
@@ -69,7 +81,9 @@ export const BLOCK_SAMPLES: SampleDeletes = {
       WHERE app = ${p(1)} AND bucket >= ${p(3)} AND bucket < ${p(4)} AND ${p(4)} > ANY (ts)`,
   statements(d, p): DeleteStatement[] {
     if (d.scope === 'all') {
-      return [{ sql: deleteBlocksSql(`app = ${p(1)}`), params: [d.app], counts: 'metricSamples' }];
+      return [
+        { sql: deleteBlocksSql(`app = ${p(1)}`), params: [d.app], counts: 'metricSamples', countedIn: 'n' },
+      ];
     }
     if (d.scope === 'before') {
       const minute = floorTo(d.before, MINUTE_MS);
@@ -78,6 +92,7 @@ export const BLOCK_SAMPLES: SampleDeletes = {
           sql: deleteBlocksSql(`app = ${p(1)} AND bucket < ${p(2)}`),
           params: [d.app, minute],
           counts: 'metricSamples',
+          countedIn: 'n',
         },
       ];
       if (minute !== d.before) {
@@ -88,6 +103,7 @@ export const BLOCK_SAMPLES: SampleDeletes = {
           ),
           params: [d.app, d.before, minute],
           counts: 'metricSamples',
+          countedIn: 'n',
         });
       }
       return statements;
@@ -97,6 +113,7 @@ export const BLOCK_SAMPLES: SampleDeletes = {
         sql: removeSamplesSql(`b.app = ${p(1)} AND ${p(2)} = ANY (b.id)`, `s.id = ${p(2)}`),
         params: [d.app, d.id],
         counts: 'metricSamples',
+        countedIn: 'n',
       },
     ];
   },

@@ -24,6 +24,7 @@ import { createCopyWrite } from './write-copy';
 import { queryOutcomes, writeOutcomes } from './outcomes';
 import { copyLineFromScan } from './copy-line-from-scan';
 import type { ScannedEvent } from '../../events/scan/scanned-event';
+import type { OutcomeOrigin } from '../../loss-map/outcome';
 import { createUnnestWrite } from './write-unnest';
 
 export type { PostgresStorage, PostgresStorageOptions, WriteMethod } from './options';
@@ -33,7 +34,11 @@ export { createPostgresMaintenanceRunner, type PostgresMaintenanceOptions } from
 interface RowCodec {
   toRow(event: TelemetryEvent): StorageRow;
   rowFromScan?: Storage['rowFromScan'];
-  write(client: pg.PoolClient, rows: readonly StorageRow[]): Promise<WriteResult>;
+  write(
+    client: pg.PoolClient,
+    rows: readonly StorageRow[],
+    origins?: readonly OutcomeOrigin[],
+  ): Promise<WriteResult>;
 }
 
 /** `countStored`: each write counts its stored rows in the loss map (`SLUICE_OUTCOMES`). */
@@ -50,7 +55,7 @@ function rowCodec(method: WriteMethod, countStored: boolean): RowCodec {
     toRow: (event) => toCopyLine(event) as unknown as StorageRow,
     rowFromScan: (body: Uint8Array, event: ScannedEvent) =>
       copyLineFromScan(body, event) as unknown as StorageRow,
-    write: (client, rows) => write(client, rows as unknown as readonly CopyLine[]),
+    write: (client, rows, origins) => write(client, rows as unknown as readonly CopyLine[], origins),
   };
 }
 
@@ -137,12 +142,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
   // The writer's connections with a write on them: what `cutWrites` closes.
   const writing = new Set<pg.PoolClient>();
-  const writeRows = async (rows: readonly StorageRow[]): Promise<WriteResult> => {
+  const writeRows = async (
+    rows: readonly StorageRow[],
+    origins?: readonly OutcomeOrigin[],
+  ): Promise<WriteResult> => {
     if (rows.length === 0) return { inserted: 0 };
     return withClient(writer, logger, async (client) => {
       writing.add(client);
       try {
-        const result = await codec.write(client, rows);
+        const result = await codec.write(client, rows, origins);
         if (readStandby !== null) readStandby.noteCommit(await commitPosition(client, logger));
         return result;
       } finally {

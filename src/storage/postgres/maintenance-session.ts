@@ -12,6 +12,7 @@ import {
 } from './purge';
 import { foldErrorGroups } from './error-groups';
 import { foldInvalidatedBuckets } from './rollups';
+import { mergeMetricBlocks } from './metric-block-merge';
 
 /**
  * Most rows the default partition may hold for a day the partitions job is about to create:
@@ -47,6 +48,7 @@ export function postgresSession(
     purgeRunHistory: (cutoffMs, limits) => deleteSchedulerRunsBefore(client, cutoffMs, limits),
     purgeOutcomes: (cutoffMs, limits) => deleteOutcomesBefore(client, cutoffMs, limits),
     compactOutcomeMinute: (fromMs, beforeMs) => compactOutcomeMinute(client, fromMs, beforeMs),
+    mergeMetricBlocks: (limits) => mergeMetricBlocks(client, limits),
     ensurePartitions: (fromMs, toMs) =>
       ensureDailyPartitionsOn(client, logger, {
         fromMs,

@@ -5,25 +5,24 @@ import {
   SAMPLE_APP_FIELD_AT,
   SAMPLE_FIELD as F,
   SAMPLE_FIELDS,
-  SAMPLE_TS_FIELD_AT,
   sampleFieldBounds,
   sampleTs,
 } from './sample-fields';
 
 /*
- * A batch's metric samples as binary COPY payloads of `metric_sample_keys` and `metric_blocks`
- * (migration 009): one block per (app, name, UTC minute) of the batch, its samples' columns as
- * arrays in the samples' ts order, and every sample's `(ts, id)` as a key row, keys in ts order.
- * Each sample is already its binary COPY fields (sample-fields.ts), which are also an array
- * element's form: blocks and keys are the samples' bytes copied, with nothing parsed.
+ * A batch's metric samples as the binary COPY payload of `metric_blocks` (migrations 009, 012):
+ * one block per (app, name, UTC minute, origin) of the batch, its samples' columns as arrays in the
+ * samples' ts order. Each sample is already its binary COPY fields (sample-fields.ts), which are
+ * also an array element's form: blocks are the samples' bytes copied, with nothing parsed. No key
+ * row is written: a resent sample is a second copy in its group, which reads merge away and the
+ * rewrite job removes (metric-block-merge.ts).
  */
 
 const MINUTE_MS = 60_000;
 const STRIDE = SAMPLE_FIELDS + 1;
 
-/** `COPY` of what `metricBlocksCopy` makes: keys first, then the blocks, in one transaction. */
-export const METRIC_KEYS_COPY = 'COPY metric_sample_keys (ts, id) FROM STDIN (FORMAT binary)';
-export const METRIC_BLOCKS_COPY = `COPY metric_blocks (${BLOCK_COLUMNS}) FROM STDIN (FORMAT binary)`;
+/** `COPY` of what `metricBlocksCopy` makes; `seq` and `merged` take their defaults (migration 012). */
+export const METRIC_BLOCKS_COPY = `COPY metric_blocks (${BLOCK_COLUMNS}, origin) FROM STDIN (FORMAT binary)`;
 
 /**
  * A block's (app, name, minute) and its number of samples, what stored-records.ts records for it.
@@ -38,7 +37,6 @@ export interface MetricBlockKey {
 }
 
 export interface MetricBlocksPayloads {
-  readonly keys: Buffer;
   readonly blocks: Buffer;
   /** One per block, in the blocks' order. */
   readonly blockKeys: readonly MetricBlockKey[];
@@ -87,14 +85,16 @@ function sameAppAndName(samples: readonly Buffer[], bounds: Int32Array, a: numbe
 }
 
 /**
- * Sample indexes grouped by (minute, app, name), each group in ts order, groups by their first
- * sample. Groups are found by a hash of the minute and the bytes, without a string per sample.
+ * Sample indexes grouped by (minute, app, name, origin), each group in ts order, groups by their
+ * first sample. Groups are found by a hash of the minute and the bytes, without a string per
+ * sample.
  */
 function blocksOf(
   samples: readonly Buffer[],
   bounds: Int32Array,
   order: Uint32Array,
   ts: Float64Array,
+  origins: readonly string[] | undefined,
 ): number[][] {
   const groups: number[][] = [];
   const byHash = new Map<number, number[][]>();
@@ -110,7 +110,11 @@ function blocksOf(
     const group = candidates?.find((g) => {
       const f = g[0] as number;
       const tf = ts[f] as number;
-      return tf - (tf % MINUTE_MS) === minute && sameAppAndName(samples, bounds, f, i);
+      return (
+        tf - (tf % MINUTE_MS) === minute &&
+        origins?.[f] === origins?.[i] &&
+        sameAppAndName(samples, bounds, f, i)
+      );
     });
     if (group !== undefined) {
       group.push(i);
@@ -130,27 +134,26 @@ function latin1Field(sample: Buffer, bounds: Int32Array, i: number, f: number): 
   return latin1Text(sample, at + 4, bounds[i * STRIDE + f + 1] as number);
 }
 
-/** The batch's metric samples (sample-fields.ts) as key and block COPY payloads. */
-export function metricBlocksCopy(samples: readonly Buffer[]): MetricBlocksPayloads {
+/**
+ * The batch's metric samples (sample-fields.ts) as a block COPY payload; `origins[i]` is sample
+ * `i`'s loss-map origin (`''` for every sample when absent).
+ */
+export function metricBlocksCopy(
+  samples: readonly Buffer[],
+  origins?: readonly string[],
+): MetricBlocksPayloads {
   const bounds = sampleFieldBounds(samples);
   const { order, ts } = tsOrder(samples);
   let bytes = 0;
   for (const s of samples) bytes += s.length;
-  const keys = new BinaryCopyWriter(samples.length * 34 + 32);
-  for (const i of order) {
-    const s = samples[i] as Buffer;
-    keys.tuple(2);
-    keys.field(s, SAMPLE_TS_FIELD_AT, SAMPLE_APP_FIELD_AT);
-    keys.field(s, 0, SAMPLE_TS_FIELD_AT);
-  }
   const blocks = new BinaryCopyWriter(bytes + 1024);
   const blockKeys: MetricBlockKey[] = [];
-  for (const block of blocksOf(samples, bounds, order, ts)) {
+  for (const block of blocksOf(samples, bounds, order, ts, origins)) {
     const first = block[0] as number;
     const s = samples[first] as Buffer;
     const t = ts[first] as number;
     const minute = t - (t % MINUTE_MS);
-    blocks.tuple(14);
+    blocks.tuple(15);
     blocks.int8(minute);
     blocks.field(s, SAMPLE_APP_FIELD_AT, appNameEnd(bounds, first));
     for (const [f, oid] of ARRAYS) {
@@ -161,6 +164,8 @@ export function metricBlocksCopy(samples: readonly Buffer[]): MetricBlocksPayloa
       }
       blocks.endArray();
     }
+    const origin = Buffer.from(origins?.[first] ?? '', 'latin1');
+    blocks.text(origin, 0, origin.length);
     blockKeys.push({
       app: latin1Field(s, bounds, first, F.app),
       name: latin1Field(s, bounds, first, F.name),
@@ -168,7 +173,7 @@ export function metricBlocksCopy(samples: readonly Buffer[]): MetricBlocksPayloa
       samples: block.length,
     });
   }
-  return { keys: keys.finish(), blocks: blocks.finish(), blockKeys };
+  return { blocks: blocks.finish(), blockKeys };
 }
 
 /** The samples as a binary COPY payload of a table of `METRIC_SAMPLES`' columns (a staging table). */

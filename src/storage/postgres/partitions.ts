@@ -7,15 +7,14 @@ import { withTransaction } from './pool';
 
 /**
  * In the order their locks are claimed when one transaction touches several: the writer inserts
- * metric sample keys, then their blocks, then other events, so DDL that holds one parent while
- * waiting for another follows the same order and cannot deadlock with it.
+ * metric blocks, then other events, so DDL that holds one parent while waiting for another follows
+ * the same order and cannot deadlock with it.
  */
-const PARTITIONED_TABLES = ['metric_sample_keys', 'metric_blocks', 'events'] as const;
+const PARTITIONED_TABLES = ['metric_blocks', 'events'] as const;
 type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** Each table's partition key (epoch milliseconds): a block's is its minute, in its samples' day. */
 const PARTITION_KEY: Readonly<Record<PartitionedTable, string>> = {
-  metric_sample_keys: 'ts',
   metric_blocks: 'bucket',
   events: 'ts',
 };
@@ -46,7 +45,7 @@ function dayName(dayStart: number): string {
   return new Date(dayStart).toISOString().slice(0, 10).replaceAll('-', '');
 }
 
-const DAILY_NAME = /^(metric_sample_keys|metric_blocks|events)_p(\d{4})(\d{2})(\d{2})$/;
+const DAILY_NAME = /^(metric_blocks|events)_p(\d{4})(\d{2})(\d{2})$/;
 
 /** The daily partition a relation name stands for, or null for any other name (e.g. the default). */
 export function parseDailyPartition(name: string): DailyPartition | null {

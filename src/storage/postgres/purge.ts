@@ -29,70 +29,22 @@ function batchDeleteSql(table: string, condition: string): string {
 }
 
 /**
- * A batch of at most `$2` metric blocks of the default partition with `bucket <= $1` (so with
- * every sample before `$1` + one minute), with the keys of their samples wherever those are (a day
- * may have a partition of one table and not of the other). Its one row is the blocks deleted.
+ * At most `$2` metric blocks of the default partition with `bucket <= $1` (so with every sample
+ * before `$1` + one minute).
  */
-const DEFAULT_BLOCKS_UP_TO = `WITH gone AS (
-    DELETE FROM ONLY metric_blocks_default WHERE ctid = ANY (ARRAY(
-      SELECT ctid FROM ONLY metric_blocks_default WHERE bucket <= $1 LIMIT $2))
-    RETURNING id, ts
-  ), keys AS (
-    DELETE FROM metric_sample_keys k
-     USING (SELECT unnest(id) AS id, unnest(ts) AS ts FROM gone) g
-     WHERE k.ts = g.ts AND k.id = g.id
-  )
-  SELECT count(*)::int AS blocks FROM gone`;
-
-/**
- * A batch of at most `$2` keys of the default partition before `$1` whose sample is in no block:
- * its block went with a daily partition of the blocks while the key sat in the default one. A key
- * whose block is still there stays.
- */
-const ORPHAN_DEFAULT_KEYS_BEFORE = `DELETE FROM ONLY metric_sample_keys_default
-   WHERE ctid = ANY (ARRAY(
-     SELECT k.ctid FROM ONLY metric_sample_keys_default k
-      WHERE k.ts < $1 AND NOT EXISTS (
-        SELECT FROM metric_blocks b WHERE b.bucket = k.ts - k.ts % ${MINUTE_MS} AND k.id = ANY (b.id))
-      LIMIT $2))`;
-
-/**
- * The default partitions' metric samples before `cutoffMs`: the blocks whose minute ends by it,
- * with their keys, then keys left without a block, within `limits` together. Batches and
- * `maxRows` count blocks, then keys; a block of the minute holding the cutoff waits for a later
- * run.
- */
-async function deleteDefaultSamplesBefore(
-  client: pg.ClientBase,
-  cutoffMs: number,
-  limits: DeleteLimits,
-): Promise<DeleteResult> {
-  const blocks = await deleteInBatches(limits, async (n) => {
-    const { rows } = await client.query<{ blocks: number }>(DEFAULT_BLOCKS_UP_TO, [cutoffMs - MINUTE_MS, n]);
-    return rows[0]?.blocks ?? 0;
-  });
-  // Keys are looked for once no expired block is left, so that the few left are orphans.
-  if (!blocks.done) return blocks;
-  const keys = await deleteByStatement(client, ORPHAN_DEFAULT_KEYS_BEFORE, cutoffMs, {
-    batchSize: limits.batchSize,
-    maxRows: limits.maxRows - blocks.rows,
-  });
-  return { rows: blocks.rows + keys.rows, done: keys.done };
-}
+const DEFAULT_BLOCKS_UP_TO = batchDeleteSql('metric_blocks_default', 'bucket <= $1');
 
 /**
  * Raw data before `cutoffMs` that landed in the default partitions: metric samples (counted in
- * blocks and keys, see deleteDefaultSamplesBefore) and events (rows), each within `limits`.
+ * blocks) and events (rows), each within `limits`.
  */
 export async function deleteDefaultPartitionRowsBefore(
   client: pg.ClientBase,
   cutoffMs: number,
   limits: DeleteLimits,
 ): Promise<DeleteResult> {
-  // The writer's table order (keys, blocks, events; see partitions.ts): the key table's lock is
-  // claimed first, though the statements reach it through the blocks.
-  await client.query('LOCK TABLE metric_sample_keys IN ROW EXCLUSIVE MODE');
-  const samples = await deleteDefaultSamplesBefore(client, cutoffMs, limits);
+  // The blocks of the minute holding the cutoff wait for a later run.
+  const samples = await deleteByStatement(client, DEFAULT_BLOCKS_UP_TO, cutoffMs - MINUTE_MS, limits);
   const events = await deleteByStatement(
     client,
     batchDeleteSql('events_default', 'ts < $1'),

@@ -51,19 +51,12 @@ const SAMPLE_ARRAYS = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(${c} ORDER BY ts
 
 /**
  * Metric samples from `source` (a relation or set-returning expression with `METRIC_SAMPLES`'
- * columns), stored once each, recorded: every sample's key is inserted with
- * `ON CONFLICT DO NOTHING`, and only the samples whose key went in are written, as one block per
- * (app, name, minute). Two samples of one (ts, id) in `source` are stored once.
+ * columns), written as one block per (app, name, minute) and recorded. Every sample is written
+ * (migration 012: no key refuses a resent one; reads merge it away and the rewrite job removes it,
+ * correcting the stored count; metric-block-merge.ts).
  */
 export function recordedSamplesInsert(source: string, countStored: boolean): string {
-  return `WITH src AS MATERIALIZED (SELECT ${SAMPLE_COLUMNS} FROM ${source}),
-  fresh AS (
-    INSERT INTO metric_sample_keys (ts, id) SELECT ts, id FROM src ORDER BY ts, id
-    ON CONFLICT DO NOTHING
-    RETURNING ts, id),
-  inserted AS (
-    SELECT DISTINCT ON (s.ts, s.id) s.*, s.name AS key FROM src s JOIN fresh f ON f.ts = s.ts AND f.id = s.id
-     ORDER BY s.ts, s.id),
+  return `WITH inserted AS MATERIALIZED (SELECT ${SAMPLE_COLUMNS}, name AS key FROM ${source}),
   blocks AS (
     INSERT INTO metric_blocks (${BLOCK_COLUMNS})
     SELECT ts - ts % 60000, app, name, ${SAMPLE_ARRAYS} FROM inserted GROUP BY ts - ts % 60000, app, name)${recordsOfInserted(true, countStored)}`;

@@ -1,21 +1,16 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { columnList, EVENTS, METRIC_SAMPLES, type TableColumns } from '../layout/columns';
+import { columnList, EVENTS, type TableColumns } from '../layout/columns';
 import { copyPayloads, type CopyLine, type CopyPayloads } from './copy-encoding';
 import { inTransaction } from './pool';
-import { METRIC_BLOCKS_COPY, METRIC_KEYS_COPY, metricBlocksCopy, samplesCopy } from './metric-blocks-copy';
-import {
-  recordedEventInsert,
-  recordedSamplesInsert,
-  storedGroupsOf,
-  type RecordedInsertResult,
-} from './recorded-insert';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy, type MetricBlocksPayloads } from './metric-blocks-copy';
+import { recordedEventInsert, storedGroupsOf, type RecordedInsertResult } from './recorded-insert';
 import type { StoredGroup } from '../../loss-map/outcome';
 import type { WriteResult } from '../port';
 import type { RowsWrite } from './row-writer';
 import { ERROR_MINUTES_COPY, INVALIDATIONS_COPY, STORED_COUNTS_COPY, storedRecords } from './stored-records';
 
-/** After a batch met an already-stored `(id, ts)`, this many batches go straight to the deduplicating path. */
+/** After a batch met an already-stored event `(id, ts)`, this many batches go straight to the deduplicating path. */
 const DEDUPE_BATCHES_AFTER_CONFLICT = 8;
 const UNIQUE_VIOLATION = '23505';
 
@@ -50,7 +45,7 @@ async function ensureStagingTable<Row>(
   tables.add(stage);
 }
 
-/** Plain `COPY`: the fast path. A row whose `(ts, id)` is stored fails it (23505). */
+/** Plain `COPY`: the fast path. An event whose `(ts, id)` is stored fails it (23505); blocks never do. */
 async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): Promise<void> {
   if (payload.length > 0) await copyIn(client, sql, payload);
 }
@@ -58,51 +53,74 @@ async function copyDirect(client: pg.PoolClient, sql: string, payload: Buffer): 
 const COPY_EVENTS = `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`;
 
 /**
- * `COPY` into a temporary staging table (in `format`: the samples' fields are binary, the events'
- * lines text), then one statement that inserts and records (counts and logs) only the rows not
- * stored yet (recorded-insert.ts).
+ * `COPY` of the events' lines into a temporary staging table, then one statement that inserts and
+ * records (counts and logs) only the events not stored yet (recorded-insert.ts).
  */
-async function copyDeduplicated<Row>(
+async function copyEventsDeduplicated(
   client: pg.PoolClient,
-  t: TableColumns<Row>,
-  payload: Buffer | null,
-  format: 'binary' | 'text',
-  recordedInsert: (stage: string) => string,
+  payload: Buffer,
+  countStored: boolean,
 ): Promise<WriteResult & { storedBy: StoredGroup[] }> {
-  if (payload === null || payload.length === 0) return { inserted: 0, storedBy: [] };
+  if (payload.length === 0) return { inserted: 0, storedBy: [] };
+  const t = EVENTS;
   const stage = `sluice_stage_${t.table}`;
+  const columns = columnList(t);
   await ensureStagingTable(client, t, stage);
-  await copyIn(client, `COPY ${stage} (${columnList(t)}) FROM STDIN (FORMAT ${format})`, payload);
-  const result = await client.query<RecordedInsertResult>(recordedInsert(stage));
+  await copyIn(client, `COPY ${stage} (${columns}) FROM STDIN`, payload);
+  const result = await client.query<RecordedInsertResult>(
+    recordedEventInsert(
+      `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
+      countStored,
+    ),
+  );
   const row = result.rows[0];
-  return { inserted: row?.inserted ?? 0, storedBy: storedGroupsOf(row, t.table === METRIC_SAMPLES.table) };
+  return { inserted: row?.inserted ?? 0, storedBy: storedGroupsOf(row, false) };
 }
 
+/** A block's app (its UTF-8 bytes as Latin-1 text) as the app's name. */
+function appOf(latin1: string): string {
+  return Buffer.from(latin1, 'latin1').toString('utf8');
+}
+
+/** The blocks' samples as stored groups: every one of them is written. */
+function storedGroupsOfBlocks(blocks: MetricBlocksPayloads | null): StoredGroup[] {
+  const groups = new Map<string, StoredGroup>();
+  for (const b of blocks?.blockKeys ?? []) {
+    const key = `${b.minute}\t${b.app}`;
+    const g = groups.get(key);
+    groups.set(key, {
+      app: g?.app ?? appOf(b.app),
+      type: 'metric',
+      minute: b.minute,
+      count: (g?.count ?? 0) + b.samples,
+    });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The batch again after an event met its stored copy: the blocks as on the fast path (a resent
+ * sample is merged away on read, see metric-block-merge.ts), the events through the deduplicating
+ * insert.
+ */
 async function writeDeduplicated(
   client: pg.PoolClient,
   p: CopyPayloads,
+  blocks: MetricBlocksPayloads | null,
   rows: number,
   countStored: boolean,
 ): Promise<WriteResult> {
-  const columns = columnList(EVENTS);
-  const [samples, events] = await inTransaction(client, async () => [
-    await copyDeduplicated(
-      client,
-      METRIC_SAMPLES,
-      p.metricSamples.length > 0 ? samplesCopy(p.metricSamples) : null,
-      'binary',
-      (stage) => recordedSamplesInsert(stage, countStored),
-    ),
-    await copyDeduplicated(client, EVENTS, p.events, 'text', (stage) =>
-      recordedEventInsert(
-        `INSERT INTO events (${columns}) SELECT ${columns} FROM ${stage} ON CONFLICT DO NOTHING`,
-        countStored,
-      ),
-    ),
-  ]);
-  const inserted = samples.inserted + events.inserted;
+  const records = storedRecords([], blocks?.blockKeys ?? [], countStored);
+  const events = await inTransaction(client, async () => {
+    if (blocks !== null) await copyDirect(client, METRIC_BLOCKS_COPY, blocks.blocks);
+    await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
+    await copyDirect(client, STORED_COUNTS_COPY, records.storedCounts);
+    return copyEventsDeduplicated(client, p.events, countStored);
+  });
+  const samples = p.metricSamples.length;
+  const inserted = samples + events.inserted;
   return countStored && inserted < rows
-    ? { inserted, storedBy: [...samples.storedBy, ...events.storedBy] }
+    ? { inserted, storedBy: [...storedGroupsOfBlocks(blocks), ...events.storedBy] }
     : { inserted };
 }
 
@@ -125,30 +143,30 @@ function isUniqueViolation(err: unknown): boolean {
  * `SLUICE_PG_WRITE_METHOD=copy`: each batch is first `COPY`ed straight into its tables, which costs
  * the server about 0.6 × what a deduplicating insert does, and the batch's records (the rollup
  * invalidation log, the loss map's stored counts; stored-records.ts) are COPYed after its rows.
- * Retries are rare, so that is almost always the whole story. When a row is already stored the
- * COPY fails as a whole (unique violation): the transaction is rolled back on the same connection
- * and the batch written again through the deduplicating path, which then stays in use for the next
- * few batches, since duplicates come in bursts (an SDK resending after a timeout or a collector
- * restart).
+ * Metric samples are blocks with no key (migration 012): every one is written and counted stored,
+ * and a resent one is merged away on read and by the rewrite job, which corrects the count. When
+ * an event is already stored the COPY fails as a whole (unique violation): the transaction is
+ * rolled back on the same connection and the batch written again with its events through the
+ * deduplicating path, which then stays in use for the next few batches, since duplicates come in
+ * bursts (an SDK resending after a timeout or a collector restart).
  */
 export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<CopyLine> {
   let dedupeBatchesLeft = 0;
-  return async (client, lines) => {
-    const payloads = copyPayloads(lines);
+  return async (client, lines, origins) => {
+    const payloads = copyPayloads(lines, origins);
+    const blocks =
+      payloads.metricSamples.length > 0
+        ? metricBlocksCopy(payloads.metricSamples, payloads.metricOrigins)
+        : null;
     if (dedupeBatchesLeft > 0) {
       dedupeBatchesLeft--;
-      return writeDeduplicated(client, payloads, lines.length, countStored);
+      return writeDeduplicated(client, payloads, blocks, lines.length, countStored);
     }
-    const blocks = payloads.metricSamples.length > 0 ? metricBlocksCopy(payloads.metricSamples) : null;
-    // Every row is inserted or none (a duplicate fails the whole COPY), so all of them are recorded.
+    // Every row is inserted or none (a stored event fails the whole COPY), so all of them are recorded.
     const records = storedRecords(eventLinesOf(lines), blocks?.blockKeys ?? [], countStored);
     try {
       await inTransaction(client, async () => {
-        // Keys before blocks: a resent sample fails on its key before its block is written.
-        if (blocks !== null) {
-          await copyDirect(client, METRIC_KEYS_COPY, blocks.keys);
-          await copyDirect(client, METRIC_BLOCKS_COPY, blocks.blocks);
-        }
+        if (blocks !== null) await copyDirect(client, METRIC_BLOCKS_COPY, blocks.blocks);
         await copyDirect(client, COPY_EVENTS, payloads.events);
         await copyDirect(client, INVALIDATIONS_COPY, records.invalidations);
         await copyDirect(client, ERROR_MINUTES_COPY, records.errorMinutes);
@@ -160,7 +178,7 @@ export function createCopyWrite({ countStored }: CopyWriteOptions): RowsWrite<Co
       await client.query('ROLLBACK');
       dedupeBatchesLeft = DEDUPE_BATCHES_AFTER_CONFLICT;
       return {
-        ...(await writeDeduplicated(client, payloads, lines.length, countStored)),
+        ...(await writeDeduplicated(client, payloads, blocks, lines.length, countStored)),
         redoneForDuplicates: true,
       };
     }

@@ -8,11 +8,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import {
-  METRIC_BLOCKS_COPY,
-  METRIC_KEYS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyIn } from '../copy-text';
 
 /**
@@ -54,7 +50,6 @@ export function serveFloor(encode: (body: Buffer) => FloorRequest | null, events
       await client.query('BEGIN');
       if (m.length > 0) {
         const blocks = metricBlocksCopy(m);
-        await copyIn(client, METRIC_KEYS_COPY, [blocks.keys]);
         await copyIn(client, METRIC_BLOCKS_COPY, [blocks.blocks]);
       }
       if (o.length > 0) await copyIn(client, eventsSql, o);

@@ -24,13 +24,12 @@ pool.on('error', () => undefined);
 function insert(e: NaiveEvent): Promise<unknown> {
   const attributes = JSON.stringify(e.attributes ?? {});
   if (e.type === 'metric') {
-    // The schema's metric sample: its key, then a block of one sample.
+    // The schema's metric sample: a block of one sample (migration 012: no key row).
     return pool.query(
-      `WITH k AS (INSERT INTO metric_sample_keys (ts, id) VALUES ($2, $1) ON CONFLICT DO NOTHING RETURNING 1)
-       INSERT INTO metric_blocks (bucket, app, name, id, ts, version, env, value, count, min, max, sum, message, attributes)
+      `INSERT INTO metric_blocks (bucket, app, name, id, ts, version, env, value, count, min, max, sum, message, attributes)
        SELECT $2::bigint - $2::bigint % 60000, $3, $4, ARRAY[$1::uuid], ARRAY[$2::bigint], ARRAY[$5::text],
               ARRAY[$6::text], ARRAY[$7::float8], ARRAY[NULL::bigint], ARRAY[NULL::float8], ARRAY[NULL::float8],
-              ARRAY[NULL::float8], ARRAY[NULL::text], ARRAY[$8::text] FROM k`,
+              ARRAY[NULL::float8], ARRAY[NULL::text], ARRAY[$8::text]`,
       [
         e.id,
         e.ts,

@@ -2,11 +2,7 @@ import type { TelemetryEvent } from '../../../src/events/types';
 import { columnList, EVENTS, type TableColumns } from '../../../src/storage/layout/columns';
 import { toRows } from '../../../src/storage/layout/rows';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
-import {
-  METRIC_BLOCKS_COPY,
-  METRIC_KEYS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import {
   INVALIDATIONS_COPY,
   STORED_COUNTS_COPY,
@@ -40,7 +36,6 @@ export function sluiceCopyChunks(
     return {
       events: slice.length,
       parts: [
-        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
         { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
         {
           sql: `COPY ${EVENTS.table} (${columnList(EVENTS)}) FROM STDIN`,

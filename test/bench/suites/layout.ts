@@ -1,11 +1,7 @@
 import pg from 'pg';
 import type { TelemetryEvent } from '../../../src/events/types';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
-import {
-  METRIC_BLOCKS_COPY,
-  METRIC_KEYS_COPY,
-  metricBlocksCopy,
-} from '../../../src/storage/postgres/metric-blocks-copy';
+import { METRIC_BLOCKS_COPY, metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
 import { copyText } from '../copy-text';
 import { alternating } from '../alternating';
 import { chunked, timeCopy, type CopyChunk } from '../copy-run';
@@ -59,10 +55,7 @@ function narrowChunks(events: readonly TelemetryEvent[]): CopyChunk[] {
     const blocks = metricBlocksCopy(slice.map((e) => toCopyLine(e).bytes));
     return {
       events: slice.length,
-      parts: [
-        { sql: METRIC_KEYS_COPY, payload: [blocks.keys] },
-        { sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] },
-      ],
+      parts: [{ sql: METRIC_BLOCKS_COPY, payload: [blocks.blocks] }],
     };
   });
 }
@@ -132,7 +125,7 @@ async function measure(
 
 const ROUNDS = 2;
 
-/** Row 9b: metric events by raw COPY into the schema's keys and blocks versus one jsonb table of rows. */
+/** Row 9b: metric events by raw COPY into the schema's blocks versus one jsonb table of rows. */
 export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const rounds = ctx.options.quick ? 1 : ROUNDS;
   const metrics = telemetryEvents(Math.ceil(ctx.options.copyEvents / rounds), STORAGE_SEED + 2).filter(
@@ -142,7 +135,7 @@ export async function runLayout(ctx: BenchContext): Promise<BenchRow[]> {
   const narrowCopy = narrowChunks(metrics);
   const jsonbCopy = jsonbChunks(metrics);
   const { narrow, jsonb } = await alternating(rounds, {
-    narrow: () => measure(ctx, 'layout_narrow', ['metric_sample_keys', 'metric_blocks'], narrowCopy),
+    narrow: () => measure(ctx, 'layout_narrow', ['metric_blocks'], narrowCopy),
     jsonb: () =>
       measure(ctx, 'layout_jsonb', ['bench_events_jsonb'], jsonbCopy, (url) =>
         createJsonbTable(url, Date.now()),

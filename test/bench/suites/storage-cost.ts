@@ -4,7 +4,7 @@ import type { TelemetryEvent } from '../../../src/events/types';
 import type { BenchContext } from '../context';
 import { sampleProcess } from '../proc-stats';
 import { figure, round, versus } from '../rows';
-import { KEYED_BLOCK_VARIANTS } from '../keyed-block-variants';
+import { KEYED_BLOCK_VARIANTS, MERGED_BLOCK_VARIANT } from '../keyed-block-variants';
 import { SERIES_ROW_VARIANTS } from '../series-row-variants';
 import {
   BATCH_SAMPLES,
@@ -122,7 +122,13 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     .filter((e) => e.type === 'metric')
     .slice(0, wanted);
   if (samples.length < wanted) throw new Error(`storage-cost: only ${samples.length} metric samples`);
-  const variants = [...ROW_VARIANTS, ...BLOCK_VARIANTS, ...KEYED_BLOCK_VARIANTS, ...SERIES_ROW_VARIANTS];
+  const variants = [
+    ...ROW_VARIANTS,
+    ...BLOCK_VARIANTS,
+    ...KEYED_BLOCK_VARIANTS,
+    MERGED_BLOCK_VARIANT,
+    ...SERIES_ROW_VARIANTS,
+  ];
   const batches: TelemetryEvent[][] = [];
   for (let i = 0; i < samples.length; i += BATCH_SAMPLES) batches.push(samples.slice(i, i + BATCH_SAMPLES));
   // Variants of one layout write the same payloads.

@@ -10,6 +10,7 @@ describe('scheduler lock keys', () => {
       purge: 2324191532590515825n,
       partitions: -9055434936326589593n,
       compact_outcomes: 4536068042664240318n,
+      merge_metric_blocks: 4547646209631264672n,
     });
   });
 

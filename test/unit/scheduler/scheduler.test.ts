@@ -193,7 +193,13 @@ describe('Scheduler', () => {
 describe('createScheduler', () => {
   const config: SchedulerConfig = {
     enabled: true,
-    intervalsMs: { downsample: INTERVAL, purge: 0, partitions: INTERVAL, compact_outcomes: INTERVAL },
+    intervalsMs: {
+      downsample: INTERVAL,
+      purge: 0,
+      partitions: INTERVAL,
+      compact_outcomes: INTERVAL,
+      merge_metric_blocks: INTERVAL,
+    },
     retentionRawMs: 86_400_000,
     retention1mMs: 86_400_000,
     retention1hMs: 86_400_000,
@@ -204,6 +210,8 @@ describe('createScheduler', () => {
     purgeMaxRowsPerRun: 100,
     compactOutcomesSettleMs: 60_000,
     compactOutcomesMaxRowsPerRun: 100,
+    metricResendWindowMs: 120_000,
+    outcomes: true,
     connectTimeoutMs: 1000,
   };
   const base = {

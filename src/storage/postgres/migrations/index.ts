@@ -9,6 +9,7 @@ import { sql as writerRecords008 } from './008_writer_records';
 import { sql as metricBlocks009 } from './009_metric_blocks';
 import { sql as rollupAppIndexes010 } from './010_rollup_app_indexes';
 import { sql as textSearchAndErrorGroups011 } from './011_text_search_and_error_groups';
+import { sql as mergedMetricBlocks012 } from './012_merged_metric_blocks';
 
 export interface Migration {
   /** Applied in ascending order; recorded in `schema_migrations`. Never renumber or edit a released one. */
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'metric_blocks', sql: metricBlocks009 },
   { version: 10, name: 'rollup_app_indexes', sql: rollupAppIndexes010 },
   { version: 11, name: 'text_search_and_error_groups', sql: textSearchAndErrorGroups011 },
+  { version: 12, name: 'merged_metric_blocks', sql: mergedMetricBlocks012 },
 ];

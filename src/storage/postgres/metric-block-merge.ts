@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import type { BlockMerge, BlockMergeLimits } from '../maintenance';
+import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
+
+/*
+ * The rewrite job's statement (migration 012; docs/metric-storage.md, "No key row per sample").
+ * The writer stores every sample it is given, so a resent one is a second copy in a block of its
+ * (bucket, app, name) group, and the views keep the copy of the lowest `seq` until the group is
+ * rewritten here: its blocks deleted and its distinct samples (the first copy of each, by `seq`,
+ * then place in block) written again as merged blocks, in (ts, id) order, at most
+ * `MERGED_BLOCK_SAMPLES` each, with the lowest `seq` of the group, so a copy written later still
+ * loses to them. The removed copies are counted in the loss map in the same statement: `stored`
+ * −n (the writer counted every copy it wrote) and `duplicate` +n under each copy's origin, per
+ * (app, minute); so the counts add up at every moment, and are exact once a group is merged.
+ *
+ * One statement, one snapshot: a block committed while it runs is not seen, not deleted, and
+ * leaves its group unmerged for the next run (reads merge it meanwhile). The app deletion runs in
+ * REPEATABLE READ: a block this replaced under it fails it with a serialization failure, and it
+ * starts again (delete-app.ts).
+ */
+
+/**
+ * Most samples in one merged block: a group of a busy series holds a block per write batch, and
+ * one array of all its minute would make every read of it unnest the whole minute.
+ */
+export const MERGED_BLOCK_SAMPLES = 2_000;
+
+const ARRAYS = BLOCK_SAMPLE_ARRAYS.join(', ');
+const AGGREGATED = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(f.${c} ORDER BY f.ts, f.id)`).join(', ');
+const OF_GONE = BLOCK_SAMPLE_ARRAYS.map((c) => `gone.${c}`).join(', ');
+
+/**
+ * `$1`: groups of buckets before it; `$2`: most groups; `$3`: whether to correct the loss map's
+ * counts (the writer counts what it stores: `SLUICE_OUTCOMES`); `$4`: only groups whose unmerged
+ * blocks all have a `seq` up to it (quiet since), or every group when null.
+ */
+const MERGE_GROUPS = `WITH g AS (
+    SELECT bucket, app, name FROM metric_blocks
+     WHERE NOT merged AND bucket < $1
+     GROUP BY bucket, app, name
+    HAVING $4::bigint IS NULL OR max(seq) <= $4::bigint
+     ORDER BY bucket, app, name LIMIT $2),
+  gone AS (
+    DELETE FROM metric_blocks b USING g
+     WHERE b.bucket = g.bucket AND b.app = g.app AND b.name = g.name
+    RETURNING b.*),
+  firsts_seq AS (SELECT bucket, app, name, min(seq) AS seq FROM gone GROUP BY 1, 2, 3),
+  copies AS (
+    SELECT gone.bucket, gone.app, gone.name, gone.origin, s.*,
+           row_number() OVER (PARTITION BY gone.bucket, gone.app, gone.name, s.ts, s.id
+                              ORDER BY gone.seq, s.n) AS copy
+      FROM gone CROSS JOIN LATERAL unnest(${OF_GONE}) WITH ORDINALITY AS s(${ARRAYS}, n)),
+  firsts AS (
+    SELECT c.*, (row_number() OVER (PARTITION BY c.bucket, c.app, c.name ORDER BY c.ts, c.id) - 1)
+                / ${MERGED_BLOCK_SAMPLES} AS part
+      FROM copies c WHERE c.copy = 1),
+  written AS (
+    INSERT INTO metric_blocks (${BLOCK_COLUMNS}, seq, merged, origin)
+    SELECT f.bucket, f.app, f.name, ${AGGREGATED}, q.seq, true, ''
+      FROM firsts f JOIN firsts_seq q ON q.bucket = f.bucket AND q.app = f.app AND q.name = f.name
+     GROUP BY f.bucket, f.app, f.name, f.part, q.seq
+    RETURNING 1),
+  dups AS (
+    SELECT app, bucket AS minute, origin, count(*) AS n FROM copies WHERE copy > 1 GROUP BY 1, 2, 3),
+  corrected AS (
+    INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count)
+    SELECT app, minute, 'metric', 'stored', '', '', -sum(n) FROM dups WHERE $3 GROUP BY app, minute
+    UNION ALL
+    SELECT app, minute, 'metric', 'duplicate', 'duplicate', origin, n FROM dups WHERE $3
+    RETURNING 1)
+  SELECT (SELECT count(*) FROM firsts_seq)::int AS groups, (SELECT count(*) FROM gone)::int AS blocks,
+         (SELECT count(*) FROM written)::int AS written,
+         (SELECT coalesce(sum(n), 0) FROM dups)::int AS duplicates,
+         (SELECT count(*) FROM corrected)::int AS corrections`;
+
+interface MergeRow {
+  readonly groups: number;
+  readonly blocks: number;
+  readonly written: number;
+  readonly duplicates: number;
+}
+
+/**
+ * Rewrites the groups with an unmerged block whose bucket is before `limits.beforeMs` and (with
+ * `limits.quietUpToSeq`) that got no block since, oldest first, `limits.groupsPerStatement` a
+ * statement, until none is left or `limits.maxGroups` were rewritten; on the caller's transaction
+ * (the job's run).
+ */
+export async function mergeMetricBlocks(
+  client: pg.ClientBase,
+  limits: BlockMergeLimits,
+): Promise<BlockMerge> {
+  // Read before any group is chosen: a block written after this is not quiet at the next run.
+  const { rows: seqRows } = await client.query<{ seq: string }>(
+    'SELECT last_value AS seq FROM metric_blocks_seq',
+  );
+  const total = {
+    groups: 0,
+    blocks: 0,
+    written: 0,
+    duplicates: 0,
+    caughtUp: false,
+    seqNow: Number(seqRows[0]?.seq ?? 0),
+  };
+  while (total.groups < limits.maxGroups) {
+    const n = Math.min(limits.groupsPerStatement, limits.maxGroups - total.groups);
+    const { rows } = await client.query<MergeRow>(MERGE_GROUPS, [
+      limits.beforeMs,
+      n,
+      limits.correctCounts,
+      limits.quietUpToSeq ?? null,
+    ]);
+    const r = rows[0];
+    total.groups += r?.groups ?? 0;
+    total.blocks += r?.blocks ?? 0;
+    total.written += r?.written ?? 0;
+    total.duplicates += r?.duplicates ?? 0;
+    if ((r?.groups ?? 0) < n) {
+      total.caughtUp = true;
+      break;
+    }
+  }
+  return total;
+}
