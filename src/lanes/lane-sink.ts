@@ -3,7 +3,8 @@ import type { BatchWriterLoop } from './batch-writer-loop';
 import { CommitTicket } from './commit-ticket';
 import { retryAfterToDrain } from '../intake/retry-after';
 import type { TelemetryEvent } from '../events/types';
-import { eventsByApp, type BoundedLane } from './lane';
+import { countByApp } from '../events/count-by-app';
+import type { BoundedLane } from './lane';
 import type { StorageRow } from '../storage/port';
 import type { OutcomeOrigin } from '../loss-map/outcome';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
@@ -50,7 +51,7 @@ export class LaneSink implements EventSink {
     const ticket = this.o.ack === 'stored' ? new CommitTicket() : null;
     let bytes = 0;
     for (const i of items) bytes += i.bytes;
-    const byApp = eventsByApp(items);
+    const byApp = countByApp(items);
     const withinShares = target.withinShares(byApp, now);
     if (!withinShares) this.o.shareRefusals?.inc({ lane });
     if (!withinShares || !target.hasRoom(items.length, bytes)) {

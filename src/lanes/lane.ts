@@ -2,6 +2,7 @@ import type { LaneName } from '../intake/event-sink';
 import type { StorageRow } from '../storage/port';
 import type { CommitTicket } from './commit-ticket';
 import type { OutcomeOrigin } from '../loss-map/outcome';
+import { countByApp } from '../events/count-by-app';
 import { LaneShares } from './lane-shares';
 
 /** One admitted event, held until storage has committed it. */
@@ -98,12 +99,12 @@ export class BoundedLane {
 
   /**
    * Admits `batch`, which the caller found room for with `hasRoom` (nothing runs between the two).
-   * `byApp`: its events per app, when the caller counted them already (`eventsByApp`).
+   * `byApp`: its events per app, when the caller counted them already (`countByApp`).
    */
   admit(
     batch: readonly LaneItem[],
     batchBytes: number,
-    byApp: ReadonlyMap<string, number> = eventsByApp(batch),
+    byApp: ReadonlyMap<string, number> = countByApp(batch),
   ): void {
     for (const item of batch) this.items.push(item);
     for (const [app, n] of byApp) this.shares.admitted(app, n);
@@ -127,29 +128,8 @@ export class BoundedLane {
   release(items: readonly LaneItem[]): void {
     let bytes = 0;
     for (const item of items) bytes += item.bytes;
-    for (const [app, n] of eventsByApp(items)) this.shares.released(app, n);
+    for (const [app, n] of countByApp(items)) this.shares.released(app, n);
     this.events -= items.length;
     this.bytesHeld -= bytes;
   }
-}
-
-/**
- * How many of `items` each app has. A run of items of one app (a request's events usually are)
- * costs one map update, not one per item.
- */
-export function eventsByApp(items: readonly { readonly app: string }[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  let app: string | null = null;
-  let run = 0;
-  for (const item of items) {
-    if (item.app === app) {
-      run++;
-      continue;
-    }
-    if (app !== null) counts.set(app, (counts.get(app) ?? 0) + run);
-    app = item.app;
-    run = 1;
-  }
-  if (app !== null) counts.set(app, (counts.get(app) ?? 0) + run);
-  return counts;
 }

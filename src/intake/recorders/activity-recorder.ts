@@ -1,6 +1,6 @@
 import type { AppActivity } from '../../metrics/app-activity';
 import type { IntakeDecision } from '../intake-decision';
-import { countByApp } from './count-by';
+import { countByApp } from '../../events/count-by-app';
 
 /**
  * The per-app tally of what was admitted and throttled (the pipeline view's busiest apps): one update

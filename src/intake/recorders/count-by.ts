@@ -6,22 +6,3 @@ export function countByType(items: readonly { readonly type: EventType }[]): Rec
   for (const item of items) counts[item.type]++;
   return counts;
 }
-
-/** Events per app, apps in the order they first come. */
-export function countByApp(items: readonly { readonly app: string }[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  let app: string | undefined;
-  let run = 0;
-  // Runs of one app are summed before the map is touched: a request's events mostly come in runs.
-  for (const item of items) {
-    if (item.app === app) {
-      run++;
-      continue;
-    }
-    if (app !== undefined) counts.set(app, (counts.get(app) ?? 0) + run);
-    app = item.app;
-    run = 1;
-  }
-  if (app !== undefined) counts.set(app, (counts.get(app) ?? 0) + run);
-  return counts;
-}
