@@ -29,6 +29,7 @@ import {
   type Expectation,
 } from './support/dashboard-promql';
 import { startPrometheus, type RunningPrometheus } from './support/prometheus';
+import { JOB_NAMES } from '../../src/scheduler/lock-keys';
 
 let db: TestDatabase;
 let q: TestQueue;
@@ -74,7 +75,7 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const JOBS = ['downsample', 'purge', 'partitions', 'compact_outcomes'];
+const JOBS: readonly string[] = JOB_NAMES;
 
 /** What each dashboard query and recorded measure answers in tier 4, after the traffic below. */
 function expected(): Record<string, Expectation> {

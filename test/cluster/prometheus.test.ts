@@ -21,6 +21,7 @@ import {
 } from './support/dashboard-promql';
 import { startPrometheus, type RunningPrometheus } from './support/prometheus';
 import { startTestCluster, type TestCluster } from './support/test-cluster';
+import { JOB_NAMES } from '../../src/scheduler/lock-keys';
 
 let t: TestCluster;
 let prometheus: RunningPrometheus;
@@ -55,7 +56,7 @@ afterAll(async () => {
 });
 
 /** Rates over a window that holds the test's traffic however slow the box (Grafana: `$__rate_interval`). */
-const JOBS = ['downsample', 'purge', 'partitions', 'compact_outcomes'];
+const JOBS: readonly string[] = JOB_NAMES;
 const haproxyCodes = (v: number, l: Readonly<Record<string, string>>) => (l.code === '2xx' ? v > 0 : v >= 0);
 
 /** What each dashboard query and recorded measure answers in tier 3, after the traffic below. */

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { JOB_NAMES } from '../../src/scheduler/lock-keys';
 import { waitFor } from '../support/http';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { createTestQueue, startWorkerProcess, type TestQueue, type WorkerProcess } from './queue-support';
@@ -19,7 +20,7 @@ describe('sluice worker runs the scheduled jobs', () => {
     await db?.drop();
   });
 
-  it('downsample, purge, partition and loss-map compaction runs are recorded by the worker', async () => {
+  it('every scheduled job (downsample, purge, partitions, loss-map compaction, metric block merge) runs on the worker', async () => {
     worker = await startWorkerProcess({
       ...q.env,
       SLUICE_DATABASE_URL: db.url,
@@ -27,6 +28,7 @@ describe('sluice worker runs the scheduled jobs', () => {
       SLUICE_JOB_PURGE_INTERVAL_MS: '500',
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: '500',
       SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '500',
+      SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '500',
     });
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
@@ -38,11 +40,11 @@ describe('sluice worker runs the scheduled jobs', () => {
             `SELECT DISTINCT job FROM scheduler_runs WHERE error IS NULL AND finished_ms IS NOT NULL`,
           );
           const names = rows.map((r) => r.job).sort();
-          return names.length === 4 ? names : null;
+          return names.length === JOB_NAMES.length ? names : null;
         },
         20_000,
       );
-      expect(jobs).toEqual(['compact_outcomes', 'downsample', 'partitions', 'purge']);
+      expect(jobs).toEqual([...JOB_NAMES].sort());
     } finally {
       await admin.end();
     }
