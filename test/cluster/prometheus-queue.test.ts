@@ -51,6 +51,7 @@ beforeAll(async () => {
     SLUICE_JOB_PURGE_INTERVAL_MS: '2000',
     SLUICE_JOB_PARTITIONS_INTERVAL_MS: '2000',
     SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '2000',
+    SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '2000',
   });
   collector = await startCollectorProcess({
     ...env,

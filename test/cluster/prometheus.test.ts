@@ -38,6 +38,7 @@ beforeAll(async () => {
       SLUICE_JOB_PURGE_INTERVAL_MS: '2000',
       SLUICE_JOB_PARTITIONS_INTERVAL_MS: '2000',
       SLUICE_JOB_COMPACT_OUTCOMES_INTERVAL_MS: '2000',
+      SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '2000',
     },
   });
   const statsHost = new URL(t.cluster.haproxyMetricsUrl).host;
