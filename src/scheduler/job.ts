@@ -25,6 +25,8 @@ export interface JobResult {
   readonly skipped?: number;
   /** Figures for the log line of the run. */
   readonly detail?: Readonly<Record<string, number | boolean>>;
+  /** Called once the run has committed (never for a run rolled back): what it may count as done. */
+  readonly committed?: () => void;
 }
 
 /** One maintenance job. Runs at most once per interval window cluster-wide (see the maintenance runners). */

@@ -157,6 +157,7 @@ export class Scheduler {
         metrics.rows.inc({ job_name: job }, result.outcome.rows);
         if (result.outcome.skipped) metrics.skipped.inc({ job_name: job }, result.outcome.skipped);
         metrics.lastSuccess.set({ job_name: job }, this.o.clock.now() / 1000);
+        result.outcome.committed?.();
         logger.debug(
           {
             job,

@@ -15,8 +15,8 @@ export interface MergeMetricBlocksOptions {
   /** `SLUICE_OUTCOMES` is on: the writer counts what it stores, and the job corrects it. */
   readonly correctCounts: boolean;
   /**
-   * Told the copies a run removed (`sluice_events_deduplicated_total`), once its statements ran;
-   * a run whose commit then fails was told too (its groups are merged again by the next run).
+   * Told the copies a run removed (`sluice_events_deduplicated_total`), once the run committed;
+   * a run rolled back tells nothing (its groups are merged again by the next run).
    */
   readonly onCopiesRemoved?: (copies: number) => void;
 }
@@ -53,8 +53,11 @@ export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
         ...(quietUpToSeq === undefined ? {} : { quietUpToSeq }),
       });
       quietUpToSeq = r.seqNow;
-      if (r.duplicates > 0) options.onCopiesRemoved?.(r.duplicates);
+      const copies = r.duplicates;
       return {
+        ...(copies > 0 && options.onCopiesRemoved
+          ? { committed: () => options.onCopiesRemoved?.(copies) }
+          : {}),
         rows: r.blocks + r.written,
         detail: {
           groups: r.groups,

@@ -135,6 +135,25 @@ describe('Scheduler', () => {
     await scheduler.close();
   });
 
+  it("tells a run's outcome it committed once the backend says it ran, never for a failed attempt", async () => {
+    const { backend, scheduler } = setup();
+    const told: string[] = [];
+    const ran = (label: string): AttemptResult => ({
+      kind: 'ran',
+      slotMs: 0,
+      nowMs: 0,
+      durationMs: 1,
+      outcome: { rows: 1, committed: () => told.push(label) },
+    });
+    // A commit that fails makes the attempt throw: the outcome it carried is never told.
+    backend.script.push(ran('first'), new Error('commit failed'), ran('third'));
+    scheduler.start();
+    await jest.advanceTimersByTimeAsync(3 * INTERVAL);
+    expect(backend.attempts).toHaveLength(3);
+    expect(told).toEqual(['first', 'third']);
+    await scheduler.close();
+  });
+
   it('never overlaps two attempts of one job; a tick during a slow run knocks once it ends', async () => {
     const { backend, scheduler } = setup({ jobs: [job('downsample'), job('purge')] });
     let finish!: (r: AttemptResult) => void;
