@@ -35,13 +35,13 @@ export async function startCollectorProcess(
           SLUICE_RATE_LIMIT: '0',
           // So is load shedding: jest workers share two cores (see in-process.ts).
           SLUICE_SHED_LAG_MS: '0',
+          // PostgreSQL: the merge job removes a resent metric sample's copy and corrects its count
+          // at once (see in-process.ts).
+          SLUICE_METRIC_RESEND_WINDOW_MS: '0',
+          SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '250',
         };
   const proc = spawnSluice('serve', {
     ...harness,
-    // PostgreSQL: the merge job removes a resent metric sample's copy and corrects its count at
-    // once (see in-process.ts).
-    SLUICE_METRIC_RESEND_WINDOW_MS: '0',
-    SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '250',
     // The OTLP receiver is off unless a test gives it a port: its default (4318) is one per machine.
     SLUICE_OTLP_PORT: '0',
     ...env,

@@ -29,17 +29,18 @@ export async function startInProcess(
           // So is load shedding: jest workers share two cores, and a request refused because another
           // worker held the CPU is a flake, not a finding (the shedding tests set it).
           SLUICE_SHED_LAG_MS: '0',
+          // PostgreSQL: a resent metric sample is stored again and its copy removed, its loss-map
+          // count corrected, by the merge job (migration 012): here at once, so a test of resends
+          // waits on the correction briefly. With the user's defaults the job waits out the resend
+          // window (merge-metric-blocks-defaults.test.ts).
+          SLUICE_METRIC_RESEND_WINDOW_MS: '0',
+          SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '250',
         };
   const config = loadConfig({
     SLUICE_HOST: '127.0.0.1',
     SLUICE_PORT: '0',
     SLUICE_DRAIN_DELAY_MS: '0',
     SLUICE_LOG_LEVEL: 'silent',
-    // PostgreSQL: a resent metric sample is stored again and its copy removed, its loss-map count
-    // corrected, by the merge job (migration 012): here at once, so a test of resends waits on the
-    // correction briefly.
-    SLUICE_METRIC_RESEND_WINDOW_MS: '0',
-    SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS: '250',
     ...harness,
     // The OTLP receiver is off unless a test gives it a port: its default (4318) is one port for all.
     SLUICE_OTLP_PORT: '0',

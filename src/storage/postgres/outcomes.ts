@@ -7,6 +7,7 @@ import type { RowSink } from '../port';
 import type { ReadPages } from './read-cursor';
 import { outcomeRowOf, type OutcomeSumRow } from '../layout/outcome-rows';
 import { inTransaction } from './pool';
+import { UNMERGED_COPY_CORRECTIONS } from './unmerged-copies';
 
 const INSERT_COUNTS = `
 INSERT INTO event_outcomes (app, minute, type, outcome, reason, origin, count)
@@ -61,18 +62,24 @@ export async function writeOutcomes(client: pg.ClientBase, batch: OutcomeBatch):
   });
 }
 
-const QUERY = `
-SELECT minute, type, outcome, reason, origin, sum(count)::text AS count
+/** The app's counts in [`$2`, `$3`) with the corrections the merge job has yet to write. */
+const COUNTS = `
+SELECT minute, type, outcome, reason, origin, count
   FROM event_outcomes
  WHERE app = $1 AND minute >= $2 AND minute < $3
+UNION ALL
+${UNMERGED_COPY_CORRECTIONS}`;
+
+const QUERY = `
+SELECT minute, type, outcome, reason, origin, sum(count)::text AS count
+  FROM (${COUNTS}) c
  GROUP BY minute, type, outcome, reason, origin
  ORDER BY minute, type, outcome, reason, origin`;
 
 /** `QUERY` summed over types too (`OutcomeQuery.byType` false). */
 const QUERY_ALL_TYPES = `
 SELECT minute, '' AS type, outcome, reason, origin, sum(count)::text AS count
-  FROM event_outcomes
- WHERE app = $1 AND minute >= $2 AND minute < $3
+  FROM (${COUNTS}) c
  GROUP BY minute, outcome, reason, origin
  ORDER BY minute, outcome, reason, origin`;
 
