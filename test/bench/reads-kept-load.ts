@@ -13,7 +13,7 @@ import {
 } from './kept-database';
 import { datasetDatabaseName, type ReadsDataset } from './reads-dataset';
 import { loadDataset } from './reads-load';
-import { mergeDatasetBlocks } from './reads-merge';
+import { mergeAllBlocks } from './merged-blocks';
 
 export interface DatasetDatabase {
   /** URL of the data set's database. */
@@ -39,7 +39,7 @@ export async function datasetDatabase(
   const stale = staleReason(found, d.events, d.seed, Date.now());
   if (found && stale === null) {
     progress(`reads: reusing database ${name} (loaded in ${Math.round(found.loadSeconds)} s)`);
-    await mergeDatasetBlocks(url, progress);
+    await mergeAllBlocks(url, (m) => progress(`reads: ${m}`));
     return { url, kept: found, loaded: false };
   }
   progress(`reads: loading ${d.events} events into ${name} (${stale})`);
@@ -54,7 +54,7 @@ export async function datasetDatabase(
       `folding ${Math.round(figures.foldSeconds)} s, vacuum ${Math.round(figures.vacuumSeconds)} s)`,
   );
   const kept = { events: d.events, seed: d.seed, endMs, loadSeconds, schema: currentSchema() };
-  await mergeDatasetBlocks(url, progress);
+  await mergeAllBlocks(url, (m) => progress(`reads: ${m}`));
   await recordKept(url, kept);
   return { url, kept, loaded: true };
 }

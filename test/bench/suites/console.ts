@@ -11,6 +11,7 @@ import { appHour } from '../../support/console-data';
 import { writeEvents } from '../../support/storage';
 import { startCollector } from '../collector-process';
 import type { BenchContext } from '../context';
+import { mergeAllBlocks } from '../merged-blocks';
 import { benchStorage } from '../pg-bench-db';
 import { bounded, figure, round } from '../rows';
 import type { BenchRow } from '../types';
@@ -101,6 +102,7 @@ export async function runConsoleBench(ctx: BenchContext): Promise<BenchRow[]> {
   const events = await fill(db.url, now);
   ctx.progress('console: folding rollups');
   await foldAll(db.url, now);
+  await mergeAllBlocks(db.url, (m) => ctx.progress(`console: ${m}`));
   const collector = await startCollector({ databaseUrl: db.url, ack: 'queued' });
   const browser = await launchChromium();
   const rows: BenchRow[] = [figure(SUITE, 'events held by the collector (PostgreSQL)', events, 'events')];

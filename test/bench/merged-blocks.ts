@@ -1,9 +1,10 @@
 /**
- * Brings the `reads` suite's data set to the state the `merge_metric_blocks` job keeps a store in:
- * every metric block group merged. The loader writes blocks as the writer does (unmerged), and a
- * kept database gathers each run's ingest rows; left so, the suite's collector would rewrite tens
- * of thousands of groups per run under the readers, and every view would read them through the
- * merge. Runs the job's own statement to completion, then `VACUUM ANALYZE metric_blocks`.
+ * Brings a bench data set to the state the `merge_metric_blocks` job keeps a store in: every
+ * metric block group merged. The suites fill their databases as the writer stores (unmerged
+ * blocks), and the `reads` suite's kept database gathers each run's ingest rows; left so, the
+ * suite's collector would rewrite tens of thousands of groups under the readers, and every view
+ * would read them through the merge. Runs the job's own statement to completion, then
+ * `VACUUM ANALYZE metric_blocks`.
  */
 import pg from 'pg';
 import { mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
@@ -14,7 +15,7 @@ const GROUPS_PER_TRANSACTION = 20_000;
 const MAX_TRANSACTIONS = 1_000;
 
 /** Merges every unmerged group of the database at `url`; resolves to the groups it rewrote. */
-export async function mergeDatasetBlocks(url: string, progress: (message: string) => void): Promise<number> {
+export async function mergeAllBlocks(url: string, progress: (message: string) => void): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -37,9 +38,7 @@ export async function mergeDatasetBlocks(url: string, progress: (message: string
       if (r.caughtUp) break;
     }
     await client.query('VACUUM ANALYZE metric_blocks');
-    progress(
-      `reads: merged ${groups} metric block groups in ${Math.round((performance.now() - t0) / 1000)} s`,
-    );
+    progress(`merged ${groups} metric block groups in ${Math.round((performance.now() - t0) / 1000)} s`);
     return groups;
   } finally {
     await client.end();
