@@ -9,29 +9,27 @@
  */
 
 /**
- * The copies beyond the first of each (ts, id) in the groups of app `$1` with an unmerged block and
- * a minute in [`$2`, `$3`), per (minute, origin of the copy's block), first by the same order as
- * the job (`seq`, then place in block).
- */
-const UNMERGED_COPIES = `
-SELECT bucket AS minute, origin, count(*) AS n
-  FROM (SELECT b.bucket, b.origin,
-               row_number() OVER (PARTITION BY b.bucket, b.name, s.ts, s.id ORDER BY b.seq, s.n) AS copy
-          FROM metric_blocks b
-               CROSS JOIN LATERAL unnest(b.ts, b.id) WITH ORDINALITY AS s(ts, id, n)
-         WHERE b.app = $1 AND b.bucket >= $2 AND b.bucket < $3
-           AND (b.bucket, b.name) IN (SELECT u.bucket, u.name FROM metric_blocks u
-                                       WHERE NOT u.merged AND u.app = $1 AND u.bucket >= $2 AND u.bucket < $3)) c
- WHERE copy > 1
- GROUP BY bucket, origin`;
-
-/**
  * Rows of `event_outcomes`' shape (minute, type, outcome, reason, origin, count) for app `$1` in
  * [`$2`, `$3`): what the merge job will write for the copies it has not removed yet, `stored` −n
- * and `duplicate` +n, as its statement writes them.
+ * and `duplicate` +n, as its statement writes them. `copies` are the copies beyond the first of
+ * each (ts, id) in the groups with an unmerged block, per (minute, origin of the copy's block),
+ * first by the same order as the job (`seq`, then place in block); the groups are found through
+ * the partial index of unmerged blocks, their blocks through `(name, bucket)`.
  */
-export const UNMERGED_COPY_CORRECTIONS = `
+export const UNMERGED_COPY_CORRECTIONS = `(
+WITH unmerged AS (
+  SELECT DISTINCT bucket, name FROM metric_blocks
+   WHERE NOT merged AND app = $1 AND bucket >= $2 AND bucket < $3),
+copies AS MATERIALIZED (
+  SELECT bucket AS minute, origin, count(*) AS n
+    FROM (SELECT b.bucket, b.origin,
+                 row_number() OVER (PARTITION BY b.bucket, b.name, s.ts, s.id ORDER BY b.seq, s.n) AS copy
+            FROM unmerged u
+                 JOIN metric_blocks b ON b.name = u.name AND b.bucket = u.bucket AND b.app = $1
+                 CROSS JOIN LATERAL unnest(b.ts, b.id) WITH ORDINALITY AS s(ts, id, n)) c
+   WHERE copy > 1
+   GROUP BY bucket, origin)
 SELECT minute, 'metric' AS type, 'stored' AS outcome, '' AS reason, '' AS origin, -sum(n) AS count
-  FROM (${UNMERGED_COPIES}) d GROUP BY minute
+  FROM copies GROUP BY minute
 UNION ALL
-SELECT minute, 'metric', 'duplicate', 'duplicate', origin, n FROM (${UNMERGED_COPIES}) d`;
+SELECT minute, 'metric', 'duplicate', 'duplicate', origin, n FROM copies)`;
