@@ -99,9 +99,14 @@ export function compositeBlockLines(samples: readonly TelemetryEvent[], groupSiz
 /**
  * Binary COPY of blocks: the minute, the first sample's id, app, name, the first and last `ts`,
  * then one array per column of the samples (ids, ts, version, env, value, count, min, max, sum,
- * message, attributes), in the samples' arrival order.
+ * message, attributes), in the samples' arrival order. With `seriesOf`, the last array holds each
+ * sample's series id (bigint) instead of its attributes.
  */
-export function columnBlockCopy(samples: readonly TelemetryEvent[], groupSize: number): Buffer {
+export function columnBlockCopy(
+  samples: readonly TelemetryEvent[],
+  groupSize: number,
+  seriesOf?: (e: TelemetryEvent) => number,
+): Buffer {
   const nullable = <T>(v: T | null | undefined, f: (x: T) => Buffer): Buffer | null =>
     v === null || v === undefined ? null : f(v);
   return binaryCopy(
@@ -154,10 +159,15 @@ export function columnBlockCopy(samples: readonly TelemetryEvent[], groupSize: n
           bin.OID.text,
           ss.map((e) => nullable(e.message, bin.text)),
         ),
-        bin.array(
-          bin.OID.text,
-          ss.map((e) => bin.text(encodeAttributes(e.attributes))),
-        ),
+        seriesOf
+          ? bin.array(
+              bin.OID.int8,
+              ss.map((e) => bin.int8(seriesOf(e))),
+            )
+          : bin.array(
+              bin.OID.text,
+              ss.map((e) => bin.text(encodeAttributes(e.attributes))),
+            ),
       ];
     }),
   );

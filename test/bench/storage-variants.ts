@@ -14,11 +14,21 @@ export interface CopyStep {
   readonly payload: Buffer;
 }
 
-/** What one transaction of samples writes: its COPYs in order, then its statements, then COMMIT. */
+/**
+ * What one transaction of samples writes: its statements `before` (none when absent), its COPYs in
+ * order, then its statements, then COMMIT.
+ */
 export interface TransactionWrites {
+  readonly before?: readonly string[];
   readonly copies: readonly CopyStep[];
   readonly statements: readonly string[];
 }
+
+/**
+ * The samples a variant writes: the bench workload's metric samples (5 names, random attributes),
+ * or the `influx` suite's tags-only points (one name, route and browser: 144 series).
+ */
+export type StorageWorkload = 'bench' | 'tags-only';
 
 /**
  * Ways of storing metric samples in PostgreSQL, each a set of tables made by `ddl` in an empty
@@ -30,6 +40,8 @@ export interface TransactionWrites {
  */
 export interface StorageVariant {
   readonly name: string;
+  /** The samples it writes; the bench workload's when absent. */
+  readonly workload?: StorageWorkload;
   readonly ddl: string;
   /** How large values are compressed (`default_toast_compression` of the writing session). */
   readonly compression: 'lz4' | 'pglz';

@@ -5,6 +5,8 @@ import type { BenchContext } from '../context';
 import { sampleProcess } from '../proc-stats';
 import { figure, round, versus } from '../rows';
 import { KEYED_BLOCK_VARIANTS, MERGED_BLOCK_VARIANT } from '../keyed-block-variants';
+import { SERIES_BLOCK_VARIANTS } from '../series-block-variants';
+import { seriesLookupCost } from '../series-lookup';
 import { SERIES_ROW_VARIANTS } from '../series-row-variants';
 import {
   BATCH_SAMPLES,
@@ -12,8 +14,10 @@ import {
   ROW_VARIANTS,
   type CopyStep,
   type StorageVariant,
+  type StorageWorkload,
   type TransactionWrites,
 } from '../storage-variants';
+import { tagsOnlySamples } from '../tags-only-samples';
 import { telemetryEvents } from '../telemetry-events';
 import type { BenchRow } from '../types';
 import { median, STORAGE_SEED } from './limits';
@@ -21,6 +25,8 @@ import { median, STORAGE_SEED } from './limits';
 const SUITE = 'storage-cost';
 /** The row variant that is the schema before migration 9 (rows, both triggers): the baseline of every ratio. */
 const ROWS_BEFORE_BLOCKS = 'rows: + outcome-count trigger (the rows before migration 9)';
+/** The baseline of the tags-only variants' ratios: today's blocks of the same points. */
+const TAGS_ONLY_BLOCKS = 'unkeyed blocks (migration 12) (tags-only points)';
 
 interface VariantRun {
   /** Backend CPU per sample (microseconds). */
@@ -50,9 +56,10 @@ interface VariantPayload {
   readonly transactions: readonly TransactionWrites[];
 }
 
-/** One transaction: its COPYs, then its statements. */
+/** One transaction: its statements before, its COPYs, then its statements. */
 async function write(client: pg.Client, tx: TransactionWrites): Promise<void> {
   await client.query('BEGIN');
+  for (const sql of tx.before ?? []) await client.query(sql);
   for (const step of tx.copies) await copy(client, step);
   for (const sql of tx.statements) await client.query(sql);
   await client.query('COMMIT');
@@ -110,32 +117,46 @@ async function measureVariant(
 
 /**
  * What storing a metric sample costs PostgreSQL, piece by piece: the same samples (the bench's
- * metric events, as the collector writes them) COPYed into each way of storing them, in
- * transactions of one collector batch's samples, in rounds (every variant once a round, in
- * order); rows give each variant's median backend CPU per sample, its bytes on disk per sample
- * (table, partitions, indexes and TOAST), and the ratio to the rows before migration 9. All in
- * one database of its own, dropped afterwards.
+ * metric events, as the collector writes them, or for the variants that say so the influx suite's
+ * tags-only points) COPYed into each way of storing them, in transactions of one collector batch's
+ * samples, in rounds (every variant once a round, in order); rows give each variant's median
+ * backend CPU per sample, its bytes on disk per sample (table, partitions, indexes and TOAST), and
+ * the ratio to the rows before migration 9 (tags-only variants: to today's blocks of the same
+ * points). All in one database of its own, dropped afterwards. Last, in process, what a series
+ * dictionary's lookup would cost the collector per sample against building today's block payload.
  */
 export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
   const wanted = ctx.options.quick ? 14_000 : 140_000;
-  const samples: TelemetryEvent[] = telemetryEvents(Math.ceil(wanted / 0.6), STORAGE_SEED + 3)
-    .filter((e) => e.type === 'metric')
-    .slice(0, wanted);
-  if (samples.length < wanted) throw new Error(`storage-cost: only ${samples.length} metric samples`);
+  const workloads: Record<StorageWorkload, TelemetryEvent[]> = {
+    bench: telemetryEvents(Math.ceil(wanted / 0.6), STORAGE_SEED + 3)
+      .filter((e) => e.type === 'metric')
+      .slice(0, wanted),
+    'tags-only': tagsOnlySamples(wanted, STORAGE_SEED + 4),
+  };
+  const samples = workloads.bench;
+  for (const [w, list] of Object.entries(workloads))
+    if (list.length < wanted) throw new Error(`storage-cost: only ${list.length} samples of ${w}`);
+  const workloadOf = (v: StorageVariant): StorageWorkload => v.workload ?? 'bench';
   const variants = [
     ...ROW_VARIANTS,
     ...BLOCK_VARIANTS,
     ...KEYED_BLOCK_VARIANTS,
     MERGED_BLOCK_VARIANT,
     ...SERIES_ROW_VARIANTS,
+    ...SERIES_BLOCK_VARIANTS,
   ];
-  const batches: TelemetryEvent[][] = [];
-  for (let i = 0; i < samples.length; i += BATCH_SAMPLES) batches.push(samples.slice(i, i + BATCH_SAMPLES));
-  // Variants of one layout write the same payloads.
+  const batchesOf = (list: readonly TelemetryEvent[]): TelemetryEvent[][] => {
+    const out: TelemetryEvent[][] = [];
+    for (let i = 0; i < list.length; i += BATCH_SAMPLES) out.push(list.slice(i, i + BATCH_SAMPLES));
+    return out;
+  };
+  // Variants of one layout and workload write the same payloads.
+  const payloadKey = (v: StorageVariant): string => `${workloadOf(v)}\u0000${v.layout}`;
   const payloads = new Map<string, VariantPayload>();
   for (const v of variants) {
-    if (payloads.has(v.layout)) continue;
-    payloads.set(v.layout, { setup: v.setup?.(samples) ?? null, transactions: v.writes(batches) });
+    if (payloads.has(payloadKey(v))) continue;
+    const list = workloads[workloadOf(v)];
+    payloads.set(payloadKey(v), { setup: v.setup?.(list) ?? null, transactions: v.writes(batchesOf(list)) });
   }
   const rounds = ctx.options.storageRounds;
   const db = await ctx.databases.fresh('storage_cost');
@@ -156,8 +177,8 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
           pid,
           `cost_${i}`,
           v,
-          payloads.get(v.layout) ?? { setup: null, transactions: [] },
-          samples.length,
+          payloads.get(payloadKey(v)) ?? { setup: null, transactions: [] },
+          workloads[workloadOf(v)].length,
         );
         runs.get(v)?.push(run);
       }
@@ -179,6 +200,33 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
   const rows = variants.find((v) => v.name === ROWS_BEFORE_BLOCKS);
   if (!rows) throw new Error('storage-cost: no variant of the rows before migration 9');
   const base = rowOf(rows);
+  const tagsOnly = variants.find((v) => v.name === TAGS_ONLY_BLOCKS);
+  if (!tagsOnly) throw new Error('storage-cost: no variant of today’s blocks of the tags-only points');
+  const tagsOnlyBase = rowOf(tagsOnly);
+  ctx.progress('storage-cost: the collector’s series lookup against its block payload, in process');
+  const collectorRows = (Object.entries(workloads) as [StorageWorkload, TelemetryEvent[]][]).flatMap(
+    ([w, list]) => {
+      const cost = seriesLookupCost(list, BATCH_SAMPLES);
+      const payload = figure(
+        SUITE,
+        `collector: today’s block payload (${w})`,
+        round(cost.blocksUs),
+        'µs/sample',
+      );
+      return [
+        payload,
+        versus(
+          SUITE,
+          `collector: series id of each sample from a warm cache (${w})`,
+          round(cost.lookupUs),
+          'µs/sample',
+          payload,
+          undefined,
+          { series: cost.series },
+        ),
+      ];
+    },
+  );
   return [
     figure(SUITE, 'samples COPYed per variant, per transaction', samples.length, 'samples', {
       per_transaction: BATCH_SAMPLES,
@@ -187,11 +235,13 @@ export async function runStorageCost(ctx: BenchContext): Promise<BenchRow[]> {
     ...variants.map((v) => {
       const row = rowOf(v);
       if (v === rows) return row;
-      const bytesRatio = round(Number(row.extra?.bytes_per_sample) / Number(base.extra?.bytes_per_sample));
-      return versus(SUITE, row.name, row.value, row.unit, base, undefined, {
+      const against = workloadOf(v) === 'tags-only' && v !== tagsOnly ? tagsOnlyBase : base;
+      const bytesRatio = round(Number(row.extra?.bytes_per_sample) / Number(against.extra?.bytes_per_sample));
+      return versus(SUITE, row.name, row.value, row.unit, against, undefined, {
         ...row.extra,
         bytes_ratio: bytesRatio,
       });
     }),
+    ...collectorRows,
   ];
 }
