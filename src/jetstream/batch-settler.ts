@@ -12,8 +12,11 @@ import type { Storage, StorageRow } from '../storage/port';
 import { LANES, type Fetched } from './batch-puller';
 import type { DeadLetter } from './dead-letter';
 import type { DeadLetterPolicy, InHand } from './dead-letter-policy';
+import { ORIGIN_HEADER, originOfHeader } from './event-batches';
 import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
+import { countDuplicates } from '../loss-map/duplicates';
 import { countEvents, type CountSink, type OutcomeSubject } from '../loss-map/event-outcomes';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 
 /** One of the worker's pull-and-write loops: the batch it is writing and the next one it pulled. */
 export interface Slot {
@@ -61,6 +64,11 @@ interface EventItem {
   readonly lane: LaneName;
   readonly index: number;
   readonly message: InHand;
+  /** The event's app, `ts` and type, and its message's origin: a copy storage held is counted by them. */
+  readonly app: string;
+  readonly ts: number;
+  readonly type: string;
+  readonly origin: OutcomeOrigin;
 }
 
 /**
@@ -107,10 +115,18 @@ export class BatchSettler {
       }
       const message: InHand = { fetched, failures: [] };
       messages.push(message);
+      // A redelivered message's copies in storage are most likely its own earlier delivery's, not a
+      // sender's resend: written as of no known origin, the loss map leaves them out of `duplicate`
+      // (both here and where the merge job removes a metric sample's copy). A resend redelivered
+      // before any write of it committed is then not counted `duplicate`: it stays pending.
+      const origin = count === 1 ? originOfHeader(msg.header(ORIGIN_HEADER)) : '';
       for (let index = 0; index < events.length; index++) {
         const event = events[index];
         if (event === null || event === undefined) message.failures.push(unparseableElement(msg.data, index));
-        else items.push({ row: storage.toRow(event), lane, index, message });
+        else {
+          const { app, ts, type } = event;
+          items.push({ row: storage.toRow(event), lane, index, message, app, ts, type, origin });
+        }
       }
     }
     if (expired.messages > 0) {
@@ -186,9 +202,15 @@ export class BatchSettler {
    * against their message. False when `abort` ended the retries.
    */
   private async write(items: EventItem[]): Promise<boolean> {
-    const { storage, metrics, logger, backoff, loop } = this.o;
+    const { storage, metrics, logger, backoff, loop, outcomes } = this.o;
     const outcome = await writeWithRetry(items, {
-      write: (rows) => storage.writeRows(rows),
+      write: (rows, origins) => storage.writeRows(rows, origins),
+      onStored: (part, result) => {
+        // As the writer of tiers 1–3: a copy storage already held (a resend past the stream's
+        // duplicate window) is counted `duplicate` under its request's origin.
+        if (outcomes && result.storedBy !== undefined && result.inserted < part.length)
+          countDuplicates(outcomes, part, result.storedBy);
+      },
       onRefused: (item, err) => {
         const event = eventAt(item);
         item.message.failures.push({

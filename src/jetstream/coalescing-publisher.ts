@@ -1,8 +1,10 @@
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import type { LaneName } from '../intake/event-sink';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 import type { AsyncPublisher, PublishResult } from './async-publisher';
 import {
   EVENT_COUNT_HEADER,
+  ORIGIN_HEADER,
   PAYLOAD_ENVELOPE_BYTES,
   coalescedMessage,
   splitMessages,
@@ -12,6 +14,8 @@ import {
 
 export interface CoalescingPublisherOptions {
   readonly lane: LaneName;
+  /** The loss map's origin of every request this publisher takes (`ORIGIN_HEADER` of its messages). */
+  readonly origin: OutcomeOrigin;
   readonly subject: string;
   readonly publisher: Pick<AsyncPublisher, 'publishAll'>;
   /** Largest payload the server takes (bytes, its `max_payload` less room for headers). */
@@ -119,7 +123,7 @@ export class CoalescingPublisher {
         messages.map((m) => ({
           data: m.data,
           msgId: m.msgId,
-          headers: { [EVENT_COUNT_HEADER]: String(m.events) },
+          headers: { [EVENT_COUNT_HEADER]: String(m.events), [ORIGIN_HEADER]: o.origin },
         })),
         o.publishTimeoutMs,
       );

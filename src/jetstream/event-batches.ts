@@ -1,10 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { TelemetryEvent } from '../events/types';
 import type { LaneName } from '../intake/event-sink';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 import { COMPACT_FORMAT, compactEvent } from './compact-payload';
 
 /** Header of every event message: how many events its payload holds (a worker sizes its batches by it). */
 export const EVENT_COUNT_HEADER = 'Sluice-Events';
+
+/**
+ * Header of every event message: the loss map's origin of the requests its events came with
+ * (`sdk` or `direct`; a message holds requests of one origin). The worker counts a copy storage
+ * already held under it, as the writer of tiers 1–3 does.
+ */
+export const ORIGIN_HEADER = 'Sluice-Origin';
+
+/** The origin a message's header names; `''` (not known) for none or another value. */
+export function originOfHeader(value: string | undefined): OutcomeOrigin {
+  return value === 'sdk' || value === 'direct' ? value : '';
+}
 
 /** One message of events, ready to publish. */
 export interface EventMessage {

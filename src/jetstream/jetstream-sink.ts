@@ -1,5 +1,6 @@
 import type { TelemetryEvent } from '../events/types';
 import type { EventSink, LaneName, SinkAnswer, SinkItem } from '../intake/event-sink';
+import type { OutcomeOrigin } from '../loss-map/outcome';
 import type { QueueMetrics } from '../metrics/queue-instruments';
 import {
   PENDING_ACKS_RETRY_AFTER_S,
@@ -99,7 +100,8 @@ function failureOf(o: PublishResult): Failure | null {
 export class JetStreamSink implements EventSink<MessageElement> {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
-  private lanes: Record<LaneName, CoalescingPublisher> | null = null;
+  /** A publisher per lane and origin: a message holds requests of one origin (`ORIGIN_HEADER`). */
+  private readonly publishers = new Map<string, CoalescingPublisher>();
 
   constructor(private readonly o: JetStreamSinkOptions) {
     o.metrics.onCollect(() => o.metrics.pendingAcks.set(this.pending));
@@ -114,7 +116,12 @@ export class JetStreamSink implements EventSink<MessageElement> {
     return this.o.up();
   }
 
-  async offer(lane: LaneName, items: readonly SinkItem<MessageElement>[], _now: number): Promise<SinkAnswer> {
+  async offer(
+    lane: LaneName,
+    items: readonly SinkItem<MessageElement>[],
+    _now: number,
+    origin: OutcomeOrigin,
+  ): Promise<SinkAnswer> {
     const { o } = this;
     const n = items.length;
     const publisher = o.publisher();
@@ -126,15 +133,17 @@ export class JetStreamSink implements EventSink<MessageElement> {
       o.metrics.publishRefused.inc({ reason: 'pending_acks' }, n);
       return { admitted: false, reason: 'queue_full', retryAfterSeconds: PENDING_ACKS_RETRY_AFTER_S };
     }
-    this.lanes ??= {
-      error: this.coalescer('error', publisher),
-      standard: this.coalescer('standard', publisher),
-    };
+    const key = `${lane}/${origin}`;
+    let coalescer = this.publishers.get(key);
+    if (coalescer === undefined) {
+      coalescer = this.coalescer(lane, origin, publisher);
+      this.publishers.set(key, coalescer);
+    }
     const started = process.hrtime.bigint();
     this.pending += n;
     let outcomes: PublishResult[];
     try {
-      outcomes = await this.lanes[lane].publish(encodedEvents(items.map(encodedEvent)));
+      outcomes = await coalescer.publish(encodedEvents(items.map(encodedEvent)));
     } finally {
       this.pending -= n;
       if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
@@ -172,10 +181,15 @@ export class JetStreamSink implements EventSink<MessageElement> {
     return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private coalescer(lane: LaneName, publisher: Pick<AsyncPublisher, 'publishAll'>): CoalescingPublisher {
+  private coalescer(
+    lane: LaneName,
+    origin: OutcomeOrigin,
+    publisher: Pick<AsyncPublisher, 'publishAll'>,
+  ): CoalescingPublisher {
     const { o } = this;
     return new CoalescingPublisher({
       lane,
+      origin,
       subject: o.topology.subjects[lane],
       publisher,
       maxPayloadBytes: o.maxPayloadBytes,

@@ -1,6 +1,7 @@
 import { startCollectorProcess } from '../support/collector-process';
-import { metric, type WireEvent } from '../support/events';
+import { log, metric, type WireEvent } from '../support/events';
 import { postEvents, waitFor } from '../support/http';
+import { settledLossMap, totalLosses } from '../support/loss-map';
 import { exactlyOnce, metricValue, startWorkerProcess, useQueueFixture } from './queue-support';
 
 /**
@@ -35,7 +36,8 @@ describe('queue mode: an event resent after the duplicate window', () => {
     fx.processes.push(w);
 
     // One lane: the request is one message, so the resend taken as new holds every event.
-    const batch: WireEvent[] = Array.from({ length: 20 }, () => metric('dup'));
+    // Metric samples (removed by the merge job) and logs (skipped by the write's dedupe).
+    const batch: WireEvent[] = Array.from({ length: 20 }, (_, i) => (i % 2 ? metric('dup') : log('dup')));
     const ids = batch.map((e) => e.id as string);
     expect((await postEvents(c.url, batch)).status).toBe(202);
     await waitFor(
@@ -67,5 +69,12 @@ describe('queue mode: an event resent after the duplicate window', () => {
       15_000,
     );
     expect(await metricValue(w.url, 'sluice_events_deduplicated_total')).toBeGreaterThanOrEqual(ids.length);
+
+    // A direct sender's every acceptance is counted, and every copy past the first is a duplicate:
+    // nothing stays pending once the workers consumed the stream.
+    const m = await settledLossMap(c.url, 'dup', { kind: 'postgres', url: fx.db.url });
+    expect(m.stored).toBe(ids.length);
+    expect(m.losses.storage).toEqual({ duplicate: m.generated - ids.length });
+    expect(m.generated).toBe(m.stored + totalLosses(m));
   });
 });

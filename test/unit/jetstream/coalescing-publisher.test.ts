@@ -30,6 +30,7 @@ class FakePublisher {
 function coalescer(publisher: FakePublisher, o: { targetBytes?: number; timeoutMs?: number } = {}) {
   return new CoalescingPublisher({
     lane: 'standard',
+    origin: 'direct',
     subject: 'sluice.events.standard',
     publisher,
     maxPayloadBytes: () => 1024 * 1024,
@@ -65,7 +66,7 @@ describe('CoalescingPublisher', () => {
     await flush();
     expect(p.calls).toHaveLength(2);
     expect(p.idsOf(1)).toEqual([...a, ...b].map((e) => e.id));
-    expect(p.calls[1]!.messages[0]!.headers).toEqual({ 'Sluice-Events': '5' });
+    expect(p.calls[1]!.messages[0]!.headers).toEqual({ 'Sluice-Events': '5', 'Sluice-Origin': 'direct' });
     p.ack(1);
     expect(await Promise.all(later)).toEqual([
       [{ kind: 'stored', duplicate: false }],
