@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { TelemetryEvent } from '../../src/events/types';
 import { KEYED_BLOCK_VARIANTS } from '../bench/keyed-block-variants';
 import {
@@ -9,7 +8,8 @@ import {
   type TransactionWrites,
 } from '../bench/storage-variants';
 import { telemetryEvents } from '../bench/telemetry-events';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { createTestDatabase } from '../support/postgres';
+import { useVariantSchema, writeTransaction } from '../support/variant-schema';
 import { openPostgresStorage, writeEvents } from '../support/storage';
 import { mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
 
@@ -26,25 +26,12 @@ const UNIQUE_VIOLATION = '23505';
 /** The unkeyed design: column blocks keyed by (bucket, first_id) only. */
 const BLOCK_KEY_ONLY = BLOCK_VARIANTS[BLOCK_VARIANTS.length - 1] as StorageVariant;
 
-function copy(client: pg.Client, table: string, format: string, payload: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom(`COPY ${table} FROM STDIN${format}`));
-    stream.on('error', reject);
-    stream.on('finish', () => resolve());
-    stream.end(payload);
-  });
-}
-
 /** One transaction of `writes`; the error code when it failed, else null. */
 async function write(client: pg.Client, writes: TransactionWrites): Promise<string | null> {
-  await client.query('BEGIN');
   try {
-    for (const step of writes.copies) await copy(client, step.table, step.format, step.payload);
-    for (const sql of writes.statements) await client.query(sql);
-    await client.query('COMMIT');
+    await writeTransaction(client, writes);
     return null;
   } catch (err) {
-    await client.query('ROLLBACK');
     return (err as { code?: string }).code ?? String(err);
   }
 }
@@ -70,29 +57,12 @@ const resends: ReadonlyArray<readonly [string, readonly TelemetryEvent[]]> = [
 ];
 
 describe('storage-cost block variants and resent samples', () => {
-  let db: TestDatabase;
-  let client: pg.Client;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('storage_cost_keys');
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client.end();
-    await db.drop();
-  });
-
-  async function inSchema(variant: StorageVariant): Promise<void> {
-    await client.query('DROP SCHEMA IF EXISTS v CASCADE; CREATE SCHEMA v; SET search_path = v');
-    await client.query(`SET default_toast_compression = ${variant.compression}`);
-    await client.query(variant.ddl);
-  }
+  const schema = useVariantSchema('storage_cost_keys');
 
   describe.each(KEYED_BLOCK_VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, variant) => {
     it.each(resends)('refuses a resend %s, and stores each sample once', async (_shape, resent) => {
-      await inSchema(variant);
+      await schema.inSchema(variant);
+      const client = schema.client();
       const [first, again] = variant.writes([batch, resent]) as [TransactionWrites, TransactionWrites];
       expect(await write(client, first)).toBeNull();
       expect(await write(client, again)).toBe(UNIQUE_VIOLATION);
@@ -105,7 +75,8 @@ describe('storage-cost block variants and resent samples', () => {
   });
 
   it('a block key (bucket, first_id) alone takes the second half of a batch as new samples', async () => {
-    await inSchema(BLOCK_KEY_ONLY);
+    await schema.inSchema(BLOCK_KEY_ONLY);
+    const client = schema.client();
     const secondHalf = batch.slice(Math.ceil(batch.length / 2));
     const [first, again] = BLOCK_KEY_ONLY.writes([batch, secondHalf]) as [
       TransactionWrites,
