@@ -26,6 +26,16 @@ export function readsDataset(env: NodeJS.ProcessEnv, quick: boolean): ReadsDatas
   return { events, apps: 10, days: 7, seed: 43 };
 }
 
+/**
+ * The suite its rows are recorded under: `reads` for the default size (and a quick run), else
+ * `reads-<size>` (e.g. `reads-50m`), so an opt-in size's figures stand beside the default's.
+ */
+export function readsSuiteName(d: ReadsDataset, quick: boolean): string {
+  if (quick || d.events === DEFAULT_EVENTS) return 'reads';
+  const size = d.events >= 1_000_000 ? `${d.events / 1_000_000}m` : `${d.events / 1000}k`;
+  return `reads-${size.replace('.', '_')}`;
+}
+
 /** The name of the database kept for this data set between runs, e.g. `sluice_bench_reads_10000000`. */
 export function datasetDatabaseName(d: ReadsDataset): string {
   return `sluice_bench_reads_${d.events}_a${d.apps}_d${d.days}_s${d.seed}`;

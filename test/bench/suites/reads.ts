@@ -11,7 +11,7 @@ import type { BenchContext } from '../context';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { storedBytes } from '../pg-bench-db';
 import { readsCollector } from '../reads-collector';
-import { readsDataset } from '../reads-dataset';
+import { readsDataset, readsSuiteName, type ReadsDataset } from '../reads-dataset';
 import { datasetDatabase } from '../reads-kept-load';
 import { standbyRows, standbyRowsWanted } from '../reads-standby';
 import { dropOsCache, quantile, timeRead, type TimedRead } from '../read-timing';
@@ -21,7 +21,6 @@ import { bounded, figure, round } from '../rows';
 import type { ServiceProcess } from '../service-process';
 import type { BenchRow } from '../types';
 
-const SUITE = 'reads';
 const WARM_P95_MS = 1000;
 const COLD_P95_MS = 2000;
 /** Text search's target over 24 h of one app (and the cold target of every read). */
@@ -35,10 +34,11 @@ interface Plan {
   readonly ingestEvents: number;
   /** Alternating rounds of ingest alone and ingest with readers. */
   readonly ingestRounds: number;
+  /** Longest the load may write (milliseconds): an hour per 10 million events, at least an hour. */
   readonly loadMaxMs: number;
 }
 
-function planOf(quick: boolean): Plan {
+function planOf(quick: boolean, d: ReadsDataset): Plan {
   return quick
     ? {
         coldRounds: 1,
@@ -54,7 +54,7 @@ function planOf(quick: boolean): Plan {
         ingestMs: 10_000,
         ingestEvents: 400_000,
         ingestRounds: 2,
-        loadMaxMs: 3_600_000,
+        loadMaxMs: 3_600_000 * Math.max(1, d.events / 10_000_000),
       };
 }
 
@@ -106,7 +106,13 @@ function isText(view: ReadView): boolean {
   return view.path.includes('text=');
 }
 
-function viewRow(events: number, view: ReadView, cold: readonly TimedRead[], warm: WarmView): BenchRow {
+function viewRow(
+  suite: string,
+  events: number,
+  view: ReadView,
+  cold: readonly TimedRead[],
+  warm: WarmView,
+): BenchRow {
   const ms = (t: readonly TimedRead[]): number[] => t.map((x) => x.ms);
   const warmP95 = quantile(ms(warm.times), 0.95);
   const coldP95 = quantile(ms(cold), 0.95);
@@ -114,7 +120,7 @@ function viewRow(events: number, view: ReadView, cold: readonly TimedRead[], war
   const all = [...cold, ...warm.times];
   const failed = all.find((t) => t.status !== 200);
   return bounded(
-    SUITE,
+    suite,
     `${millions(events)} events: ${view.name}`,
     round(warmP95),
     'ms',
@@ -138,11 +144,12 @@ function millions(events: number): string {
 
 export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const d = readsDataset(process.env, ctx.options.quick);
-  const plan = planOf(ctx.options.quick);
+  const plan = planOf(ctx.options.quick, d);
+  const suite = readsSuiteName(d, ctx.options.quick);
   const { url, kept, loaded } = await datasetDatabase(ctx.options.adminUrl, d, plan.loadMaxMs, ctx.progress);
   const views = readViews(kept.endMs, d.days);
   const rows: BenchRow[] = [
-    figure(SUITE, `events held (${d.apps} apps, ${d.days} days)`, d.events, 'events', {
+    figure(suite, `events held (${d.apps} apps, ${d.days} days)`, d.events, 'events', {
       load_s: round(kept.loadSeconds),
       database_mib: Math.round((await storedBytes(url)) / 1024 / 1024),
       loaded_now: loaded ? 'yes' : 'no (kept database reused)',
@@ -157,13 +164,13 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
     for (const v of views) {
       ctx.progress(`reads: warm, ${v.name}`);
       const warm = await warmReads(collector, url, v, plan.warmRounds);
-      const row = viewRow(d.events, v, cold.times.get(v.name) ?? [], warm);
+      const row = viewRow(suite, d.events, v, cold.times.get(v.name) ?? [], warm);
       onPrimary.set(v.name, row);
       rows.push(row);
     }
     rows.push(
       ...(await ingestUnderReads(collector, url, views, {
-        suite: SUITE,
+        suite,
         label: `${millions(d.events)} events`,
         windowMs: plan.ingestMs,
         windowEvents: plan.ingestEvents,
@@ -177,7 +184,7 @@ export async function runReadsBench(ctx: BenchContext): Promise<BenchRow[]> {
   if (standbyRowsWanted(process.env)) {
     rows.push(
       ...(await standbyRows(d, plan, {
-        suite: SUITE,
+        suite,
         label: `${millions(d.events)} events`,
         onPrimary,
         progress: ctx.progress,

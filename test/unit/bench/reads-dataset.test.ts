@@ -6,6 +6,7 @@ import {
   datasetEvents,
   datasetStart,
   readsDataset,
+  readsSuiteName,
   type ReadsDataset,
 } from '../../bench/reads-dataset';
 
@@ -19,6 +20,14 @@ describe('the reads data set', () => {
     expect(readsDataset({ BENCH_READS_EVENTS: '50000000' }, false).events).toBe(50_000_000);
     expect(readsDataset({}, true).events).toBeLessThanOrEqual(100_000);
     expect(readsDataset({ BENCH_READS_EVENTS: 'many' }, false).events).toBe(10_000_000);
+  });
+
+  it('records the default size as the reads suite and another as its own, reads-<size>', () => {
+    expect(readsSuiteName(readsDataset({}, false), false)).toBe('reads');
+    expect(readsSuiteName(readsDataset({}, true), true)).toBe('reads');
+    expect(readsSuiteName(readsDataset({ BENCH_READS_EVENTS: '50000000' }, false), false)).toBe('reads-50m');
+    expect(readsSuiteName(readsDataset({ BENCH_READS_EVENTS: '2500000' }, false), false)).toBe('reads-2_5m');
+    expect(readsSuiteName(readsDataset({ BENCH_READS_EVENTS: '300000' }, false), false)).toBe('reads-300k');
   });
 
   it('names its database after what it holds', () => {
