@@ -85,11 +85,11 @@ export interface MaintenanceSession {
 
 /** Bounds of one `mergeMetricBlocks` call. */
 export interface BlockMergeLimits {
-  /** Groups of buckets before this (epoch ms) are rewritten. */
+  /** Groups of buckets before this (epoch ms) are merged. */
   readonly beforeMs: number;
-  /** Most groups one statement rewrites. */
+  /** Most groups one statement merges. */
   readonly groupsPerStatement: number;
-  /** Most groups one call rewrites; the rest waits for the next run. */
+  /** Most groups one call merges; the rest waits for the next run. */
   readonly maxGroups: number;
   /** Whether to correct the loss map's stored counts (the writer counts them: `SLUICE_OUTCOMES`). */
   readonly correctCounts: boolean;
@@ -102,10 +102,14 @@ export interface BlockMergeLimits {
 
 /** What one `mergeMetricBlocks` call did. */
 export interface BlockMerge {
-  /** Groups rewritten. */
+  /** Groups merged. */
   readonly groups: number;
+  /** Of them, groups rewritten (they held a copy, or small blocks); the others' blocks were marked merged. */
+  readonly rewritten: number;
   /** Blocks deleted. */
   readonly blocks: number;
+  /** Unmerged blocks marked merged as they are (their group held no copy). */
+  readonly marked: number;
   /** Merged blocks written. */
   readonly written: number;
   /** Copies of samples removed (each counted `duplicate` when `correctCounts`). */

@@ -148,6 +148,60 @@ describe('metric samples without a key row', () => {
     }
   });
 
+  it('a group holding no copy is marked merged as it is, unless its blocks are small; one with a copy is rewritten', async () => {
+    const oneGroup = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => sample(0, { app: 'app-a', ts: BASE + from + i, value: from + i }));
+    const large = [oneGroup(0, 150), oneGroup(150, 150)];
+    const small = Array.from({ length: 4 }, (_, w) =>
+      oneGroup(0, 20).map((e) => ({ ...e, ts: e.ts + MIN + w * 20, value: 1000 + w })),
+    );
+    for (const batch of [...large, ...small]) await write(batch);
+    const blocks = async () =>
+      (
+        await client.query<{ bucket: string; seq: string; n: number; merged: boolean }>(
+          'SELECT bucket, seq, cardinality(id) AS n, merged FROM metric_blocks ORDER BY bucket, seq',
+        )
+      ).rows.map((r) => ({ minute: (Number(r.bucket) - BASE) / MIN, seq: r.seq, n: r.n, merged: r.merged }));
+    const before = await blocks();
+    const read = await readSamples();
+    expect(before.map((b) => [b.minute, b.n])).toEqual([
+      [0, 150],
+      [0, 150],
+      [1, 20],
+      [1, 20],
+      [1, 20],
+      [1, 20],
+    ]);
+    const r = await mergeMetricBlocks(client, {
+      beforeMs: BASE + 10 * MIN,
+      groupsPerStatement: 10,
+      maxGroups: 100,
+      correctCounts: true,
+    });
+    expect(r).toMatchObject({ groups: 2, rewritten: 1, marked: 2, blocks: 4, written: 1, duplicates: 0 });
+    const after = await blocks();
+    // Minute 0: the same two blocks, same seq, marked. Minute 1: its four small blocks made one.
+    expect(after.filter((b) => b.minute === 0)).toEqual(
+      before.filter((b) => b.minute === 0).map((b) => ({ ...b, merged: true })),
+    );
+    expect(after.filter((b) => b.minute === 1).map((b) => [b.n, b.merged])).toEqual([[80, true]]);
+    expect(await readSamples()).toEqual(read);
+    expect(await lossMap()).toEqual({ 'stored:': 380 });
+    // A copy of a marked group's sample: read once, the first; the group is then rewritten.
+    await write([{ ...(large[1]?.[0] as TelemetryEvent), value: -1 }]);
+    expect(await readSamples()).toEqual(read);
+    const again = await mergeMetricBlocks(client, {
+      beforeMs: BASE + 10 * MIN,
+      groupsPerStatement: 10,
+      maxGroups: 100,
+      correctCounts: true,
+    });
+    expect(again).toMatchObject({ groups: 1, rewritten: 1, marked: 0, blocks: 3, duplicates: 1 });
+    expect(await readSamples()).toEqual(read);
+    expect(await storedCopies()).toBe(380);
+    expect(await lossMap()).toEqual({ 'duplicate:direct': 1, 'stored:': 380 });
+  });
+
   it('two instances at once: one rewrites, the other finds the lock busy or the window claimed', async () => {
     const batch = Array.from({ length: 40 }, (_, i) => sample(i));
     await write(batch);
@@ -213,6 +267,17 @@ describe('metric samples without a key row', () => {
           expect(new Map(rows.map((r) => [`${r.app} ${r.bucket}`, { n: Number(r.n), s: r.s }]))).toEqual(
             expected,
           );
+          // Merged (groups rewritten or marked), the same samples are read, each stored once.
+          await mergeMetricBlocks(client, {
+            beforeMs: BASE + 10 * MIN,
+            groupsPerStatement: 10,
+            maxGroups: 100,
+            correctCounts: true,
+          });
+          const merged = await readSamples();
+          expect(merged.size).toBe(firstValue.size);
+          for (const [id, v] of firstValue) expect(merged.get(id)).toEqual([v]);
+          expect(await storedCopies()).toBe(firstValue.size);
         },
       ),
       { numRuns: 25 },

@@ -58,10 +58,12 @@ export function mergeMetricBlocksJob(options: MergeMetricBlocksOptions): Job {
         ...(copies > 0 && options.onCopiesRemoved
           ? { committed: () => options.onCopiesRemoved?.(copies) }
           : {}),
-        rows: r.blocks + r.written,
+        rows: r.blocks + r.written + r.marked,
         detail: {
           groups: r.groups,
+          rewritten: r.rewritten,
           blocks: r.blocks,
+          marked: r.marked,
           written: r.written,
           duplicates: r.duplicates,
           caughtUp: r.caughtUp,

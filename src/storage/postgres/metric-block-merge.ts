@@ -6,17 +6,21 @@ import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
  * The rewrite job's statement (migration 012; docs/metric-storage.md, "No key row per sample").
  * The writer stores every sample it is given, so a resent one is a second copy in a block of its
  * (bucket, app, name) group, and the views keep the copy of the lowest `seq` until the group is
- * rewritten here: its blocks deleted and its distinct samples (the first copy of each, by `seq`,
- * then place in block) written again as merged blocks, in (ts, id) order, at most
- * `MERGED_BLOCK_SAMPLES` each, with the lowest `seq` of the group, so a copy written later still
- * loses to them. The removed copies are counted in the loss map in the same statement: `stored`
- * −n (the writer counted every copy it wrote) and `duplicate` +n under each copy's origin, per
- * (app, minute); so the counts add up at every moment, and are exact once a group is merged.
+ * merged here. A group that holds a copy, or whose unmerged blocks are small, is rewritten: its
+ * blocks deleted and its distinct samples (the first copy of each, by `seq`, then place in block)
+ * written again as merged blocks, in (ts, id) order, at most `MERGED_BLOCK_SAMPLES` each, with
+ * the lowest `seq` of the group, so a copy written later still loses to them. Any other group
+ * holds each sample once already: its unmerged blocks are only marked merged, which reads only
+ * their ts and id arrays and writes no sample again (a busy series' blocks are large, and
+ * rewriting them cost about 10 µs of PostgreSQL's CPU per sample). The removed copies are counted
+ * in the loss map in the same statement: `stored` −n (the writer counted every copy it wrote) and
+ * `duplicate` +n under each copy's origin, per (app, minute); so the counts add up at every
+ * moment, and are exact once a group is merged.
  *
- * One statement, one snapshot: a block committed while it runs is not seen, not deleted, and
- * leaves its group unmerged for the next run (reads merge it meanwhile). The app deletion runs in
- * REPEATABLE READ: a block this replaced under it fails it with a serialization failure, and it
- * starts again (delete-app.ts).
+ * One statement, one snapshot: a block committed while it runs is not seen, not deleted nor
+ * marked, and leaves its group unmerged for the next run (reads merge it meanwhile). The app
+ * deletion runs in REPEATABLE READ: a block this replaced or marked under it fails it with a
+ * serialization failure, and it starts again (delete-app.ts).
  */
 
 /**
@@ -24,6 +28,13 @@ import { BLOCK_COLUMNS, BLOCK_SAMPLE_ARRAYS } from './metric-block-columns';
  * one array of all its minute would make every read of it unnest the whole minute.
  */
 export const MERGED_BLOCK_SAMPLES = 2_000;
+
+/**
+ * Unmerged blocks averaging fewer samples than this (and more than one in their group) are
+ * rewritten even without a copy: small write batches leave many small blocks a minute, and every
+ * read of the minute would fetch each.
+ */
+export const COMPACTED_BLOCK_SAMPLES = 100;
 
 const ARRAYS = BLOCK_SAMPLE_ARRAYS.join(', ');
 const AGGREGATED = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(f.${c} ORDER BY f.ts, f.id)`).join(', ');
@@ -35,14 +46,29 @@ const OF_GONE = BLOCK_SAMPLE_ARRAYS.map((c) => `gone.${c}`).join(', ');
  * blocks all have a `seq` up to it (quiet since), or every group when null.
  */
 const MERGE_GROUPS = `WITH g AS (
-    SELECT bucket, app, name FROM metric_blocks
+    SELECT bucket, app, name, count(*) AS blocks, sum(cardinality(id)) AS samples FROM metric_blocks
      WHERE NOT merged AND bucket < $1
      GROUP BY bucket, app, name
     HAVING $4::bigint IS NULL OR max(seq) <= $4::bigint
      ORDER BY bucket, app, name LIMIT $2),
+  held AS (
+    SELECT b.bucket, b.app, b.name, s.ts, s.id
+      FROM g JOIN metric_blocks b ON b.bucket = g.bucket AND b.app = g.app AND b.name = g.name
+     CROSS JOIN LATERAL unnest(b.ts, b.id) AS s(ts, id)),
+  copied AS (
+    SELECT DISTINCT bucket, app, name FROM held GROUP BY bucket, app, name, ts, id HAVING count(*) > 1),
+  r AS (
+    SELECT g.bucket, g.app, g.name FROM g
+     WHERE (g.blocks > 1 AND g.samples < g.blocks * ${COMPACTED_BLOCK_SAMPLES})
+        OR EXISTS (SELECT FROM copied c WHERE c.bucket = g.bucket AND c.app = g.app AND c.name = g.name)),
+  marked AS (
+    UPDATE metric_blocks b SET merged = true FROM g
+     WHERE b.bucket = g.bucket AND b.app = g.app AND b.name = g.name AND NOT b.merged
+       AND NOT EXISTS (SELECT FROM r WHERE r.bucket = g.bucket AND r.app = g.app AND r.name = g.name)
+    RETURNING 1),
   gone AS (
-    DELETE FROM metric_blocks b USING g
-     WHERE b.bucket = g.bucket AND b.app = g.app AND b.name = g.name
+    DELETE FROM metric_blocks b USING r
+     WHERE b.bucket = r.bucket AND b.app = r.app AND b.name = r.name
     RETURNING b.*),
   firsts_seq AS (SELECT bucket, app, name, min(seq) AS seq FROM gone GROUP BY 1, 2, 3),
   copies AS (
@@ -68,22 +94,25 @@ const MERGE_GROUPS = `WITH g AS (
     UNION ALL
     SELECT app, minute, 'metric', 'duplicate', 'duplicate', origin, n FROM dups WHERE $3
     RETURNING 1)
-  SELECT (SELECT count(*) FROM firsts_seq)::int AS groups, (SELECT count(*) FROM gone)::int AS blocks,
-         (SELECT count(*) FROM written)::int AS written,
+  SELECT (SELECT count(*) FROM g)::int AS groups, (SELECT count(*) FROM firsts_seq)::int AS rewritten,
+         (SELECT count(*) FROM gone)::int AS blocks, (SELECT count(*) FROM written)::int AS written,
+         (SELECT count(*) FROM marked)::int AS marked,
          (SELECT coalesce(sum(n), 0) FROM dups)::int AS duplicates,
          (SELECT count(*) FROM corrected)::int AS corrections`;
 
 interface MergeRow {
   readonly groups: number;
+  readonly rewritten: number;
   readonly blocks: number;
+  readonly marked: number;
   readonly written: number;
   readonly duplicates: number;
 }
 
 /**
- * Rewrites the groups with an unmerged block whose bucket is before `limits.beforeMs` and (with
+ * Merges (rewrites, or marks) the groups with an unmerged block whose bucket is before `limits.beforeMs` and (with
  * `limits.quietUpToSeq`) that got no block since, oldest first, `limits.groupsPerStatement` a
- * statement, until none is left or `limits.maxGroups` were rewritten; on the caller's transaction
+ * statement, until none is left or `limits.maxGroups` were merged; on the caller's transaction
  * (the job's run).
  */
 export async function mergeMetricBlocks(
@@ -96,7 +125,9 @@ export async function mergeMetricBlocks(
   );
   const total = {
     groups: 0,
+    rewritten: 0,
     blocks: 0,
+    marked: 0,
     written: 0,
     duplicates: 0,
     caughtUp: false,
@@ -112,7 +143,9 @@ export async function mergeMetricBlocks(
     ]);
     const r = rows[0];
     total.groups += r?.groups ?? 0;
+    total.rewritten += r?.rewritten ?? 0;
     total.blocks += r?.blocks ?? 0;
+    total.marked += r?.marked ?? 0;
     total.written += r?.written ?? 0;
     total.duplicates += r?.duplicates ?? 0;
     if ((r?.groups ?? 0) < n) {

@@ -136,7 +136,9 @@ function sqliteSession(m: SqliteMaintenance): MaintenanceSession {
     ensurePartitions: async () => 0,
     mergeMetricBlocks: async () => ({
       groups: 0,
+      rewritten: 0,
       blocks: 0,
+      marked: 0,
       written: 0,
       duplicates: 0,
       caughtUp: true,

@@ -19,6 +19,7 @@ import { runClosedLoop } from '../load-closed';
 import { metricPoints, recycleJson, recycleLines } from '../metric-points';
 import { PgBackendCpu } from '../pg-backend-cpu';
 import { RowCounter } from '../pg-bench-db';
+import { measureBlockMerge } from '../block-merge';
 import { measureRollupFold } from '../rollup-fold';
 import { figure, round } from '../rows';
 import { CONNECTIONS, measureLineWindow, type ServerWindow } from '../tsdb-window';
@@ -82,6 +83,11 @@ interface SluiceWindow extends ServerWindow {
   readonly foldCpuSecondsPerMillion: number;
   /** (app, name, minute) buckets that fold took. */
   readonly foldBuckets: number;
+  /**
+   * PostgreSQL CPU of merging every block the points were stored in (warm-up and window) once,
+   * after the fold (`measureBlockMerge`), per million points.
+   */
+  readonly mergeCpuSecondsPerMillion: number;
 }
 
 async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
@@ -119,6 +125,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
       throw new Error(`Sluice stored ${stored} of ${load.accepted} acknowledged points`);
     const seconds = (reached.at - load.startedAt) / 1000;
     const fold = await measureRollupFold(db.url, ctx.options.storeTimeoutMs);
+    const merge = await measureBlockMerge(db.url, ctx.options.storeTimeoutMs);
     return {
       pointsPerSecond: stored / seconds,
       cpuSecondsPerMillion: ((collectorCpu + pgCpu) / stored) * 1e6,
@@ -128,6 +135,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
       meanBatchEvents: writer?.meanBatchEvents ?? NaN,
       foldCpuSecondsPerMillion: (fold.cpuSeconds / reached.rows) * 1e6,
       foldBuckets: fold.buckets,
+      mergeCpuSecondsPerMillion: (merge.cpuSeconds / reached.rows) * 1e6,
       points: stored,
       serverCores: (collectorCpu + pgCpu) / seconds,
       clientCores: (clientUsage.user + clientUsage.system) / 1e6 / ((load.endedAt - load.startedAt) / 1000),
@@ -231,23 +239,27 @@ function sluiceVersus(
 }
 
 /**
- * Sluice's CPU per point with the rollup fold of each point once (`measureRollupFold`) added:
- * the work its defaults do for a point beyond storing it (rollups every 60 s), which the window
- * does not see. Against the baseline's CPU, which folds nothing; context, no target.
+ * Sluice's CPU per point with the scheduled work its defaults do for a point beyond storing it,
+ * which the window does not see: the rollup fold of each point once (`measureRollupFold`; rollups
+ * every 60 s) and the merge of its block once (`measureBlockMerge`; two minutes after its minute).
+ * Against the baseline's CPU, which does neither; context, no target.
  */
 function foldRow(label: string, sluice: readonly SluiceWindow[], base: readonly ServerWindow[]): BenchRow {
-  const withFold = sluice.map((r) => r.cpuSecondsPerMillion + r.foldCpuSecondsPerMillion);
-  const ratios = withFold.map((cpu, i) => cpu / (base[i] as ServerWindow).cpuSecondsPerMillion);
+  const withJobs = sluice.map(
+    (r) => r.cpuSecondsPerMillion + r.foldCpuSecondsPerMillion + r.mergeCpuSecondsPerMillion,
+  );
+  const ratios = withJobs.map((cpu, i) => cpu / (base[i] as ServerWindow).cpuSecondsPerMillion);
   return {
     ...figure(
       SUITE,
-      `Sluice tier 2 server CPU per million points with their rollup fold, vs ${label}`,
-      round(median(withFold)),
+      `Sluice tier 2 server CPU per million points with their rollup fold and block merge, vs ${label}`,
+      round(median(withJobs)),
       'CPU-s/M points',
       {
         rounds_ratio: list(ratios),
         fold_cpu_s_per_m: list(sluice.map((r) => r.foldCpuSecondsPerMillion)),
         fold_buckets: list(sluice.map((r) => r.foldBuckets)),
+        merge_cpu_s_per_m: list(sluice.map((r) => r.mergeCpuSecondsPerMillion)),
       },
     ),
     baseline: `${label} server CPU per million points`,
