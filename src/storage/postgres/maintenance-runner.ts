@@ -10,6 +10,7 @@ import {
   type RunAttempt,
 } from '../maintenance';
 import { tryLockInTransaction } from './advisory-lock';
+import { CONNECTION_OPTIONS } from './pool';
 import { postgresSession } from './maintenance-session';
 import { claimRun, finishRun, setRunTimeouts } from './scheduler-runs';
 
@@ -62,6 +63,7 @@ class PostgresMaintenanceRunner implements MaintenanceRunner {
       connectionTimeoutMillis: o.connectTimeoutMs,
       query_timeout: o.jobTimeoutMs + READ_TIMEOUT_MARGIN_MS,
       keepAlive: true,
+      options: CONNECTION_OPTIONS,
       // Lets operators (and tests) tell which instance holds a lock: pg_locks.pid → pg_stat_activity.
       application_name: `sluice-scheduler:${o.instance}`.slice(0, 63),
     });
