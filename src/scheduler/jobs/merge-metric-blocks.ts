@@ -26,10 +26,11 @@ const DEFAULT_MAX_GROUPS_PER_RUN = 20_000;
 
 /**
  * Metric samples carry no key (docs/metric-storage.md, "No key row per sample"): a resent sample is
- * stored again, reads keep its first copy, and this job rewrites each group of blocks once it is
- * older than the resend window as blocks of its distinct samples, removing the copies and
- * correcting the loss map in the same transaction (MaintenanceSession.mergeMetricBlocks), once
- * the group got no block for an interval. The window and the interval
+ * stored again, reads keep its first copy, and this job merges each group of blocks once it is
+ * older than the resend window (rewritten as blocks of its distinct samples where it holds copies
+ * or small blocks, else marked merged), removing the copies and correcting the loss map in the
+ * same transaction (MaintenanceSession.mergeMetricBlocks), once the group got no block for an
+ * interval. The window and the interval
  * (`SLUICE_JOB_MERGE_METRIC_BLOCKS_INTERVAL_MS`, default 5 s) bound how long a removed copy stays
  * counted `stored` in a group no longer written to: the window, then two intervals.
  */
