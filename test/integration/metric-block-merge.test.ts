@@ -99,6 +99,15 @@ function runner(instance: string) {
   });
 }
 
+/** Merges every group of the test's minutes, on the test's client. */
+const mergeTestMinutes = () =>
+  mergeMetricBlocks(client, {
+    beforeMs: BASE + 10 * MIN,
+    groupsPerStatement: 10,
+    maxGroups: 100,
+    correctCounts: true,
+  });
+
 /** A job of its own per test: it remembers what its last run saw written. */
 const newJob = () => mergeMetricBlocksJob({ resendWindowMs: 0, correctCounts: true });
 
@@ -172,12 +181,7 @@ describe('metric samples without a key row', () => {
       [1, 20],
       [1, 20],
     ]);
-    const r = await mergeMetricBlocks(client, {
-      beforeMs: BASE + 10 * MIN,
-      groupsPerStatement: 10,
-      maxGroups: 100,
-      correctCounts: true,
-    });
+    const r = await mergeTestMinutes();
     expect(r).toMatchObject({ groups: 2, rewritten: 1, marked: 2, blocks: 4, written: 1, duplicates: 0 });
     const after = await blocks();
     // Minute 0: the same two blocks, same seq, marked. Minute 1: its four small blocks made one.
@@ -190,12 +194,7 @@ describe('metric samples without a key row', () => {
     // A copy of a marked group's sample: read once, the first; the group is then rewritten.
     await write([{ ...(large[1]?.[0] as TelemetryEvent), value: -1 }]);
     expect(await readSamples()).toEqual(read);
-    const again = await mergeMetricBlocks(client, {
-      beforeMs: BASE + 10 * MIN,
-      groupsPerStatement: 10,
-      maxGroups: 100,
-      correctCounts: true,
-    });
+    const again = await mergeTestMinutes();
     expect(again).toMatchObject({ groups: 1, rewritten: 1, marked: 0, blocks: 3, duplicates: 1 });
     expect(await readSamples()).toEqual(read);
     expect(await storedCopies()).toBe(380);
@@ -239,12 +238,7 @@ describe('metric samples without a key row', () => {
             if (picked.length > 0) await write(picked);
             // A merged group with copies written after it.
             if (mergeFirst && w === 0) {
-              await mergeMetricBlocks(client, {
-                beforeMs: BASE + 10 * MIN,
-                groupsPerStatement: 10,
-                maxGroups: 100,
-                correctCounts: true,
-              });
+              await mergeTestMinutes();
             }
           }
           const read = await readSamples();
@@ -268,12 +262,7 @@ describe('metric samples without a key row', () => {
             expected,
           );
           // Merged (groups rewritten or marked), the same samples are read, each stored once.
-          await mergeMetricBlocks(client, {
-            beforeMs: BASE + 10 * MIN,
-            groupsPerStatement: 10,
-            maxGroups: 100,
-            correctCounts: true,
-          });
+          await mergeTestMinutes();
           const merged = await readSamples();
           expect(merged.size).toBe(firstValue.size);
           for (const [id, v] of firstValue) expect(merged.get(id)).toEqual([v]);
