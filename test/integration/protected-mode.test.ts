@@ -62,15 +62,16 @@ describeWithOtherHost('protected mode, from another host', () => {
     return { c, remote: `http://${other.hostAddress}:${c.port}` };
   }
 
-  const startLine = (c: CollectorProcess): string =>
-    c.output.find((l) => l.includes('"msg":"sluice listening')) ?? '(no start line)';
+  // The process answers /readyz before its stdout has necessarily reached this process: wait for it.
+  const startLine = (c: CollectorProcess): Promise<string> =>
+    waitFor('the start line', () => c.output.find((l) => l.includes('"msg":"sluice listening')) ?? null);
 
   it('with no keys: reads, the console and /pipeline answer loopback only, writes are open, /metrics too', async () => {
     const { c, remote } = await collector({});
-    expect(startLine(c)).toContain(
+    expect(await startLine(c)).toContain(
       'auth off: writes open to every client; reads, console and /pipeline loopback clients only',
     );
-    expect(startLine(c)).toContain('SLUICE_PROTECTED_MODE=off');
+    expect(await startLine(c)).toContain('SLUICE_PROTECTED_MODE=off');
 
     // An app on another host sends, and is taken.
     const event = log('web-shop');
@@ -121,7 +122,9 @@ describeWithOtherHost('protected mode, from another host', () => {
     const keys = path.join(os.tmpdir(), `sluice-pm-keys-${process.pid}.json`);
     writeFileSync(keys, JSON.stringify({ keys: [read.entry, ingest.entry] }));
     const { c, remote } = await collector({ SLUICE_AUTH_KEYS_FILE: keys });
-    expect(startLine(c)).toContain('auth on: writes ingest keys; reads, console and /pipeline read tokens');
+    expect(await startLine(c)).toContain(
+      'auth on: writes ingest keys; reads, console and /pipeline read tokens',
+    );
     expect((await other.fetch(`${remote}/v1/apps`)).status).toBe(401);
     const res = await other.fetch(`${remote}/v1/apps`, {
       headers: { authorization: `Bearer ${read.secret}` },
@@ -133,7 +136,7 @@ describeWithOtherHost('protected mode, from another host', () => {
 
   it('with SLUICE_PROTECTED_MODE=off: every client reads, and the start line says so', async () => {
     const { c, remote } = await collector({ SLUICE_PROTECTED_MODE: 'off' });
-    expect(startLine(c)).toContain('anyone who reaches the port reads every event');
+    expect(await startLine(c)).toContain('anyone who reaches the port reads every event');
     for (const p of READ_PATHS)
       expect({ path: p, status: (await other.fetch(`${remote}${p}`)).status }).toEqual({
         path: p,
