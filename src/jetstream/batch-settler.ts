@@ -14,7 +14,7 @@ import type { DeadLetter } from './dead-letter';
 import type { DeadLetterPolicy, InHand } from './dead-letter-policy';
 import { ORIGIN_HEADER, originOfHeader } from './event-batches';
 import { decodeEvents, encodeEvent, payloadElement, unreadableDetail } from './event-codec';
-import { countDuplicates } from '../loss-map/duplicates';
+import { countSkippedCopies } from '../loss-map/duplicates';
 import { countEvents, type CountSink, type OutcomeSubject } from '../loss-map/event-outcomes';
 import type { OutcomeOrigin } from '../loss-map/outcome';
 
@@ -208,8 +208,7 @@ export class BatchSettler {
       onStored: (part, result) => {
         // As the writer of tiers 1–3: a copy storage already held (a resend past the stream's
         // duplicate window) is counted `duplicate` under its request's origin.
-        if (outcomes && result.storedBy !== undefined && result.inserted < part.length)
-          countDuplicates(outcomes, part, result.storedBy);
+        if (outcomes) countSkippedCopies(outcomes, part, result);
       },
       onRefused: (item, err) => {
         const event = eventAt(item);

@@ -7,7 +7,7 @@ import { DrainRate } from '../writer/drain-rate';
 import type { BoundedLane, LaneItem } from './lane';
 import { StoppableLoop, type TurnResult } from '../writer/stoppable-loop';
 import { writeWithRetry, type WriteHealth, type RetriedWrite } from '../writer/write-with-retry';
-import { countDuplicates } from '../loss-map/duplicates';
+import { countSkippedCopies } from '../loss-map/duplicates';
 import { countEvents, type CountSink } from '../loss-map/event-outcomes';
 import { OutcomeTally } from '../loss-map/outcome-tally';
 
@@ -291,8 +291,7 @@ export class BatchWriterLoop {
       write: (rows, origins) => storage.writeRows(rows, origins),
       onStored: (part, result) => {
         for (const item of part) item.ticket?.settle();
-        if (this.o.outcomes && result.storedBy !== undefined && result.inserted < part.length)
-          countDuplicates(this.o.outcomes, part, result.storedBy);
+        if (this.o.outcomes) countSkippedCopies(this.o.outcomes, part, result);
       },
       onRefused: (item, err) => {
         logger.error({ err, eventId: item.id, lane: item.lane }, 'storage refused an event; dropped');

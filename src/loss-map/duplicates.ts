@@ -67,3 +67,16 @@ export function countDuplicates(
     if (skipped > direct) sink({ ...base, origin: g.otherOrigin, count: skipped - direct });
   }
 }
+
+/**
+ * After a write of `written` committed: counts its skipped copies as `countDuplicates` does, when
+ * the write says it skipped some (`storedBy` given and fewer rows `inserted` than written).
+ */
+export function countSkippedCopies(
+  sink: CountSink,
+  written: readonly WrittenEvent[],
+  result: { readonly inserted: number; readonly storedBy?: readonly StoredGroup[] | undefined },
+): void {
+  if (result.storedBy !== undefined && result.inserted < written.length)
+    countDuplicates(sink, written, result.storedBy);
+}
