@@ -37,6 +37,7 @@ export function openStorage(
       readPoolSize: config.readPoolSize,
       readTimeoutMs: config.readTimeoutMs,
       readWaitMs: config.readWaitMs,
+      readSharePercent: config.readSharePercent,
       ...(standby === null
         ? {}
         : {

@@ -189,6 +189,12 @@ export const CORE_SETTINGS = {
     doc: 'PostgreSQL: longest a read waits for a free read connection (then 503 `storage_busy`) or to connect (then 503 `storage_unavailable`), with `Retry-After`.',
     parse: duration(1, 60_000, 'ms'),
   }),
+  readSharePercent: setting({
+    env: 'SLUICE_PG_READ_SHARE_PERCENT',
+    default: '20',
+    doc: 'PostgreSQL: ingest has precedence over reads on the primary. While the writer is pressed (a write in flight at least half of the last second), reads run one at a time and take at most this share of the time; a read waits its turn up to SLUICE_PG_READ_TIMEOUT_MS (then 503 `storage_busy`). 100: reads never yield. Reads on a standby (SLUICE_DATABASE_READ_URL) never wait.',
+    parse: integer(1, 100),
+  }),
   readStandbyMaxLagMs: setting({
     env: 'SLUICE_READ_STANDBY_MAX_LAG_MS',
     default: '10000',

@@ -12,8 +12,23 @@ export function createStorageMetrics(registry: Registry) {
     },
     readsRefused: new Counter({
       name: 'sluice_storage_reads_refused_total',
-      help: 'Reads refused with 503, by reason: pool_full (storage_busy: no read connection freed within SLUICE_PG_READ_WAIT_MS), timeout (storage_busy: the read ran past SLUICE_PG_READ_TIMEOUT_MS) or unavailable (storage_unavailable: PostgreSQL unreachable, stopped, paused or failing).',
+      help: 'Reads refused with 503, by reason: pool_full (storage_busy: no read connection freed within SLUICE_PG_READ_WAIT_MS), timeout (storage_busy: the read ran past SLUICE_PG_READ_TIMEOUT_MS), ingest_first (storage_busy: the writer was pressed and the read’s turn did not come within SLUICE_PG_READ_TIMEOUT_MS) or unavailable (storage_unavailable: PostgreSQL unreachable, stopped, paused or failing).',
       labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    readsDeferred: new Counter({
+      name: 'sluice_storage_reads_deferred_total',
+      help: 'Reads on the primary that waited for their turn because the writer was pressed (ingest has precedence; SLUICE_PG_READ_SHARE_PERCENT).',
+      registers: r,
+    }),
+    readsDeferredSeconds: new Counter({
+      name: 'sluice_storage_reads_deferred_seconds_total',
+      help: 'Time reads on the primary waited for their turn while the writer was pressed (seconds).',
+      registers: r,
+    }),
+    writerPressed: new Gauge({
+      name: 'sluice_storage_writer_pressed',
+      help: '1 while the writer is pressed (a write in flight at least half of the last second or so) and reads on the primary yield to it, else 0; read at each scrape.',
       registers: r,
     }),
     poolConnections: new Gauge({

@@ -10,6 +10,7 @@ import type { StorageMetrics } from '../../metrics/storage-instruments';
 import { deleteAppData } from './delete-app';
 import { createPool, withClient } from './pool';
 import type { ReadPages } from './read-cursor';
+import { IngestPrecedence } from './ingest-precedence';
 import { createReadPool, type ReadQuery } from './read-pool';
 import { COMMIT_POSITION_SQL, ReadStandby } from './read-standby';
 import type { Logger } from '../../log/logger';
@@ -61,6 +62,7 @@ function rowCodec(method: WriteMethod, countStored: boolean): RowCodec {
 
 const DEFAULT_READ_POOL_SIZE = 4;
 const DEFAULT_READ_WAIT_MS = 250;
+const DEFAULT_READ_SHARE_PERCENT = 20;
 const DEFAULT_STANDBY_MAX_LAG_MS = 10_000;
 /** As long as the read barrier's wait (READ_LIMITS.barrierTimeoutMs). */
 const DEFAULT_STANDBY_WAIT_MS = 500;
@@ -98,6 +100,22 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     },
     logger,
   );
+  // Reads on the primary yield to the writer while it is pressed (ingest-precedence.ts); reads on
+  // a standby take no CPU from the primary and never wait.
+  const precedence = new IngestPrecedence({
+    share: (options.readSharePercent ?? DEFAULT_READ_SHARE_PERCENT) / 100,
+    waitMs: options.readTimeoutMs ?? timeoutMs,
+    onDeferred: (waitedMs) => {
+      options.metrics?.readsDeferred.inc();
+      options.metrics?.readsDeferredSeconds.inc(waitedMs / 1000);
+    },
+    onRefused: () => options.metrics?.readsRefused.inc({ reason: 'ingest_first' }),
+  });
+  const primaryReads: { query: ReadQuery; pages: ReadPages } = {
+    query: (text, values) => precedence.run(() => reads.query(text, values)),
+    pages: (text, values, pageRows, onPage) =>
+      precedence.run(() => reads.pages(text, values, pageRows, onPage)),
+  };
   const standbyReads =
     options.readConnectionString === undefined
       ? null
@@ -115,9 +133,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
           },
           logger,
         );
-  const readStandby = standbyReads === null ? null : createStandby(standbyReads, reads, options, logger);
-  const readQuery = readStandby?.query ?? reads.query;
-  const readPages = readStandby?.pages ?? reads.pages;
+  const readStandby =
+    standbyReads === null ? null : createStandby(standbyReads, primaryReads, options, logger);
+  const readQuery = readStandby?.query ?? primaryReads.query;
+  const readPages = readStandby?.pages ?? primaryReads.pages;
   const health = createPool({ connectionString, poolSize: 1, timeoutMs, name: 'health' }, logger);
   const maintenance = createPool(
     { connectionString, poolSize: 1, timeoutMs, idleTimeoutMs: MAINTENANCE_IDLE_MS, name: 'maintenance' },
@@ -137,7 +156,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     outcomes,
   };
   const run = pgReadRunner(readQuery, readPages);
-  if (options.metrics !== undefined) observePools(pools, options.metrics);
+  if (options.metrics !== undefined) {
+    const metrics = options.metrics;
+    observePools(pools, metrics);
+    metrics.onCollectPools(() => metrics.writerPressed.set(precedence.pressed() ? 1 : 0));
+  }
 
   const codec = rowCodec(options.writeMethod ?? 'copy', options.outcomes !== false);
   // The writer's connections with a write on them: what `cutWrites` closes.
@@ -147,16 +170,21 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     origins?: readonly OutcomeOrigin[],
   ): Promise<WriteResult> => {
     if (rows.length === 0) return { inserted: 0 };
-    return withClient(writer, logger, async (client) => {
-      writing.add(client);
-      try {
-        const result = await codec.write(client, rows, origins);
-        if (readStandby !== null) readStandby.noteCommit(await commitPosition(client, logger));
-        return result;
-      } finally {
-        writing.delete(client);
-      }
-    });
+    precedence.writeStarted();
+    try {
+      return await withClient(writer, logger, async (client) => {
+        writing.add(client);
+        try {
+          const result = await codec.write(client, rows, origins);
+          if (readStandby !== null) readStandby.noteCommit(await commitPosition(client, logger));
+          return result;
+        } finally {
+          writing.delete(client);
+        }
+      });
+    } finally {
+      precedence.writeEnded();
+    }
   };
   const cutWrites = (): void => {
     if (writing.size === 0) return;

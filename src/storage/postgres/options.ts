@@ -33,13 +33,22 @@ export interface PostgresStorageOptions {
    * (milliseconds); then it reads the primary. Default 500.
    */
   readonly standbyWaitMs?: number;
-  /** statement_timeout of a read (milliseconds). Config default 5000 (`SLUICE_PG_READ_TIMEOUT_MS`). */
+  /**
+   * statement_timeout of a read, and longest a read on the primary waits for its turn while the
+   * writer is pressed (milliseconds). Config default 5000 (`SLUICE_PG_READ_TIMEOUT_MS`).
+   */
   readonly readTimeoutMs?: number;
   /**
    * Longest a read waits for a free read connection before it fails with `StorageBusyError`
    * (milliseconds). Config default 250 (`SLUICE_PG_READ_WAIT_MS`).
    */
   readonly readWaitMs?: number;
+  /**
+   * Share of the time reads on the primary may take while the writer is pressed (percent, 1–100;
+   * 100: reads never yield). Ingest has precedence (ingest-precedence.ts). Config default 20
+   * (`SLUICE_PG_READ_SHARE_PERCENT`).
+   */
+  readonly readSharePercent?: number;
   /**
    * Bound of every write, ping and migration (milliseconds): connect timeout, server-side
    * `statement_timeout`, and a client-side read timeout slightly above it for a server that
