@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { metric, type WireEvent } from '../support/events';
 import { getJson, postEvents, waitFor } from '../support/http';
 import { startInProcess, type InProcessCollector } from '../support/in-process';
@@ -68,5 +69,47 @@ describe('merge_metric_blocks with the defaults (postgres)', () => {
     expect(await lossMap(c.url, 'merge-old')).toMatchObject(counted);
     expect(await lossMap(c.url, 'merge-recent')).toMatchObject(counted);
     expect(await samplesRead('merge-recent')).toBe(5);
+  });
+
+  it("marks a busy series' minute merged as it is, then removes a copy sent after", async () => {
+    const app = 'merge-marked';
+    /** The app's blocks: how many are unmerged, and how many the job wrote (origin ''); null: none yet. */
+    const blocks = async (): Promise<{ unmerged: number; rewritten: number } | null> => {
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ unmerged: string; rewritten: string; n: string }>(
+          `SELECT count(*) FILTER (WHERE NOT merged) AS unmerged,
+                  count(*) FILTER (WHERE origin = '') AS rewritten, count(*) AS n
+             FROM metric_blocks WHERE app = $1`,
+          [app],
+        );
+        const r = rows[0];
+        return Number(r?.n) === 0 ? null : { unmerged: Number(r?.unmerged), rewritten: Number(r?.rewritten) };
+      } finally {
+        await client.end();
+      }
+    };
+    // One request of 150 samples of a minute past the window: one block, large enough to be kept
+    // as it is (marked merged, no sample written again).
+    const start = Date.now() - 300_000;
+    const minute = start - (start % 60_000);
+    const samples = Array.from({ length: 150 }, (_, i) => metric(app, { ts: minute + i * 100 }));
+    expect((await postEvents(c.url, samples)).status).toBe(202);
+    await waitFor('the block merged', async () => (await blocks())?.unmerged === 0, 30_000);
+    expect(await blocks()).toEqual({ unmerged: 0, rewritten: 0 });
+    expect(await samplesRead(app)).toBe(150);
+    const before = await deduplicated();
+
+    // Ten of them again: read once, counted duplicate, and removed by a later run.
+    expect((await postEvents(c.url, samples.slice(0, 10))).status).toBe(202);
+    await waitFor('the copies removed', async () => (await deduplicated()) - before === 10, 30_000);
+    expect((await blocks())?.unmerged).toBe(0);
+    expect(await samplesRead(app)).toBe(150);
+    expect(await lossMap(c.url, app)).toMatchObject({
+      generated: 160,
+      stored: 150,
+      losses: { storage: { duplicate: 10 } },
+    });
   });
 });
