@@ -2,8 +2,9 @@
  * What the collector's event loop went through in a window, from its own `GET /metrics`:
  * prom-client's default figures (`nodejs_eventloop_lag_*`, from `monitorEventLoopDelay`, emptied
  * at each scrape, so a scrape before and one after a window give the window's; and
- * `nodejs_gc_duration_seconds`, a histogram whose counts are subtracted) and the overload gate's
- * refusals (`sluice_requests_rejected_total{code="overloaded"}`).
+ * `nodejs_gc_duration_seconds`, a histogram whose counts are subtracted), the overload gate's
+ * refusals (`sluice_requests_rejected_total{code="overloaded"}`), and the reads that waited for
+ * their turn while the writer was pressed (`sluice_storage_reads_deferred_*`).
  */
 
 /** The counters of one scrape. */
@@ -16,6 +17,9 @@ interface LoopScrape {
   readonly majorCount: number;
   readonly majorSeconds: number;
   readonly overloaded: number;
+  readonly deferred: number;
+  readonly deferredSeconds: number;
+  readonly refusedIngestFirst: number;
   /** Event-loop delay since the previous scrape (seconds; NaN when absent). */
   readonly lagP99: number;
   readonly lagMax: number;
@@ -35,6 +39,11 @@ export interface LoopFigures {
   readonly gc_ms_per_s: number;
   /** Ingest requests the overload gate refused unread in the window. */
   readonly refused_overloaded: number;
+  /** Reads that waited for their turn because the writer was pressed, and their mean wait (ms). */
+  readonly reads_deferred: number;
+  readonly read_deferral_mean_ms: number;
+  /** Reads refused because their turn did not come within the read timeout. */
+  readonly reads_refused_ingest_first: number;
 }
 
 function samples(text: string, name: string): Array<{ labels: string; value: number }> {
@@ -65,6 +74,9 @@ function parse(text: string): LoopScrape {
     majorCount: one(text, 'nodejs_gc_duration_seconds_count', 'kind="major"') || 0,
     majorSeconds: one(text, 'nodejs_gc_duration_seconds_sum', 'kind="major"') || 0,
     overloaded: one(text, 'sluice_requests_rejected_total', 'code="overloaded"') || 0,
+    deferred: one(text, 'sluice_storage_reads_deferred_total') || 0,
+    deferredSeconds: one(text, 'sluice_storage_reads_deferred_seconds_total') || 0,
+    refusedIngestFirst: one(text, 'sluice_storage_reads_refused_total', 'reason="ingest_first"') || 0,
     lagP99: one(text, 'nodejs_eventloop_lag_p99_seconds'),
     lagMax: one(text, 'nodejs_eventloop_lag_max_seconds'),
   };
@@ -94,6 +106,7 @@ export class LoopWindow {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const b = this.before ?? after;
     const scavenges = after.minorCount - b.minorCount;
+    const deferred = after.deferred - b.deferred;
     const atMost = (le: number): number => (after.minorAtMost.get(le) ?? 0) - (b.minorAtMost.get(le) ?? 0);
     return {
       loop_delay_p99_ms: ms(after.lagP99),
@@ -107,6 +120,9 @@ export class LoopWindow {
         (after.minorSeconds - b.minorSeconds + after.majorSeconds - b.majorSeconds) / Math.max(seconds, 1e-3),
       ),
       refused_overloaded: after.overloaded - b.overloaded,
+      reads_deferred: deferred,
+      read_deferral_mean_ms: deferred > 0 ? ms((after.deferredSeconds - b.deferredSeconds) / deferred) : 0,
+      reads_refused_ingest_first: after.refusedIngestFirst - b.refusedIngestFirst,
     };
   }
 }

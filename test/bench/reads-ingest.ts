@@ -161,13 +161,32 @@ function readersExtra(ws: readonly IngestWindow[], o: IngestUnderReadsOptions): 
     pg_read_cpu_ms_per_read: round((pgReadCpu * 1000) / Math.max(1, reads)),
     pg_read_cpu_s_per_s: perSecond(ws, (w) => w.pgReadSeconds),
     ...(o.readBackends && { primary_pg_read_cpu_s_per_s: perSecond(ws, (w) => w.pgPrimaryReadSeconds) }),
+    ...deferralExtra(ws),
   };
 }
 
-/** The loop figures of the window with the largest delay p99 (one window: its own). */
+/** Reads that waited for their turn while the writer was pressed, over every window. */
+function deferralExtra(ws: readonly IngestWindow[]): Record<string, number> {
+  const deferred = ws.reduce((n, w) => n + w.loop.reads_deferred, 0);
+  const waitedMs = ws.reduce((n, w) => n + w.loop.reads_deferred * w.loop.read_deferral_mean_ms, 0);
+  return {
+    reads_deferred: deferred,
+    read_deferral_mean_ms: deferred > 0 ? round(waitedMs / deferred) : 0,
+    reads_refused_ingest_first: ws.reduce((n, w) => n + w.loop.reads_refused_ingest_first, 0),
+  };
+}
+
+/** The loop figures of the window with the largest delay p99 (one window: its own); reads' deferrals apart. */
 function loopExtra(ws: readonly IngestWindow[]): Record<string, number> {
   const worst = [...ws].sort((a, b) => b.loop.loop_delay_p99_ms - a.loop.loop_delay_p99_ms)[0];
-  return worst === undefined ? {} : { ...worst.loop };
+  if (worst === undefined) return {};
+  const {
+    reads_deferred: _deferred,
+    read_deferral_mean_ms: _meanMs,
+    reads_refused_ingest_first: _refused,
+    ...loop
+  } = worst.loop;
+  return loop;
 }
 
 function bodies(events: number, perBody: number, seed: number): readonly RequestBody[] {
