@@ -5,7 +5,7 @@ import { createLogger } from '../../src/log/logger';
 import type { OutcomeOrigin } from '../../src/loss-map/outcome';
 import { mergeMetricBlocksJob } from '../../src/scheduler/jobs/merge-metric-blocks';
 import { createPostgresMaintenanceRunner } from '../../src/storage/postgres';
-import { mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
+import { MERGED_BLOCK_SAMPLES, mergeMetricBlocks } from '../../src/storage/postgres/metric-block-merge';
 import type { PostgresStorage } from '../../src/storage/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { openPostgresStorage } from '../support/storage';
@@ -98,6 +98,22 @@ function runner(instance: string) {
     logger,
   });
 }
+
+/**
+ * The rewritten blocks (origin '') of the test's minutes, each as its samples' `(ts, id)` in
+ * block order, in (bucket, app, name, first sample) order.
+ */
+async function rewrittenBlocks(): Promise<Array<Array<[number, string]>>> {
+  const { rows } = await client.query<{ ts: string[]; id: string[] }>(
+    `SELECT ts::text[] AS ts, id::text[] AS id FROM metric_blocks
+      WHERE origin = '' AND bucket >= $1 AND bucket < $2 ORDER BY bucket, app, name, ts[1], id[1]`,
+    [BASE, BASE + 10 * MIN],
+  );
+  return rows.map((r) => r.ts.map((t, i) => [Number(t), r.id[i] as string]));
+}
+
+const byTsId = (a: [number, string], b: [number, string]): number =>
+  a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 
 /** Merges every group of the test's minutes, on the test's client. */
 const mergeTestMinutes = () =>
@@ -201,6 +217,25 @@ describe('metric samples without a key row', () => {
     expect(await lossMap()).toEqual({ 'duplicate:direct': 1, 'stored:': 380 });
   });
 
+  it('a rewritten group comes out in (ts, id) order, in blocks of at most MERGED_BLOCK_SAMPLES', async () => {
+    // One group of 2,500 samples written in three shuffled batches, then one copy: rewritten.
+    const group = Array.from({ length: 2500 }, (_, i) =>
+      sample(0, { app: 'app-a', ts: BASE + ((i * 7919) % 50_000), value: i }),
+    );
+    const shuffled = [...group].sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const part of [shuffled.slice(0, 900), shuffled.slice(900, 1700), shuffled.slice(1700)]) {
+      await write(part);
+    }
+    await write([{ ...(group[0] as TelemetryEvent), value: -1 }]);
+    const read = await readSamples();
+    expect(await mergeTestMinutes()).toMatchObject({ groups: 1, rewritten: 1, duplicates: 1 });
+    const blocks = await rewrittenBlocks();
+    expect(blocks.map((b) => b.length)).toEqual([MERGED_BLOCK_SAMPLES, 2500 - MERGED_BLOCK_SAMPLES]);
+    const all = blocks.flat();
+    expect(all).toEqual([...all].sort(byTsId));
+    expect(await readSamples()).toEqual(read);
+  });
+
   it('two instances at once: one rewrites, the other finds the lock busy or the window claimed', async () => {
     const batch = Array.from({ length: 40 }, (_, i) => sample(i));
     await write(batch);
@@ -263,6 +298,7 @@ describe('metric samples without a key row', () => {
           );
           // Merged (groups rewritten or marked), the same samples are read, each stored once.
           await mergeTestMinutes();
+          for (const block of await rewrittenBlocks()) expect(block).toEqual([...block].sort(byTsId));
           const merged = await readSamples();
           expect(merged.size).toBe(firstValue.size);
           for (const [id, v] of firstValue) expect(merged.get(id)).toEqual([v]);
