@@ -191,7 +191,7 @@ export const CORE_SETTINGS = {
   }),
   readSharePercent: setting({
     env: 'SLUICE_PG_READ_SHARE_PERCENT',
-    default: '20',
+    default: '10',
     doc: 'PostgreSQL: ingest has precedence over reads on the primary. While the writer is pressed (a write in flight at least half of the last second), reads run one at a time and take at most this share of the time; a read waits its turn up to SLUICE_PG_READ_TIMEOUT_MS (then 503 `storage_busy`). 100: reads never yield. Reads on a standby (SLUICE_DATABASE_READ_URL) never wait.',
     parse: integer(1, 100),
   }),

@@ -101,7 +101,7 @@ it('while the writer is pressed, reads wait their turn and run far fewer; once i
   expect(pressedStatuses.filter((s) => s !== 200)).toEqual([]);
   expect(freeStatuses.filter((s) => s !== 200)).toEqual([]);
   expect(deferredWhilePressed).toBeGreaterThan(0);
-  // Pressed, reads take a fifth of one connection's time; free, up to all four connections'.
+  // Pressed, reads take a tenth of one connection's time; free, up to all four connections'.
   expect(pressedStatuses.length).toBeLessThan(freeStatuses.length / 2);
   expect(await metric('sluice_storage_reads_deferred_total')).toBe(deferredWhilePressed);
   process.stdout.write(

@@ -62,7 +62,7 @@ function rowCodec(method: WriteMethod, countStored: boolean): RowCodec {
 
 const DEFAULT_READ_POOL_SIZE = 4;
 const DEFAULT_READ_WAIT_MS = 250;
-const DEFAULT_READ_SHARE_PERCENT = 20;
+const DEFAULT_READ_SHARE_PERCENT = 10;
 const DEFAULT_STANDBY_MAX_LAG_MS = 10_000;
 /** As long as the read barrier's wait (READ_LIMITS.barrierTimeoutMs). */
 const DEFAULT_STANDBY_WAIT_MS = 500;

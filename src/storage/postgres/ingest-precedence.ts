@@ -12,7 +12,7 @@ const RECHECK_MS = 100;
 export interface IngestPrecedenceOptions {
   /**
    * Share of the time reads may run while the writer is pressed (0 < share ≤ 1; 1: reads never
-   * wait). Config default 20 % (`SLUICE_PG_READ_SHARE_PERCENT`).
+   * wait). Config default 10 % (`SLUICE_PG_READ_SHARE_PERCENT`).
    */
   readonly share: number;
   /** Longest a read waits for its turn before it fails with `StorageBusyError` (milliseconds). */

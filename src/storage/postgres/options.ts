@@ -45,7 +45,7 @@ export interface PostgresStorageOptions {
   readonly readWaitMs?: number;
   /**
    * Share of the time reads on the primary may take while the writer is pressed (percent, 1–100;
-   * 100: reads never yield). Ingest has precedence (ingest-precedence.ts). Config default 20
+   * 100: reads never yield). Ingest has precedence (ingest-precedence.ts). Config default 10
    * (`SLUICE_PG_READ_SHARE_PERCENT`).
    */
   readonly readSharePercent?: number;
