@@ -67,7 +67,7 @@ async function profileViews(collector: ServiceProcess, views: readonly ReadView[
       bytes = t.bytes;
     }
     const cpuMs = ((sampleProcess(collector.pid).cpuSeconds - cpu0) * 1000) / PROFILE_READS;
-    const f = await loop.stop();
+    const f = (await loop.stop()).loop;
     rows.push(
       figure(SUITE, `view: ${v.name}`, round(cpuMs), 'collector CPU ms/read', {
         p50_ms: round(quantile(times, 0.5)),

@@ -39,11 +39,21 @@ export interface LoopFigures {
   readonly gc_ms_per_s: number;
   /** Ingest requests the overload gate refused unread in the window. */
   readonly refused_overloaded: number;
-  /** Reads that waited for their turn because the writer was pressed, and their mean wait (ms). */
-  readonly reads_deferred: number;
-  readonly read_deferral_mean_ms: number;
+}
+
+/** The window's reads that yielded to a pressed writer (sums, so windows add up). */
+export interface ReadDeferrals {
+  /** Reads that waited for their turn, and how long in all (ms). */
+  readonly deferred: number;
+  readonly waitedMs: number;
   /** Reads refused because their turn did not come within the read timeout. */
-  readonly reads_refused_ingest_first: number;
+  readonly refused: number;
+}
+
+/** What `LoopWindow.stop` gives. */
+export interface WindowFigures {
+  readonly loop: LoopFigures;
+  readonly deferrals: ReadDeferrals;
 }
 
 function samples(text: string, name: string): Array<{ labels: string; value: number }> {
@@ -101,14 +111,13 @@ export class LoopWindow {
     this.startedAt = performance.now();
   }
 
-  async stop(): Promise<LoopFigures> {
+  async stop(): Promise<WindowFigures> {
     const after = await scrape(this.origin);
     const seconds = (performance.now() - this.startedAt) / 1000;
     const b = this.before ?? after;
     const scavenges = after.minorCount - b.minorCount;
-    const deferred = after.deferred - b.deferred;
     const atMost = (le: number): number => (after.minorAtMost.get(le) ?? 0) - (b.minorAtMost.get(le) ?? 0);
-    return {
+    const loop: LoopFigures = {
       loop_delay_p99_ms: ms(after.lagP99),
       loop_delay_max_ms: ms(after.lagMax),
       scavenges,
@@ -120,9 +129,12 @@ export class LoopWindow {
         (after.minorSeconds - b.minorSeconds + after.majorSeconds - b.majorSeconds) / Math.max(seconds, 1e-3),
       ),
       refused_overloaded: after.overloaded - b.overloaded,
-      reads_deferred: deferred,
-      read_deferral_mean_ms: deferred > 0 ? ms((after.deferredSeconds - b.deferredSeconds) / deferred) : 0,
-      reads_refused_ingest_first: after.refusedIngestFirst - b.refusedIngestFirst,
     };
+    const deferrals: ReadDeferrals = {
+      deferred: after.deferred - b.deferred,
+      waitedMs: ms(after.deferredSeconds - b.deferredSeconds),
+      refused: after.refusedIngestFirst - b.refusedIngestFirst,
+    };
+    return { loop, deferrals };
   }
 }

@@ -10,7 +10,7 @@ import { runOpenLoop } from './load-open';
 import { ratePerSecond, statusCount, type LoadResult } from './load-result';
 import { PgBackendCpu } from './pg-backend-cpu';
 import { sampleProcess } from './proc-stats';
-import { LoopWindow, type LoopFigures } from './read-loop-figures';
+import { LoopWindow, type LoopFigures, type ReadDeferrals } from './read-loop-figures';
 import { quantile, timeRead } from './read-timing';
 import type { ReadView } from './read-views';
 import { figure, round, versus, bounded } from './rows';
@@ -92,6 +92,8 @@ interface IngestWindow {
   readonly collectorSeconds: number;
   /** The collector's event loop in the window: its delay, its collections, the overload gate's refusals. */
   readonly loop: LoopFigures;
+  /** The reads that yielded to the pressed writer in the window. */
+  readonly deferrals: ReadDeferrals;
 }
 
 /** One window of `drive` on a client of `connections`, with the readers looping when `views` is given. */
@@ -118,7 +120,7 @@ async function ingestWindow(
     const load = await drive(client);
     done = true;
     const readers = await reading;
-    const loopFigures = await loop.stop();
+    const { loop: loopFigures, deferrals } = await loop.stop();
     await cpu.stop();
     await readCpu?.stop();
     const byPool = cpu.byPool();
@@ -133,6 +135,7 @@ async function ingestWindow(
       pgWriteSeconds: byPool.get('sluice:writer') ?? 0,
       collectorSeconds: sampleProcess(collector.pid).cpuSeconds - collectorBefore,
       loop: loopFigures,
+      deferrals,
     };
   } finally {
     done = true;
@@ -167,26 +170,19 @@ function readersExtra(ws: readonly IngestWindow[], o: IngestUnderReadsOptions): 
 
 /** Reads that waited for their turn while the writer was pressed, over every window. */
 function deferralExtra(ws: readonly IngestWindow[]): Record<string, number> {
-  const deferred = ws.reduce((n, w) => n + w.loop.reads_deferred, 0);
-  const waitedMs = ws.reduce((n, w) => n + w.loop.reads_deferred * w.loop.read_deferral_mean_ms, 0);
+  const deferred = ws.reduce((n, w) => n + w.deferrals.deferred, 0);
+  const waitedMs = ws.reduce((n, w) => n + w.deferrals.waitedMs, 0);
   return {
     reads_deferred: deferred,
     read_deferral_mean_ms: deferred > 0 ? round(waitedMs / deferred) : 0,
-    reads_refused_ingest_first: ws.reduce((n, w) => n + w.loop.reads_refused_ingest_first, 0),
+    reads_refused_ingest_first: ws.reduce((n, w) => n + w.deferrals.refused, 0),
   };
 }
 
-/** The loop figures of the window with the largest delay p99 (one window: its own); reads' deferrals apart. */
+/** The loop figures of the window with the largest delay p99 (one window: its own). */
 function loopExtra(ws: readonly IngestWindow[]): Record<string, number> {
   const worst = [...ws].sort((a, b) => b.loop.loop_delay_p99_ms - a.loop.loop_delay_p99_ms)[0];
-  if (worst === undefined) return {};
-  const {
-    reads_deferred: _deferred,
-    read_deferral_mean_ms: _meanMs,
-    reads_refused_ingest_first: _refused,
-    ...loop
-  } = worst.loop;
-  return loop;
+  return worst === undefined ? {} : { ...worst.loop };
 }
 
 function bodies(events: number, perBody: number, seed: number): readonly RequestBody[] {

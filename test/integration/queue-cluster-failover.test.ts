@@ -79,7 +79,7 @@ describe('queue mode on a 3-node JetStream cluster (SLUICE_NATS_REPLICAS=3)', ()
    * A thawed leader may hold a tail past the new leader's last sequence (seen: own 434, leader
    * 432): messages it stored as leader that never reached a quorum, so no publisher was
    * acknowledged for them. nats-server 2.9 keeps that tail until the stream is next written to;
-   * it holds nothing the leader lacks, so it counts as caught up. What was acknowledged is checked
+   * the node lacks nothing the leader holds, so it counts as caught up. What was acknowledged is checked
    * per id by `exactlyOnce`.
    */
   async function caughtUp(stream: string, node: NatsNode): Promise<void> {

@@ -25,11 +25,6 @@ export interface IngestPrecedenceOptions {
   readonly onRefused?: () => void;
 }
 
-interface Waiter {
-  /** Counts the read as running and lets it go. */
-  readonly start: () => void;
-}
-
 /**
  * Ingest before reads on the primary (docs/ARCHITECTURE.md, "Reads beside ingest"). The writer
  * reports its writes; its busy share is the time-weighted share of the last second or so with a
@@ -52,7 +47,8 @@ export class IngestPrecedence {
   private budget = BURST_MS;
   private budgetAt: number;
   private running = 0;
-  private readonly queue: Waiter[] = [];
+  /** Waiting reads, oldest first: each call counts its read as running and lets it go. */
+  private readonly queue: Array<() => void> = [];
   private pump: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: IngestPrecedenceOptions) {
@@ -112,13 +108,11 @@ export class IngestPrecedence {
         );
       }, this.o.waitMs);
       timer.unref();
-      const waiter: Waiter = {
-        start: () => {
-          clearTimeout(timer);
-          this.running++;
-          this.o.onDeferred?.(this.now() - since);
-          resolve();
-        },
+      const waiter = (): void => {
+        clearTimeout(timer);
+        this.running++;
+        this.o.onDeferred?.(this.now() - since);
+        resolve();
       };
       this.queue.push(waiter);
       this.schedule();
@@ -134,7 +128,7 @@ export class IngestPrecedence {
 
   /** Starts the waiting reads whose turn has come, then schedules the next look. */
   private admit(): void {
-    while (this.queue.length > 0 && this.mayStart()) (this.queue.shift() as Waiter).start();
+    while (this.queue.length > 0 && this.mayStart()) (this.queue.shift() as () => void)();
     this.schedule();
   }
 
