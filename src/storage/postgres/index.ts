@@ -134,7 +134,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
           logger,
         );
   const readStandby =
-    standbyReads === null ? null : createStandby(standbyReads, primaryReads, options, logger);
+    standbyReads === null
+      ? null
+      : createStandby(
+          standbyReads,
+          // The standby's lag check reads the primary's WAL position outside the gate.
+          { ...primaryReads, position: (text, values) => reads.query(text, values) },
+          options,
+          logger,
+        );
   const readQuery = readStandby?.query ?? primaryReads.query;
   const readPages = readStandby?.pages ?? primaryReads.pages;
   const health = createPool({ connectionString, poolSize: 1, timeoutMs, name: 'health' }, logger);
@@ -249,7 +257,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
 function createStandby(
   standby: { query: ReadQuery; pages: ReadPages },
-  primary: { query: ReadQuery; pages: ReadPages },
+  primary: { query: ReadQuery; pages: ReadPages; position: ReadQuery },
   options: PostgresStorageOptions,
   logger: Logger,
 ): ReadStandby {
@@ -257,6 +265,7 @@ function createStandby(
   return new ReadStandby({
     standby: standby.query,
     primary: primary.query,
+    primaryPosition: primary.position,
     standbyPages: standby.pages,
     primaryPages: primary.pages,
     maxLagMs: options.standbyMaxLagMs ?? DEFAULT_STANDBY_MAX_LAG_MS,

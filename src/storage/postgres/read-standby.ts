@@ -16,6 +16,13 @@ export interface ReadStandbyOptions {
   /** Reads on the primary: where a read goes when the standby cannot answer it. */
   readonly primary: ReadQuery;
   /**
+   * The primary's WAL position for each check of the standby's lag. Not a read of stored data: it
+   * must not wait its turn behind ingest as `primary`'s reads do (ingest-precedence.ts), or a check
+   * outlasts `waitMs` while the writer is pressed and reads meant for the standby go to the primary,
+   * the very load the standby takes off it. Default `primary`.
+   */
+  readonly primaryPosition?: ReadQuery;
+  /**
    * Paged reads (read-cursor.ts) on the standby and on the primary. Default: each read whole as
    * one page, on `standby` and `primary`.
    */
@@ -248,7 +255,8 @@ export class ReadStandby {
     const replayed = parseLsn(row.replayed);
     let written: bigint;
     try {
-      const lsn = (await this.o.primary<{ lsn: string }>(PRIMARY_LSN_SQL, [])).rows[0]?.lsn;
+      const position = this.o.primaryPosition ?? this.o.primary;
+      const lsn = (await position<{ lsn: string }>(PRIMARY_LSN_SQL, [])).rows[0]?.lsn;
       if (lsn === undefined) throw new Error('no WAL position');
       written = parseLsn(lsn);
     } catch (err) {

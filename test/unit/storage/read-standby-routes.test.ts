@@ -59,6 +59,43 @@ async function readIn(standby: ReadStandby): Promise<{ from: unknown; route: Rea
 }
 
 describe('read standby routes', () => {
+  it('checks the lag by a WAL position read that does not wait behind the primary’s held reads', async () => {
+    // The primary's reads wait their turn behind ingest (ingest-precedence.ts): here, until released.
+    const s = servers({ replayed: '0/3000', written: '0/3000' });
+    let release = (): void => undefined;
+    const held = new Promise<void>((go) => (release = go));
+    const gated: ReadQuery = async (text, values) => {
+      await held;
+      return s.primary(text, values);
+    };
+    /** A read's route once decided, and the read. */
+    const readWith = async (primaryPosition?: ReadQuery) => {
+      const standby = new ReadStandby({
+        standby: s.standby,
+        primary: gated,
+        ...(primaryPosition !== undefined && { primaryPosition }),
+        maxLagMs: 10_000,
+        waitMs: 50,
+        clock: { now: () => Date.now() },
+        logger: createLogger('silent'),
+      });
+      standby.noteCommit('0/3000');
+      let decided = (_: ReadRoute): void => undefined;
+      const routed = new Promise<ReadRoute>((go) => (decided = go));
+      const scope = new ReadRouteScope((r) => decided(r));
+      const read = withReadRouteScope(scope, () => standby.query('SELECT 1', []));
+      return { route: await routed, read };
+    };
+    const beside = await readWith(s.primary);
+    expect(beside.route).toEqual({ source: 'standby', reason: null });
+    expect((await beside.read).rows[0]?.from).toBe('standby');
+    // Checked through the held reads, the check outlasts the wait: the read goes to the primary.
+    const behind = await readWith();
+    expect(behind.route).toEqual({ source: 'primary', reason: 'standby_down' });
+    release();
+    expect((await behind.read).rows[0]?.from).toBe('primary');
+  });
+
   it('reads the standby once it has replayed the last commit, the primary when it has not', async () => {
     const s = servers({ replayed: '0/3000', written: '0/3000' });
     const standby = standbyOf(s);
