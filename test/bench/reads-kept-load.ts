@@ -2,7 +2,6 @@
  * The `reads` suite's data set in a database of a given server: the kept one when it matches
  * (kept-database.ts), else loaded now (reads-load.ts) and recorded for the next run.
  */
-import pg from 'pg';
 import {
   currentSchema,
   readKept,
@@ -15,6 +14,7 @@ import {
 import { datasetDatabaseName, type ReadsDataset } from './reads-dataset';
 import { loadDataset } from './reads-load';
 import { mergeAllBlocks } from './merged-blocks';
+import { runSql } from './pg-bench-db';
 
 /**
  * ANALYZE of a reused data set. Each run's ingest windows add about a million events to today's
@@ -24,13 +24,7 @@ import { mergeAllBlocks } from './merged-blocks';
  */
 async function analyze(url: string, progress: (message: string) => void): Promise<void> {
   const t0 = performance.now();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('ANALYZE');
-  } finally {
-    await client.end();
-  }
+  await runSql(url, 'ANALYZE');
   progress(`reads: analyzed in ${Math.round((performance.now() - t0) / 1000)} s`);
 }
 

@@ -15,6 +15,7 @@ import { createLogger } from '../../src/log/logger';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres';
 import { foldInvalidatedBuckets } from '../../src/storage/postgres/rollups';
 import type { StorageRow } from '../../src/storage/port';
+import { runSql } from './pg-bench-db';
 import { datasetEvents, datasetStart, type ReadsDataset } from './reads-dataset';
 
 /** Raw retention of the loader's storage and of the suite's collector, so a kept data set stays. */
@@ -126,13 +127,7 @@ export async function loadDataset(
   await foldAll(url, endMs);
   const t2 = performance.now();
   progress('reads: VACUUM ANALYZE');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('VACUUM ANALYZE');
-  } finally {
-    await client.end();
-  }
+  await runSql(url, 'VACUUM ANALYZE');
   const t3 = performance.now();
   return { writeSeconds: (t1 - t0) / 1000, foldSeconds: (t2 - t1) / 1000, vacuumSeconds: (t3 - t2) / 1000 };
 }

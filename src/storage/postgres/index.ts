@@ -139,7 +139,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       : createStandby(
           standbyReads,
           // The standby's lag check reads the primary's WAL position outside the gate.
-          { ...primaryReads, position: (text, values) => reads.query(text, values) },
+          { ...primaryReads, position: reads.query },
           options,
           logger,
         );

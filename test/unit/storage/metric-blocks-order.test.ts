@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { TelemetryEvent } from '../../../src/events/types';
 import { toCopyLine } from '../../../src/storage/postgres/copy-encoding';
 import { metricBlocksCopy } from '../../../src/storage/postgres/metric-blocks-copy';
+import { arrayElements, copyTuples } from '../../support/binary-copy-read';
 import { telemetryEvent } from '../../support/telemetry-events';
 
 /*
@@ -25,41 +26,18 @@ interface BlockRead {
 
 /** The blocks of a `metric_blocks` binary COPY payload: bucket, app, name, the id and ts arrays, origin. */
 function blocksOf(payload: Buffer): BlockRead[] {
-  let at = 19; // signature, flags, header extension length
-  const blocks: BlockRead[] = [];
-  const field = (): Buffer => {
-    const n = payload.readInt32BE(at);
-    const f = payload.subarray(at + 4, at + 4 + n);
-    at += 4 + n;
-    return f;
-  };
-  const elements = (array: Buffer): Buffer[] => {
-    const count = array.readInt32BE(12);
-    const out: Buffer[] = [];
-    let k = 20;
-    for (let i = 0; i < count; i++) {
-      const n = array.readInt32BE(k);
-      out.push(array.subarray(k + 4, k + 4 + n));
-      k += 4 + n;
-    }
-    return out;
-  };
-  for (;;) {
-    const fields = payload.readInt16BE(at);
-    at += 2;
-    if (fields === -1) break;
-    expect(fields).toBe(15);
-    const bucket = Number(field().readBigInt64BE());
-    const app = field().toString('utf8');
-    const name = field().toString('utf8');
-    const ids = elements(field()).map((b) => b.toString('hex'));
-    const ts = elements(field()).map((b) => Number(b.readBigInt64BE()));
-    for (let k = 0; k < 9; k++) field();
-    const origin = field().toString('latin1');
-    blocks.push({ bucket, app, name, ids, ts, origin });
-  }
-  expect(at).toBe(payload.length);
-  return blocks;
+  return copyTuples(payload).map((row) => {
+    expect(row).toHaveLength(15);
+    const [bucket, app, name, ids, ts] = row as Buffer[];
+    return {
+      bucket: Number(bucket?.readBigInt64BE()),
+      app: String(app?.toString('utf8')),
+      name: String(name?.toString('utf8')),
+      ids: arrayElements(ids as Buffer).map((b) => b.toString('hex')),
+      ts: arrayElements(ts as Buffer).map((b) => Number(b.readBigInt64BE())),
+      origin: String(row[14]?.toString('latin1')),
+    };
+  });
 }
 
 /** Times of a batch: today's, many in the same millisecond; sometimes one near 1970 or centuries ahead. */
