@@ -28,22 +28,26 @@ export interface ServerWindow {
 
 export interface LineWindowOptions {
   readonly options: BenchOptions;
-  readonly server: TsdbProcess;
+  /** The server's process (its CPU is read from /proc) and address. */
+  readonly server: Pick<TsdbProcess, 'pid' | 'origin'>;
   readonly writePath: string;
   readonly bodies: readonly RequestBody[];
   readonly recycle: (body: RequestBody, cycle: number) => void;
   /** The status of a write taken (204 for both InfluxDB and VictoriaMetrics). */
   readonly okStatus: number;
+  /** The bodies' `Content-Type`; default `text/plain` (line protocol). */
+  readonly contentType?: string;
 }
 
 /**
- * A line-protocol server under the closed loop: `tsdbWarmupMs` of load, then a `tsdbWindowMs`
+ * A server that answers each write at once (a line-protocol database, or a floor that stores
+ * nothing) under the closed loop: `tsdbWarmupMs` of load, then a `tsdbWindowMs`
  * window with the same connections, continuing with the next points. Only the window is measured:
  * its answered writes, and the server's CPU (its whole process, every thread, from /proc) from its
  * first request to its last answer.
  */
 export async function measureLineWindow(o: LineWindowOptions): Promise<ServerWindow> {
-  const client = createHttpClient(o.server.origin, CONNECTIONS, 'text/plain');
+  const client = createHttpClient(o.server.origin, CONNECTIONS, o.contentType ?? 'text/plain');
   try {
     const loop = {
       client,

@@ -12,6 +12,7 @@ import {
   victoriaStoredPoints,
 } from '../baselines/victoria-metrics-server';
 import { startCollector } from '../collector-process';
+import type { ServiceProcess } from '../service-process';
 import { writerFigures } from '../collector-metrics';
 import type { BenchContext } from '../context';
 import { createHttpClient } from '../http-client';
@@ -25,7 +26,7 @@ import { figure, round } from '../rows';
 import { CONNECTIONS, measureLineWindow, type ServerWindow } from '../tsdb-window';
 import type { BenchRow } from '../types';
 import type { RequestBody } from '../workload';
-import { median } from './limits';
+import { median, startBaseline, startFloor } from './limits';
 
 const SUITE = 'influx';
 
@@ -63,17 +64,17 @@ const influx = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<Stor
 const victoria = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<StoredWindow> =>
   measureTsdb(ctx, startVictoriaMetrics, VICTORIA_WRITE_PATH, bodies, victoriaStoredPoints);
 
-/**
- * Sluice tier 2 (defaults, ack queued) under the same windows: the warm-up's events stored first,
- * then the window; points are the rows it stored, its time runs until they are all stored, and its
- * CPU is the collector's process and the PostgreSQL backends of its database over that time.
- */
-/** Sluice's window, its CPU per million points split between the collector and PostgreSQL. */
-interface SluiceWindow extends ServerWindow {
+/** A window of a server that stores into the Sluice schema: its CPU split between it and PostgreSQL. */
+interface StoringWindow extends ServerWindow {
+  /** The server's own process (the collector, or a floor). */
   readonly collectorCpuSecondsPerMillion: number;
   readonly postgresCpuSecondsPerMillion: number;
   /** The part of `postgresCpuSecondsPerMillion` spent in the collector's scheduled work (rollups, loss map). */
   readonly scheduledCpuSecondsPerMillion: number;
+}
+
+/** Sluice's window, with what its defaults do for the points after the window. */
+interface SluiceWindow extends StoringWindow {
   /** Events per write transaction, warm-up and window together (the writer's metrics). */
   readonly meanBatchEvents: number;
   /**
@@ -90,11 +91,22 @@ interface SluiceWindow extends ServerWindow {
   readonly mergeCpuSecondsPerMillion: number;
 }
 
-async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
+/**
+ * A server storing into a fresh Sluice database under the same windows: the warm-up's points
+ * stored first, then the window; points are the rows it stored, its time runs until they are all
+ * stored, and its CPU is its process and the PostgreSQL backends of its database over that time.
+ * `after` reads what else is measured of the run, with the server still up and the rows in place.
+ */
+async function measureStoring<T>(
+  ctx: BenchContext,
+  bodies: readonly RequestBody[],
+  start: (databaseUrl: string) => Promise<ServiceProcess>,
+  after: (databaseUrl: string, server: ServiceProcess, rows: number) => Promise<T>,
+): Promise<StoringWindow & T> {
   const db = await ctx.databases.fresh('influx_baseline');
-  const collector = await startCollector({ databaseUrl: db.url, ack: 'queued' });
+  const server = await start(db.url);
   const counter = new RowCounter(db.url);
-  const client = createHttpClient(collector.origin, CONNECTIONS);
+  const client = createHttpClient(server.origin, CONNECTIONS);
   try {
     const loop = {
       client,
@@ -107,7 +119,7 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     const before = (await counter.waitFor(warm.accepted, ctx.options.storeTimeoutMs)).rows;
     const backends = new PgBackendCpu(db.url);
     await backends.start();
-    const cpu0 = collector.sample().cpuSeconds;
+    const cpu0 = server.sample().cpuSeconds;
     const client0 = process.cpuUsage();
     const load = await runClosedLoop({
       ...loop,
@@ -116,36 +128,80 @@ async function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]):
     });
     const clientUsage = process.cpuUsage(client0);
     const reached = await counter.waitFor(before + load.accepted, ctx.options.storeTimeoutMs);
-    const collectorCpu = collector.sample().cpuSeconds - cpu0;
-    const writer = await writerFigures(collector.origin);
+    const serverCpu = server.sample().cpuSeconds - cpu0;
     const pgCpu = await backends.stop();
     const scheduledCpu = backends.byApplication().get('sluice-scheduler') ?? 0;
     const stored = reached.rows - before;
     if (reached.at === null)
-      throw new Error(`Sluice stored ${stored} of ${load.accepted} acknowledged points`);
+      throw new Error(`${server.name} stored ${stored} of ${load.accepted} acknowledged points`);
     const seconds = (reached.at - load.startedAt) / 1000;
-    const fold = await measureRollupFold(db.url, ctx.options.storeTimeoutMs);
-    const merge = await measureBlockMerge(db.url, ctx.options.storeTimeoutMs);
     return {
       pointsPerSecond: stored / seconds,
-      cpuSecondsPerMillion: ((collectorCpu + pgCpu) / stored) * 1e6,
-      collectorCpuSecondsPerMillion: (collectorCpu / stored) * 1e6,
+      cpuSecondsPerMillion: ((serverCpu + pgCpu) / stored) * 1e6,
+      collectorCpuSecondsPerMillion: (serverCpu / stored) * 1e6,
       postgresCpuSecondsPerMillion: (pgCpu / stored) * 1e6,
       scheduledCpuSecondsPerMillion: (scheduledCpu / stored) * 1e6,
-      meanBatchEvents: writer?.meanBatchEvents ?? NaN,
-      foldCpuSecondsPerMillion: (fold.cpuSeconds / reached.rows) * 1e6,
-      foldBuckets: fold.buckets,
-      mergeCpuSecondsPerMillion: (merge.cpuSeconds / reached.rows) * 1e6,
       points: stored,
-      serverCores: (collectorCpu + pgCpu) / seconds,
+      serverCores: (serverCpu + pgCpu) / seconds,
       clientCores: (clientUsage.user + clientUsage.system) / 1e6 / ((load.endedAt - load.startedAt) / 1000),
       acknowledged: warm.accepted + load.accepted,
+      ...(await after(db.url, server, reached.rows)),
     };
   } finally {
     await client.close();
     await counter.close();
-    await collector.stop();
+    await server.stop();
     await ctx.databases.drop(db);
+  }
+}
+
+/** Sluice tier 2 (defaults, ack queued), then its rollup fold and block merge of the points once. */
+function measureSluice(ctx: BenchContext, bodies: readonly RequestBody[]): Promise<SluiceWindow> {
+  return measureStoring(
+    ctx,
+    bodies,
+    (databaseUrl) => startCollector({ databaseUrl, ack: 'queued' }),
+    async (databaseUrl, collector, rows) => {
+      const writer = await writerFigures(collector.origin);
+      const fold = await measureRollupFold(databaseUrl, ctx.options.storeTimeoutMs);
+      const merge = await measureBlockMerge(databaseUrl, ctx.options.storeTimeoutMs);
+      return {
+        meanBatchEvents: writer?.meanBatchEvents ?? NaN,
+        foldCpuSecondsPerMillion: (fold.cpuSeconds / rows) * 1e6,
+        foldBuckets: fold.buckets,
+        mergeCpuSecondsPerMillion: (merge.cpuSeconds / rows) * 1e6,
+      };
+    },
+  );
+}
+
+/** The single-pass floor (d′, `baselines/single-pass-floor.ts`): scan and blocks COPY, nothing else. */
+const measureSinglePassFloor = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<StoringWindow> =>
+  measureStoring(
+    ctx,
+    bodies,
+    (databaseUrl) => startFloor('single-pass', databaseUrl),
+    () => Promise.resolve({}),
+  );
+
+/** The JSON.parse floor (`baselines/json-parse-http.ts`): a Node.js server that parses and stores nothing. */
+async function measureJsonParseFloor(
+  ctx: BenchContext,
+  bodies: readonly RequestBody[],
+): Promise<ServerWindow> {
+  const server = await startBaseline('json-parse-http.js', {});
+  try {
+    return await measureLineWindow({
+      options: ctx.options,
+      server,
+      writePath: '/v1/events',
+      bodies,
+      recycle: recycleJson,
+      okStatus: 202,
+      contentType: 'application/json',
+    });
+  } finally {
+    await server.stop();
   }
 }
 
@@ -267,6 +323,83 @@ function foldRow(label: string, sluice: readonly SluiceWindow[], base: readonly 
   };
 }
 
+/** Median of the paired ratios `of[i] ÷ to[i]` of each round's windows, and the ratios. */
+function paired(of: readonly number[], to: readonly number[]): { ratio: number; rounds_ratio: string } {
+  const ratios = of.map((x, i) => x / (to[i] as number));
+  return { ratio: round(median(ratios)), rounds_ratio: list(ratios) };
+}
+
+const rates = (runs: readonly ServerWindow[]): number[] => runs.map((r) => r.pointsPerSecond);
+const cpus = (runs: readonly ServerWindow[]): number[] => runs.map((r) => r.cpuSecondsPerMillion);
+
+/**
+ * The floors against InfluxDB, and Sluice against the single-pass floor: what any Node.js server
+ * of these bodies spends before its own work (the JSON.parse floor: its CPU alone, nothing
+ * stored), what a collector built on the single pass spends storing them with nothing else, and
+ * how much Sluice's intake, lanes and writer add to that. Context for the targets; none of its own.
+ */
+function floorRows(schema: Schema, r: SchemaRuns): BenchRow[] {
+  const influxCpu = `${schema.influx} server CPU per million points`;
+  const parse = summary(r.jsonParseFloor);
+  const floor = summary(r.singlePassFloor);
+  const sluice = summary(r.sluice);
+  const parseCpu = paired(cpus(r.jsonParseFloor), cpus(r.influx));
+  const floorRate = paired(rates(r.singlePassFloor), rates(r.influx));
+  const floorCpu = paired(cpus(r.singlePassFloor), cpus(r.influx));
+  const sluiceCpu = paired(cpus(r.sluice), cpus(r.singlePassFloor));
+  return [
+    {
+      ...figure(
+        SUITE,
+        `JSON.parse floor (${schema.name}): node:http reading and parsing each body, storing nothing, server CPU per million points`,
+        round(parse.cpu),
+        'CPU-s/M points',
+        {
+          points_s: round(parse.rate),
+          server_cores: parse.extra.server_cores,
+          rounds_ratio: parseCpu.rounds_ratio,
+        },
+      ),
+      baseline: influxCpu,
+      ratio: parseCpu.ratio,
+    },
+    {
+      ...figure(SUITE, `single-pass floor (${schema.name}) points stored`, round(floor.rate), 'points/s', {
+        ...floor.extra,
+        rounds_ratio: floorRate.rounds_ratio,
+      }),
+      baseline: `${schema.influx} points stored`,
+      ratio: floorRate.ratio,
+    },
+    {
+      ...figure(
+        SUITE,
+        `single-pass floor (${schema.name}) server CPU per million points (floor + PostgreSQL backends)`,
+        round(floor.cpu),
+        'CPU-s/M points',
+        {
+          rounds_ratio: floorCpu.rounds_ratio,
+          floor_cpu_s_per_m: round(median(r.singlePassFloor.map((w) => w.collectorCpuSecondsPerMillion))),
+          postgres_cpu_s_per_m: round(median(r.singlePassFloor.map((w) => w.postgresCpuSecondsPerMillion))),
+        },
+      ),
+      baseline: influxCpu,
+      ratio: floorCpu.ratio,
+    },
+    {
+      ...figure(
+        SUITE,
+        `Sluice tier 2 server CPU per million points (${schema.name}), vs the single-pass floor`,
+        round(sluice.cpu),
+        'CPU-s/M points',
+        { rounds_ratio: sluiceCpu.rounds_ratio },
+      ),
+      baseline: `single-pass floor (${schema.name}) server CPU per million points (floor + PostgreSQL backends)`,
+      ratio: sluiceCpu.ratio,
+    },
+  ];
+}
+
 /** A schema of the points and the labels of its rows. */
 interface Schema {
   /** The schema's name in progress lines. */
@@ -278,6 +411,8 @@ interface Schema {
   readonly json: readonly RequestBody[];
   /** Sluice's targets against InfluxDB with these points. */
   readonly targets: Targets;
+  /** Whether the floors (a JSON.parse server, the single-pass floor) are measured with these points. */
+  readonly floors: boolean;
 }
 
 /** Windows of one schema, a list per server, a window a round. */
@@ -285,6 +420,8 @@ interface SchemaRuns {
   readonly influx: StoredWindow[];
   readonly victoria: StoredWindow[];
   readonly sluice: SluiceWindow[];
+  readonly jsonParseFloor: ServerWindow[];
+  readonly singlePassFloor: StoringWindow[];
 }
 
 /**
@@ -334,6 +471,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       lines: points.tagsLines,
       json: points.tagsJson,
       targets: { rateAtLeast: 1, cpuAtMost: 1 },
+      floors: true,
     },
     {
       name: 'every attribute',
@@ -342,9 +480,16 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       lines: points.lines,
       json: points.json,
       targets: { rateAtLeast: 1.5 },
+      floors: false,
     },
   ];
-  const runs: SchemaRuns[] = schemas.map(() => ({ influx: [], victoria: [], sluice: [] }));
+  const runs: SchemaRuns[] = schemas.map(() => ({
+    influx: [],
+    victoria: [],
+    sluice: [],
+    jsonParseFloor: [],
+    singlePassFloor: [],
+  }));
   for (let round = 0; round < ctx.options.tsdbRounds; round++) {
     const of = `round ${round + 1} of ${ctx.options.tsdbRounds}`;
     for (const [i, schema] of schemas.entries()) {
@@ -359,6 +504,12 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       }
       ctx.progress(`influx: Sluice tier 2, ${schema.name}, ${of}`);
       r.sluice.push(await measureSluice(ctx, schema.json));
+      if (schema.floors) {
+        ctx.progress(`influx: JSON.parse floor, ${schema.name}, ${of}`);
+        r.jsonParseFloor.push(await measureJsonParseFloor(ctx, schema.json));
+        ctx.progress(`influx: single-pass floor, ${schema.name}, ${of}`);
+        r.singlePassFloor.push(await measureSinglePassFloor(ctx, schema.json));
+      }
     }
   }
 
@@ -368,6 +519,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
     if (haveVictoria) rows.push(...baselineRows(schema.victoria, r.victoria));
     if (haveInflux) rows.push(...sluiceVersus(schema.influx, r.sluice, r.influx, schema.targets));
     if (haveVictoria) rows.push(...sluiceVersus(schema.victoria, r.sluice, r.victoria));
+    if (schema.floors && haveInflux) rows.push(...floorRows(schema, r));
   }
   const bytes = points.bytesPerPoint;
   rows.push(

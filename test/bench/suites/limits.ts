@@ -27,7 +27,8 @@ const BATCH_CONCURRENCY = 8;
 /** Seed of the storage runs' events: the same mix as the HTTP corpus, other ids. */
 export const STORAGE_SEED = 7;
 
-async function startBaseline(
+/** Starts a baseline script of `baselines/` as a process of its own on a free port. */
+export async function startBaseline(
   script: string,
   env: NodeJS.ProcessEnv,
   nodeArgs?: readonly string[],
