@@ -87,6 +87,18 @@ async function lossMap(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]));
 }
 
+/** The first written sample of a (minute, app, name) group, as an event to resend. */
+async function firstSampleOf(minute: number, app: string, name: string): Promise<TelemetryEvent> {
+  const { rows } = await client.query<{ id: string; ts: string; value: number }>(
+    `SELECT id::text AS id, ts::text AS ts, value FROM metric_samples
+      WHERE bucket = $1 AND app = $2 AND name = $3 ORDER BY ts, id LIMIT 1`,
+    [BASE + minute * MIN, app, name],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error(`no sample of ${app} ${name} at minute ${minute}`);
+  return sample(0, { id: row.id, app, name, ts: Number(row.ts), value: row.value });
+}
+
 function runner(instance: string) {
   return createPostgresMaintenanceRunner({
     connectionString: db.url,
@@ -215,6 +227,41 @@ describe('metric samples without a key row', () => {
     expect(await readSamples()).toEqual(read);
     expect(await storedCopies()).toBe(380);
     expect(await lossMap()).toEqual({ 'duplicate:direct': 1, 'stored:': 380 });
+  });
+
+  it('a call over more groups than a statement takes merges each once, whatever the order of their names', async () => {
+    // App and metric names that sort differently by bytes and by a language's collation.
+    const apps = ['app-B', 'app_a', 'App c', 'äpp', 'z', 'Z-1'];
+    const names = ['m.b', 'M.a'];
+    let k = 0;
+    const group = (minute: number, app: string, name: string, n: number) =>
+      Array.from({ length: n }, () => sample(0, { app, name, ts: BASE + minute * MIN + k, value: k++ }));
+    const copies: TelemetryEvent[] = [];
+    for (const [m, app, name] of [0, 1, 2, 3].flatMap((m) =>
+      apps.flatMap((a) => names.map((n) => [m, a, n] as const)),
+    )) {
+      await write(group(m, app, name, 3));
+      // Every third group gets a second small block (rewritten), every fifth a copy of its first sample.
+      if (k % 3 === 0) await write(group(m, app, name, 2));
+      if (k % 5 === 0) copies.push({ ...(await firstSampleOf(m, app, name)), value: -1 });
+    }
+    await write(copies, 'sdk');
+    const read = await readSamples();
+    const stored = await storedCopies();
+    const r = await mergeMetricBlocks(client, {
+      beforeMs: BASE + 10 * MIN,
+      groupsPerStatement: 5,
+      maxGroups: 1000,
+      correctCounts: true,
+    });
+    expect(r).toMatchObject({ groups: 48, duplicates: copies.length, caughtUp: true });
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM metric_blocks WHERE NOT merged',
+    );
+    expect(rows[0]?.n).toBe(0);
+    expect(await readSamples()).toEqual(read);
+    expect(await storedCopies()).toBe(stored - copies.length);
+    expect(await lossMap()).toEqual({ 'duplicate:sdk': copies.length, 'stored:': stored - copies.length });
   });
 
   it('a rewritten group comes out in (ts, id) order, in blocks of at most MERGED_BLOCK_SAMPLES', async () => {

@@ -49,39 +49,48 @@ export const COMPACTED_BLOCK_SAMPLES = 100;
 const ARRAYS = BLOCK_SAMPLE_ARRAYS.join(', ');
 const AGGREGATED = BLOCK_SAMPLE_ARRAYS.map((c) => `array_agg(f.${c})`).join(', ');
 const OF_GONE = BLOCK_SAMPLE_ARRAYS.map((c) => `gone.${c}`).join(', ');
+/**
+ * The chosen groups' buckets as a range on `metric_blocks b` (implied by each join on the group):
+ * without it the planner may join the groups to a scan of the whole table, and a statement costs
+ * what the table holds, not what it merges.
+ */
+const IN_SPAN = 'AND b.bucket BETWEEN (SELECT first FROM span) AND (SELECT last FROM span)';
 
 /**
  * `$1`: groups of buckets before it; `$2`: most groups; `$3`: whether to correct the loss map's
  * counts (the writer counts what it stores: `SLUICE_OUTCOMES`); `$4`: only groups whose unmerged
- * blocks all have a `seq` up to it (quiet since), or every group when null.
+ * blocks all have a `seq` up to it (quiet since), or every group when null; `$5`, `$6`, `$7`:
+ * only groups after this (bucket, app, name), the last one the call's statement before chose.
  */
 const MERGE_GROUPS = `WITH g AS (
     SELECT bucket, app, name,
            count(*) > 1 AND sum(cardinality(id)) < count(*) * ${COMPACTED_BLOCK_SAMPLES} AS small
       FROM metric_blocks
-     WHERE NOT merged AND bucket < $1
+     WHERE NOT merged AND bucket < $1 AND (bucket, app, name) > ($5::bigint, $6::text, $7::text)
      GROUP BY bucket, app, name
     HAVING $4::bigint IS NULL OR max(seq) <= $4::bigint
      ORDER BY bucket, app, name LIMIT $2),
+  span AS (SELECT min(bucket) AS first, max(bucket) AS last FROM g),
   held AS (
     SELECT b.bucket, b.app, b.name, s.ts, s.id
       FROM g JOIN metric_blocks b ON b.bucket = g.bucket AND b.app = g.app AND b.name = g.name
      CROSS JOIN LATERAL unnest(b.ts, b.id) AS s(ts, id)
-     WHERE NOT g.small),
+     WHERE NOT g.small ${IN_SPAN}),
   copied AS (
     SELECT DISTINCT bucket, app, name FROM held GROUP BY bucket, app, name, ts, id HAVING count(*) > 1),
   r AS (
     SELECT g.bucket, g.app, g.name FROM g
      WHERE g.small
         OR EXISTS (SELECT FROM copied c WHERE c.bucket = g.bucket AND c.app = g.app AND c.name = g.name)),
+  -- The groups only marked, as a set: an anti join of g against r ran as a nested loop (g × r).
+  kept AS (SELECT bucket, app, name FROM g EXCEPT ALL SELECT bucket, app, name FROM r),
   marked AS (
-    UPDATE metric_blocks b SET merged = true FROM g
-     WHERE b.bucket = g.bucket AND b.app = g.app AND b.name = g.name AND NOT b.merged
-       AND NOT EXISTS (SELECT FROM r WHERE r.bucket = g.bucket AND r.app = g.app AND r.name = g.name)
+    UPDATE metric_blocks b SET merged = true FROM kept k
+     WHERE b.bucket = k.bucket AND b.app = k.app AND b.name = k.name AND NOT b.merged ${IN_SPAN}
     RETURNING 1),
   gone AS (
     DELETE FROM metric_blocks b USING r
-     WHERE b.bucket = r.bucket AND b.app = r.app AND b.name = r.name
+     WHERE b.bucket = r.bucket AND b.app = r.app AND b.name = r.name ${IN_SPAN}
     RETURNING b.*),
   copies AS (
     SELECT gone.bucket, gone.app, gone.name, gone.origin, s.*,
@@ -105,12 +114,15 @@ const MERGE_GROUPS = `WITH g AS (
     SELECT app, minute, 'metric', 'stored', '', '', -sum(n) FROM dups WHERE $3 GROUP BY app, minute
     UNION ALL
     SELECT app, minute, 'metric', 'duplicate', 'duplicate', origin, n FROM dups WHERE $3
-    RETURNING 1)
+    RETURNING 1),
+  last AS (SELECT bucket, app, name FROM g ORDER BY bucket DESC, app DESC, name DESC LIMIT 1)
   SELECT (SELECT count(*) FROM g)::int AS groups, (SELECT count(*) FROM r)::int AS rewritten,
          (SELECT count(*) FROM gone)::int AS blocks, (SELECT count(*) FROM written)::int AS written,
          (SELECT count(*) FROM marked)::int AS marked,
          (SELECT coalesce(sum(n), 0) FROM dups)::int AS duplicates,
-         (SELECT count(*) FROM corrected)::int AS corrections`;
+         (SELECT count(*) FROM corrected)::int AS corrections,
+         (SELECT bucket FROM last)::text AS last_bucket, (SELECT app FROM last) AS last_app,
+         (SELECT name FROM last) AS last_name`;
 
 interface MergeRow {
   readonly groups: number;
@@ -119,7 +131,14 @@ interface MergeRow {
   readonly marked: number;
   readonly written: number;
   readonly duplicates: number;
+  /** The last group chosen (bigint as text), null when none was. */
+  readonly last_bucket: string | null;
+  readonly last_app: string | null;
+  readonly last_name: string | null;
 }
+
+/** Before every group: the lowest bigint, then the empty text. */
+const FIRST_KEY = ['-9223372036854775808', '', ''] as const;
 
 /**
  * Merges (rewrites, or marks) the groups with an unmerged block whose bucket is before `limits.beforeMs` and (with
@@ -145,6 +164,11 @@ export async function mergeMetricBlocks(
     caughtUp: false,
     seqNow: Number(seqRows[0]?.seq ?? 0),
   };
+  // Each statement starts after the last group the one before chose: the blocks it merged are
+  // dead entries of `metric_blocks_unmerged` until a vacuum, and a statement starting from the
+  // first group again walks every one of them, so the time per group grew with the backlog
+  // (docs/metric-storage.md, "The merge over a backlog").
+  let after: readonly [string, string, string] = FIRST_KEY;
   while (total.groups < limits.maxGroups) {
     const n = Math.min(limits.groupsPerStatement, limits.maxGroups - total.groups);
     const { rows } = await client.query<MergeRow>(MERGE_GROUPS, [
@@ -152,8 +176,11 @@ export async function mergeMetricBlocks(
       n,
       limits.correctCounts,
       limits.quietUpToSeq ?? null,
+      ...after,
     ]);
     const r = rows[0];
+    if (r !== undefined && r.last_bucket !== null && r.last_app !== null && r.last_name !== null)
+      after = [r.last_bucket, r.last_app, r.last_name];
     total.groups += r?.groups ?? 0;
     total.rewritten += r?.rewritten ?? 0;
     total.blocks += r?.blocks ?? 0;
