@@ -35,6 +35,7 @@ import { runOverload } from './suites/overload';
 import { runOutcomesBench } from './suites/outcomes';
 import { runWritePath } from './suites/write-path';
 import { runStorageCost } from './suites/storage-cost';
+import { runMergeBacklog } from './suites/merge-backlog';
 import { runInfluxBaseline } from './suites/influx';
 import { runSinglePass } from './suites/single-pass';
 import { intakeWorkRow } from './suites/ingest';
@@ -109,6 +110,7 @@ async function main(): Promise<number> {
     rows.push(...((await step('intake-work', async () => [await intakeWorkRow(ctx)])) ?? []));
     rows.push(...((await step('write-path', () => runWritePath(ctx, headline?.rawCopy ?? null))) ?? []));
     rows.push(...((await step('storage-cost', () => runStorageCost(ctx))) ?? []));
+    rows.push(...((await step('merge-backlog', () => runMergeBacklog(ctx))) ?? []));
     rows.push(...((await step('layout', () => runLayout(ctx))) ?? []));
     rows.push(...((await step('outcomes', () => runOutcomesBench(ctx))) ?? []));
     rows.push(...((await step('single-pass', () => runSinglePass(ctx))) ?? []));
