@@ -1,20 +1,15 @@
 import pg from 'pg';
-import { mergeMetricBlocks } from '../../../src/storage/postgres/metric-block-merge';
 import type { BenchContext } from '../context';
+import { mergeUntilCaughtUp } from '../merged-blocks';
 import { bounded, figure, round } from '../rows';
 import type { BenchRow } from '../types';
 
 const SUITE = 'merge-backlog';
-/** The merge job's defaults (src/scheduler/jobs/merge-metric-blocks.ts). */
-const GROUPS_PER_STATEMENT = 500;
-const GROUPS_PER_RUN = 20_000;
 /** A backlog's groups: 50 a minute (5 apps × 10 names), from this minute on. */
 const FIRST_MINUTE_MS = 1_796_600_040_000;
 const GROUPS_PER_MINUTE = 50;
 /** Samples of each synthetic block. */
 const BLOCK_SAMPLES = 2;
-/** Most runs of the job one merge may take (bounds the loop: 20 × 20,000 groups). */
-const MAX_RUNS = 20;
 
 /** Two kinds of group the job meets: one block (marked merged as it is), two small ones (rewritten). */
 const KINDS = [
@@ -46,19 +41,7 @@ async function fillBacklog(client: pg.Client, groups: number, blocks: number): P
 /** Merges the whole backlog as the job does, run after run; answers the time it took (ms). */
 async function mergeBacklog(client: pg.Client, groups: number): Promise<number> {
   const t0 = performance.now();
-  let merged = 0;
-  for (let run = 0; run < MAX_RUNS; run++) {
-    await client.query('BEGIN');
-    const r = await mergeMetricBlocks(client, {
-      beforeMs: Number.MAX_SAFE_INTEGER,
-      groupsPerStatement: GROUPS_PER_STATEMENT,
-      maxGroups: GROUPS_PER_RUN,
-      correctCounts: true,
-    });
-    await client.query('COMMIT');
-    merged += r.groups;
-    if (r.caughtUp) break;
-  }
+  const merged = await mergeUntilCaughtUp(client);
   if (merged !== groups) throw new Error(`merge-backlog: merged ${merged} of ${groups} groups`);
   return performance.now() - t0;
 }
