@@ -66,8 +66,8 @@ const victoria = (ctx: BenchContext, bodies: readonly RequestBody[]): Promise<St
 
 /** A window of a server that stores into the Sluice schema: its CPU split between it and PostgreSQL. */
 interface StoringWindow extends ServerWindow {
-  /** The server's own process (the collector, or a floor). */
-  readonly collectorCpuSecondsPerMillion: number;
+  /** Its own process (the collector, or a floor). */
+  readonly processCpuSecondsPerMillion: number;
   readonly postgresCpuSecondsPerMillion: number;
   /** The part of `postgresCpuSecondsPerMillion` spent in the collector's scheduled work (rollups, loss map). */
   readonly scheduledCpuSecondsPerMillion: number;
@@ -138,7 +138,7 @@ async function measureStoring<T>(
     return {
       pointsPerSecond: stored / seconds,
       cpuSecondsPerMillion: ((serverCpu + pgCpu) / stored) * 1e6,
-      collectorCpuSecondsPerMillion: (serverCpu / stored) * 1e6,
+      processCpuSecondsPerMillion: (serverCpu / stored) * 1e6,
       postgresCpuSecondsPerMillion: (pgCpu / stored) * 1e6,
       scheduledCpuSecondsPerMillion: (scheduledCpu / stored) * 1e6,
       points: stored,
@@ -280,7 +280,7 @@ function sluiceVersus(
         'CPU-s/M points',
         {
           rounds_ratio: list(cpuRatios),
-          collector_cpu_s_per_m: round(median(sluice.map((r) => r.collectorCpuSecondsPerMillion))),
+          collector_cpu_s_per_m: round(median(sluice.map((r) => r.processCpuSecondsPerMillion))),
           postgres_cpu_s_per_m: round(median(sluice.map((r) => r.postgresCpuSecondsPerMillion))),
           postgres_scheduled_cpu_s_per_m: round(median(sluice.map((r) => r.scheduledCpuSecondsPerMillion))),
           batch_events: round(median(sluice.map((r) => r.meanBatchEvents))),
@@ -379,7 +379,7 @@ function floorRows(schema: Schema, r: SchemaRuns): BenchRow[] {
         'CPU-s/M points',
         {
           rounds_ratio: floorCpu.rounds_ratio,
-          floor_cpu_s_per_m: round(median(r.singlePassFloor.map((w) => w.collectorCpuSecondsPerMillion))),
+          floor_cpu_s_per_m: round(median(r.singlePassFloor.map((w) => w.processCpuSecondsPerMillion))),
           postgres_cpu_s_per_m: round(median(r.singlePassFloor.map((w) => w.postgresCpuSecondsPerMillion))),
         },
       ),
@@ -504,7 +504,7 @@ export async function runInfluxBaseline(ctx: BenchContext): Promise<BenchRow[]> 
       }
       ctx.progress(`influx: Sluice tier 2, ${schema.name}, ${of}`);
       r.sluice.push(await measureSluice(ctx, schema.json));
-      if (schema.floors) {
+      if (schema.floors && haveInflux) {
         ctx.progress(`influx: JSON.parse floor, ${schema.name}, ${of}`);
         r.jsonParseFloor.push(await measureJsonParseFloor(ctx, schema.json));
         ctx.progress(`influx: single-pass floor, ${schema.name}, ${of}`);

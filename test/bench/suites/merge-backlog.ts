@@ -8,7 +8,7 @@ const SUITE = 'merge-backlog';
 /** A backlog's groups: 50 a minute (5 apps × 10 names), from this minute on. */
 const FIRST_MINUTE_MS = 1_796_600_040_000;
 const GROUPS_PER_MINUTE = 50;
-/** Samples of each synthetic block. */
+/** Samples of each synthetic block: the two-element arrays `fillBacklog` writes. */
 const BLOCK_SAMPLES = 2;
 
 /** Two kinds of group the job meets: one block (marked merged as it is), two small ones (rewritten). */
